@@ -1,0 +1,31 @@
+/** Terminal styling that honours NO_COLOR, FORCE_COLOR and whether stdout is a TTY. */
+
+export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
+  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "") return false;
+  if (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== "0") return true;
+  return stream.isTTY === true;
+}
+
+export interface Style {
+  red(text: string): string;
+  yellow(text: string): string;
+  green(text: string): string;
+  blue(text: string): string;
+  dim(text: string): string;
+  bold(text: string): string;
+}
+
+const wrap = (open: number, close: number) => (text: string) => `\u001b[${open}m${text}\u001b[${close}m`;
+const plain = (text: string) => text;
+
+export function makeStyle(color: boolean): Style {
+  if (!color) return { red: plain, yellow: plain, green: plain, blue: plain, dim: plain, bold: plain };
+  return {
+    red: wrap(31, 39),
+    yellow: wrap(33, 39),
+    green: wrap(32, 39),
+    blue: wrap(34, 39),
+    dim: wrap(2, 22),
+    bold: wrap(1, 22),
+  };
+}

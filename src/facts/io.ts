@@ -1,0 +1,57 @@
+/** Reading and writing Facts snapshots (`--save FILE`, `--from FILE`). */
+import { readFileSync, writeFileSync } from "node:fs";
+import { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION, FactsSchema, type Facts } from "./schema.js";
+import { UserError, errorMessage } from "../errors.js";
+
+export function parseFacts(text: string, origin: string): Facts {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new UserError(
+      `${origin} is not valid JSON (${errorMessage(error)})`,
+      "pass a file written by `gpuprep doctor --save FILE`",
+    );
+  }
+  const header = data as { schema?: unknown; schemaVersion?: unknown } | null;
+  if (typeof header !== "object" || header === null || header.schema !== FACTS_SCHEMA_ID) {
+    throw new UserError(
+      `${origin} is not a gpuprep facts snapshot (no "schema": "${FACTS_SCHEMA_ID}")`,
+      "pass a file written by `gpuprep doctor --save FILE`",
+    );
+  }
+  if (header.schemaVersion !== FACTS_SCHEMA_VERSION) {
+    throw new UserError(
+      `${origin} has facts schema version ${String(header.schemaVersion)}; this gpuprep reads version ${FACTS_SCHEMA_VERSION}`,
+      "capture the snapshot again with this gpuprep version (`gpuprep doctor --save FILE`)",
+    );
+  }
+  const parsed = FactsSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue ? issue.path.join(".") || "(top level)" : "(unknown)";
+    throw new UserError(
+      `${origin} does not match the facts schema at ${where}: ${issue?.message ?? "invalid"}`,
+      "the file was edited or truncated; capture it again with `gpuprep doctor --save FILE`",
+    );
+  }
+  return parsed.data;
+}
+
+export function readFactsFile(path: string): Facts {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new UserError(`cannot read ${path}: ${errorMessage(error)}`, "check the path given to --from");
+  }
+  return parseFacts(text, path);
+}
+
+export function writeFactsFile(path: string, facts: Facts): void {
+  try {
+    writeFileSync(path, JSON.stringify(facts, null, 1) + "\n");
+  } catch (error) {
+    throw new UserError(`cannot write ${path}: ${errorMessage(error)}`, "check the path given to --save");
+  }
+}

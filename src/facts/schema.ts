@@ -1,0 +1,291 @@
+/**
+ * Facts: one typed, versioned, serialisable snapshot of a machine + Python environment + project.
+ * Everything after `gather` is a pure function of Facts and the knowledge base, so a snapshot
+ * saved anywhere (`--save`) can be diagnosed anywhere (`--from`). The zod schema is the single
+ * source of truth: the TS types are inferred from it and `--from` files are checked against it.
+ */
+import { z } from "zod";
+
+export const FACTS_SCHEMA_ID = "gpuprep.facts";
+/** Bump on any incompatible change; `--from` refuses other versions with a clear message. */
+export const FACTS_SCHEMA_VERSION = 1;
+
+const nullableString = z.string().nullable();
+const nullableNumber = z.number().nullable();
+/** A resource limit as `ulimit` reports it: bytes, or "unlimited"; null when unreadable. */
+const limitValue = z.union([z.number(), z.literal("unlimited")]).nullable();
+
+export const GpuSchema = z.object({
+  index: z.number(),
+  name: z.string(),
+  uuid: nullableString,
+  /** "9.0", as nvidia-smi's compute_cap; null on drivers too old to report it. */
+  computeCapability: nullableString,
+  memoryTotalMiB: nullableNumber,
+  /** "Enabled" / "Disabled"; null where MIG is not supported ("[N/A]"). */
+  migMode: nullableString,
+  persistenceMode: nullableString,
+  pciBusId: nullableString,
+  pcieLinkGenMax: nullableNumber,
+  pcieLinkWidthMax: nullableNumber,
+  pcieLinkGenCurrent: nullableNumber,
+  pcieLinkWidthCurrent: nullableNumber,
+});
+
+export const NvidiaDriverSchema = z.object({
+  /** ok: nvidia-smi answered; not-found: no nvidia-smi on PATH; failed: it ran and failed (no driver loaded, etc.). */
+  status: z.enum(["ok", "not-found", "failed"]),
+  error: nullableString,
+  driverVersion: nullableString,
+  /** The highest CUDA version this driver supports, from nvidia-smi's header ("CUDA Version: 13.0"). */
+  cudaVersion: nullableString,
+  gpus: z.array(GpuSchema),
+  /** /proc/driver/nvidia/version first line, when readable (present even when nvidia-smi is missing). */
+  kernelModule: nullableString,
+});
+
+export const HostSchema = z.object({
+  os: z.object({
+    system: z.string(),
+    release: z.string(),
+    distroId: nullableString,
+    distroVersion: nullableString,
+    prettyName: nullableString,
+  }),
+  /** platform.machine(): x86_64, aarch64, ... */
+  cpuArch: z.string(),
+  cpuCount: nullableNumber,
+  memTotalBytes: nullableNumber,
+  nvidia: NvidiaDriverSchema,
+  container: z.object({
+    inContainer: z.boolean(),
+    /** docker, podman, kubernetes, ... when a marker tells. */
+    runtime: nullableString,
+    markers: z.array(z.string()),
+  }),
+  shm: z.object({ sizeBytes: nullableNumber, freeBytes: nullableNumber }),
+  ulimits: z.object({
+    memlock: z.object({ soft: limitValue, hard: limitValue }),
+    stack: z.object({ soft: limitValue, hard: limitValue }),
+    nofile: z.object({ soft: limitValue, hard: limitValue }),
+  }),
+});
+
+export const InterpreterSchema = z.object({
+  executable: z.string(),
+  version: z.string(),
+  implementation: z.string(),
+  prefix: z.string(),
+  basePrefix: z.string(),
+  /** venv (python -m venv / virtualenv), uv (a venv made by uv), conda, system, other. */
+  kind: z.enum(["venv", "uv", "conda", "system", "other"]),
+  sysPath: z.array(z.string()),
+  userSite: nullableString,
+  userSiteEnabled: z.boolean(),
+  /** PEP 668 EXTERNALLY-MANAGED marker present for this interpreter. */
+  externallyManaged: z.boolean(),
+});
+
+export const DistributionSchema = z.object({
+  name: z.string(),
+  /** PEP 503 normalised name: lower case, runs of -_. collapsed to -. */
+  normalizedName: z.string(),
+  version: z.string(),
+  /** The sys.path entry the .dist-info / .egg-info lives in. */
+  location: z.string(),
+  installer: nullableString,
+  /** Index of `location` in sys.path: lower wins at import time. */
+  pathIndex: z.number(),
+});
+
+export const DuplicateSchema = z.object({
+  normalizedName: z.string(),
+  entries: z.array(z.object({ version: z.string(), location: z.string(), pathIndex: z.number() })),
+});
+
+export const ChildRunSchema = z.object({
+  /** ok: exited 0 with a result; error: Python raised; crash: killed by a signal; timeout: killed at the limit. */
+  status: z.enum(["ok", "error", "crash", "timeout", "skipped"]),
+  durationMs: z.number(),
+  exitCode: nullableNumber,
+  signal: nullableString,
+  error: nullableString,
+  stderrTail: nullableString,
+});
+
+export const TorchLiveResultSchema = z.object({
+  version: z.string(),
+  file: z.string(),
+  cudaBuilt: nullableString,
+  cudaAvailable: z.boolean(),
+  cudaInitError: nullableString,
+  deviceCount: z.number(),
+  devices: z.array(
+    z.object({
+      index: z.number(),
+      name: z.string(),
+      capability: z.tuple([z.number(), z.number()]),
+      totalMemoryBytes: z.number(),
+      multiProcessorCount: nullableNumber,
+    }),
+  ),
+  archList: z.array(z.string()),
+  cudnnVersion: nullableNumber,
+  ncclVersion: nullableString,
+  sdpa: z.object({
+    flash: z.boolean().nullable(),
+    memEfficient: z.boolean().nullable(),
+    math: z.boolean().nullable(),
+    cudnn: z.boolean().nullable(),
+  }),
+  tf32: z.object({ matmul: z.boolean().nullable(), cudnn: z.boolean().nullable() }),
+  float32MatmulPrecision: nullableString,
+  /** A real tiny kernel launched on device 0 and its result checked. */
+  kernel: z.object({ ran: z.boolean(), ok: z.boolean(), error: nullableString }),
+  numpy: z.object({ version: nullableString, roundTrip: z.boolean().nullable(), error: nullableString }),
+  /** Warnings torch printed on import or CUDA init (e.g. "sm_120 is not compatible ..."). */
+  warnings: z.array(z.string()),
+});
+
+export const ExtensionImportSchema = ChildRunSchema.extend({
+  module: z.string(),
+  distribution: nullableString,
+  version: nullableString,
+});
+
+export const ConstraintFileSchema = z.object({
+  path: z.string(),
+  /** Why we read it: PIP_CONSTRAINT, pip.conf, or a known NGC location. */
+  origin: z.string(),
+  pins: z.array(
+    z.object({ name: z.string(), normalizedName: z.string(), spec: z.string(), raw: z.string() }),
+  ),
+});
+
+export const PythonSchema = z.object({
+  interpreter: InterpreterSchema,
+  distributions: z.array(DistributionSchema),
+  duplicates: z.array(DuplicateSchema),
+  /** torch read from its files, without importing it. */
+  torch: z
+    .object({
+      version: z.string(),
+      cudaVersion: nullableString,
+      gitVersion: nullableString,
+      location: z.string(),
+      /** CUDA libraries shipped inside torch/lib (libtorch_cuda.so, ...). */
+      cudaLibraries: z.array(z.string()),
+    })
+    .nullable(),
+  numpy: z.object({ version: z.string(), location: z.string() }).nullable(),
+  torchLive: ChildRunSchema.extend({ result: TorchLiveResultSchema.nullable() }),
+  extensions: z.array(ExtensionImportSchema),
+  /** Relevant environment variables as the target interpreter sees them. */
+  env: z.record(z.string(), z.string()),
+  constraintFiles: z.array(ConstraintFileSchema),
+  probe: z.object({ version: z.number(), mode: z.enum(["full", "fast"]), durationMs: z.number() }),
+});
+
+export const RequirementSchema = z.object({
+  name: z.string(),
+  normalizedName: z.string(),
+  /** PEP 440 specifier as written ("==2.5.1", ">=2.3,<3"); "" when unpinned. */
+  specifier: z.string(),
+  extras: z.array(z.string()),
+  marker: nullableString,
+  url: nullableString,
+  raw: z.string(),
+  /** "pyproject.toml:project.dependencies", "requirements.txt:12", ... */
+  origin: z.string(),
+});
+
+export const ProjectSchema = z.object({
+  dir: z.string(),
+  pyproject: z
+    .object({
+      path: z.string(),
+      name: nullableString,
+      requiresPython: nullableString,
+      dependencies: z.array(RequirementSchema),
+      optionalDependencies: z.record(z.string(), z.array(RequirementSchema)),
+      dependencyGroups: z.record(z.string(), z.array(RequirementSchema)),
+      uv: z.object({
+        /** [tool.uv.sources]: package -> source table(s), kept as written. */
+        sources: z.record(z.string(), z.unknown()),
+        indexes: z.array(z.object({ name: nullableString, url: z.string(), explicit: z.boolean() })),
+        constraintDependencies: z.array(RequirementSchema),
+        overrideDependencies: z.array(RequirementSchema),
+      }),
+    })
+    .nullable(),
+  requirementsFiles: z.array(
+    z.object({
+      path: z.string(),
+      requirements: z.array(RequirementSchema),
+      indexUrls: z.array(z.string()),
+      extraIndexUrls: z.array(z.string()),
+      constraintFiles: z.array(z.string()),
+    }),
+  ),
+  uvLock: z
+    .object({
+      path: z.string(),
+      packages: z.array(z.object({ name: z.string(), version: nullableString, source: nullableString })),
+    })
+    .nullable(),
+});
+
+export const BinaryCoverageSchema = z.object({
+  path: z.string(),
+  /** The installed distribution that owns the file, when known. */
+  distribution: nullableString,
+  sizeBytes: z.number(),
+  /** Distinct SASS targets: sm_90, sm_90a, sm_100f ... */
+  sass: z.array(z.string()),
+  /** Distinct PTX targets: compute_90, compute_120a ... */
+  ptx: z.array(z.string()),
+  entryCount: z.number(),
+  error: nullableString,
+});
+
+export const BinariesSchema = z.object({
+  scanned: z.boolean(),
+  /** Why not scanned (--fast, remote transport) or null. */
+  reason: nullableString,
+  durationMs: z.number(),
+  /** Only files that hold CUDA code (or failed to read); plain host libraries are left out. */
+  files: z.array(BinaryCoverageSchema),
+  filesExamined: z.number(),
+});
+
+export const FactsSchema = z.object({
+  schema: z.literal(FACTS_SCHEMA_ID),
+  schemaVersion: z.literal(FACTS_SCHEMA_VERSION),
+  tool: z.object({ name: z.string(), version: z.string() }),
+  capturedAt: z.string(),
+  target: z.object({
+    kind: z.enum(["local", "container", "image", "ssh"]),
+    /** Container name, image ref or ssh host; null for local. */
+    ref: nullableString,
+    python: z.string(),
+  }),
+  host: HostSchema,
+  python: PythonSchema,
+  project: ProjectSchema.nullable(),
+  binaries: BinariesSchema,
+});
+
+export type Facts = z.infer<typeof FactsSchema>;
+export type HostFacts = z.infer<typeof HostSchema>;
+export type GpuFacts = z.infer<typeof GpuSchema>;
+export type PythonFacts = z.infer<typeof PythonSchema>;
+export type TorchLiveResult = z.infer<typeof TorchLiveResultSchema>;
+export type ExtensionImport = z.infer<typeof ExtensionImportSchema>;
+export type Distribution = z.infer<typeof DistributionSchema>;
+export type Requirement = z.infer<typeof RequirementSchema>;
+export type ProjectFacts = z.infer<typeof ProjectSchema>;
+export type BinaryCoverage = z.infer<typeof BinaryCoverageSchema>;
+export type BinariesFacts = z.infer<typeof BinariesSchema>;
+/** What probe.py prints: everything in Facts that comes from inside the target. */
+export const ProbeOutputSchema = z.object({ host: HostSchema, python: PythonSchema });
+export type ProbeOutput = z.infer<typeof ProbeOutputSchema>;

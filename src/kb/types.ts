@@ -1,0 +1,79 @@
+/**
+ * Knowledge-base row types. Every row carries at least one Source: a documentation URL or a
+ * public repository file (pinned to a commit where one was read). Rows we could not source are
+ * left out, never guessed.
+ */
+
+export interface Source {
+  /** A documentation URL, or a repository file as https://github.com/OWNER/REPO/blob/COMMIT/PATH. */
+  url: string;
+  /** What the source says, briefly, where the URL alone does not make it obvious. */
+  note?: string;
+}
+
+/** primary: vendor doc or project file; measured: our own run; secondary: maintainer statement or third-party measurement. */
+export type Confidence = "primary" | "measured" | "secondary";
+
+/** One compute capability (e.g. 9.0): its names and what code can target it. */
+export interface ArchRow {
+  computeCapability: string;
+  /** Architecture family name: Volta, Turing, Ampere, Ada, Hopper, Blackwell ... */
+  architecture: string;
+  /** GPUs with this capability, as examples for messages. */
+  examples: string[];
+  /** Integrated (Tegra) part: Jetson-class SoC. */
+  tegra: boolean;
+  confidence: Confidence;
+  sources: Source[];
+}
+
+/** A CUDA toolkit release (major.minor) and the Linux driver it needs. */
+export interface CudaToolkitRow {
+  version: string;
+  /** The driver that shipped with the toolkit's GA release (NVIDIA release notes, Table 3). */
+  minDriverLinux: string;
+  /** Lowest driver that runs it under minor-version compatibility (release notes, Table 2). */
+  minorCompatMinDriverLinux: string | null;
+  /** Real (sm_) targets nvcc of this version can compile, plain numbers "75", "90", "100". */
+  sassTargets?: string[];
+  /** PTX ISA version this toolkit emits ("9.0"), used to judge whether a driver can JIT it. */
+  ptxIsa?: string;
+  confidence: Confidence;
+  sources: Source[];
+}
+
+export interface GpuRow {
+  /** The canonical name, as nvidia-smi prints it where we know it. */
+  name: string;
+  /** Other spellings users, torch or nvidia-smi use, matched case-insensitively. */
+  aliases: string[];
+  computeCapability: string;
+  architecture: string;
+  memoryGiB: number | null;
+  memoryType: string | null;
+  memoryBandwidthGBs: number | null;
+  /** Dense (no sparsity) peaks in TFLOP/s. */
+  peakTflops: { bf16: number | null; fp16: number | null; tf32: number | null; fp32: number | null };
+  /** Integrated systems: the host CPU architecture and whether CPU and GPU share memory. */
+  hostCpuArch: "x86_64" | "aarch64" | null;
+  unifiedMemory: boolean;
+  sources: Source[];
+}
+
+export interface TorchBuildRow {
+  torch: string;
+  /** cu118, cu128, cu130, cpu ... */
+  variant: string;
+  platform: "linux-x86_64" | "linux-aarch64";
+  cuda: string | null;
+  /** As torch.cuda.get_arch_list() prints it: sm_XY for SASS, compute_XY for PTX. */
+  archList: string[];
+  pythons: string[];
+  /** NumPy major version the wheels were compiled against (1 or 2). */
+  numpyBuildMajor: number | null;
+  indexUrl: string;
+  /** This variant is what a plain `pip install torch` from PyPI gets on this platform. */
+  pypiDefault: boolean;
+  confidence: Confidence;
+  sources: Source[];
+}

@@ -1,0 +1,43 @@
+/** What a diagnostic rule is and what it returns. */
+import type { Facts } from "../facts/schema.js";
+import type { KnowledgeBase } from "../kb/index.js";
+
+export type Severity = "error" | "warning" | "info";
+
+export interface Evidence {
+  /** What the fact is ("torch.cuda.get_arch_list()", "nvidia-smi driver"). */
+  label: string;
+  value: string;
+}
+
+export interface Fix {
+  /** One sentence: what to do. */
+  summary: string;
+  /** Exact commands or edits, in order; may be empty when the fix is a decision. */
+  commands: string[];
+}
+
+export interface Finding {
+  ruleId: string;
+  severity: Severity;
+  title: string;
+  /** What is wrong here, in this environment's terms. */
+  message: string;
+  evidence: Evidence[];
+  fix: Fix;
+  /** docs/rules/<ID>.md */
+  docs: string;
+}
+
+export interface Rule {
+  /** Stable, kebab-case; never reused for another meaning. */
+  id: string;
+  title: string;
+  /** The severity of the findings it normally returns (a finding may differ and says so). */
+  severity: Severity;
+  check(facts: Facts, kb: KnowledgeBase): Finding[];
+}
+
+export function docsPath(ruleId: string): string {
+  return `docs/rules/${ruleId}.md`;
+}
