@@ -1,0 +1,30 @@
+/** Runs every registered rule over one Facts snapshot: the pure core of `gpuprep doctor`. */
+import type { Facts } from "../facts/schema.js";
+import type { KnowledgeBase } from "../kb/index.js";
+import type { Finding, Rule, Severity } from "./types.js";
+import { RULES } from "./registry.js";
+
+const ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
+
+/** Findings of all rules, errors first, then in registry order. */
+export function diagnose(facts: Facts, kb: KnowledgeBase, rules: readonly Rule[] = RULES): Finding[] {
+  const findings = rules.flatMap((rule) => rule.check(facts, kb));
+  return findings
+    .map((finding, index) => ({ finding, index }))
+    .sort((a, b) => ORDER[a.finding.severity] - ORDER[b.finding.severity] || a.index - b.index)
+    .map(({ finding }) => finding);
+}
+
+export interface FindingSummary {
+  errors: number;
+  warnings: number;
+  infos: number;
+}
+
+export function summarize(findings: Finding[]): FindingSummary {
+  return {
+    errors: findings.filter((f) => f.severity === "error").length,
+    warnings: findings.filter((f) => f.severity === "warning").length,
+    infos: findings.filter((f) => f.severity === "info").length,
+  };
+}

@@ -1,0 +1,132 @@
+/** A GPU extension (xformers, flash_attn, ...) is installed but fails to import; the cause from its error. */
+import type { Finding, Rule } from "./types.js";
+import type { ExtensionImport } from "../facts/schema.js";
+import { ev, makeFinding } from "./finding.js";
+
+interface Cause {
+  cause: string;
+  summary: string;
+  commands: (ext: ExtensionImport, python: string, torchVersion: string | null) => string[];
+}
+
+const rebuild = (ext: ExtensionImport, python: string) =>
+  `${python} -m pip install --force-reinstall --no-cache-dir --no-build-isolation ${ext.distribution ?? ext.module}`;
+
+/** First matching pattern wins; ordered from the most specific. */
+const CAUSES: { pattern: RegExp; make: Cause }[] = [
+  {
+    pattern: /undefined symbol/i,
+    make: {
+      cause: "it was built against another torch version (a C++ symbol it needs is not in this torch)",
+      summary: "Install the build of the extension made for this torch, or rebuild it against this torch.",
+      commands: (ext, python, torch) => [`# installed torch is ${torch ?? "?"}`, rebuild(ext, python)],
+    },
+  },
+  {
+    pattern: /compiled using NumPy 1\.x|_ARRAY_API not found/i,
+    make: {
+      cause: "it was compiled against NumPy 1.x and NumPy 2 is installed (see numpy-abi-mismatch)",
+      summary: "Follow numpy-abi-mismatch: NumPy 1.x, or a release of the extension built for NumPy 2.",
+      commands: (_ext, python) => [`${python} -m pip install "numpy<2"`],
+    },
+  },
+  {
+    pattern: /no kernel image is available/i,
+    make: {
+      cause: "it has no code for this GPU's architecture",
+      summary:
+        "Install a build of the extension that includes this GPU's sm_ target, or build it from source for it.",
+      commands: (ext, python) => [
+        `TORCH_CUDA_ARCH_LIST="$(${python} -c 'import torch; print(\"%d.%d\" % torch.cuda.get_device_capability())')" ${rebuild(ext, python)}`,
+      ],
+    },
+  },
+  {
+    pattern: /lib(cudart|cublas|cudnn|nvrtc|cusparse)[\w.]*\.so[\w.]*: cannot open shared object file/i,
+    make: {
+      cause: "it links against CUDA libraries of another CUDA version than this environment has",
+      summary: "Install the extension's build for this torch's CUDA version.",
+      commands: (ext, python) => [rebuild(ext, python)],
+    },
+  },
+  {
+    pattern: /No module named 'torch'/,
+    make: {
+      cause: "torch is not importable in this environment",
+      summary: "Install torch in this environment first.",
+      commands: (_ext, python) => [`${python} -m pip install torch`],
+    },
+  },
+];
+
+function lastLine(text: string | null): string {
+  return (text ?? "").trim().split("\n").slice(-1)[0] ?? "";
+}
+
+export const extensionImportFailed: Rule = {
+  id: "extension-import-failed",
+  title: "An installed extension fails to import",
+  severity: "error",
+  check(facts) {
+    const python = facts.python.interpreter.executable;
+    const torchVersion = facts.python.torch?.version ?? null;
+    const findings: Finding[] = [];
+    for (const ext of facts.python.extensions) {
+      if (ext.status === "ok" || ext.status === "skipped") continue;
+      const text = `${ext.error ?? ""}\n${ext.stderrTail ?? ""}`;
+      // Not installed at all: nothing to diagnose.
+      if (ext.distribution === null && new RegExp(`No module named '${ext.module}'`).test(text)) continue;
+      const evidence = [
+        ev("module", `${ext.module}${ext.distribution ? ` (${ext.distribution} ${ext.version ?? ""})` : ""}`),
+        ev("status", ext.status),
+        ev("torch", torchVersion),
+      ];
+      if (ext.status === "crash") {
+        evidence.push(
+          ev("signal / exit code", `${ext.signal ?? "-"} / ${ext.exitCode ?? "-"}`),
+          ev("stderr (tail)", ext.stderrTail),
+        );
+        findings.push(
+          makeFinding(this, {
+            message: `import ${ext.module} crashed the interpreter (signal ${ext.signal ?? ext.exitCode ?? "?"}): usually a binary built for another torch/CUDA, or a broken install.`,
+            evidence,
+            fix: {
+              summary: "Reinstall the extension's build for this torch and CUDA.",
+              commands: [rebuild(ext, python)],
+            },
+          }),
+        );
+        continue;
+      }
+      if (ext.status === "timeout") {
+        findings.push(
+          makeFinding(this, {
+            severity: "warning",
+            message: `import ${ext.module} did not finish within ${Math.round(ext.durationMs / 1000)} s (hung: a JIT build on first import, a lock, or a stuck GPU).`,
+            evidence: [...evidence, ev("stderr (tail)", ext.stderrTail)],
+            fix: {
+              summary: "Import it by hand with a traceback on hang to see where it waits.",
+              commands: [`timeout -s INT 120 ${python} -X faulthandler -c "import ${ext.module}"`],
+            },
+          }),
+        );
+        continue;
+      }
+      const known = CAUSES.find((c) => c.pattern.test(text));
+      evidence.push(ev("error", lastLine(ext.error) || lastLine(ext.stderrTail)));
+      findings.push(
+        makeFinding(this, {
+          message: `import ${ext.module} fails: ${known ? known.make.cause : lastLine(ext.error) || "see the error"}.`,
+          evidence,
+          fix: known
+            ? { summary: known.make.summary, commands: known.make.commands(ext, python, torchVersion) }
+            : {
+                summary: "Reproduce the import and read the traceback.",
+                commands: [`${python} -c "import ${ext.module}"`],
+              },
+        }),
+      );
+    }
+    return findings;
+  },
+};

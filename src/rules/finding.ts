@@ -1,0 +1,26 @@
+/** Builds a Finding from a rule's constants plus what this check found. */
+import { docsPath, type Evidence, type Finding, type Fix, type Rule, type Severity } from "./types.js";
+
+export interface FindingParts {
+  message: string;
+  evidence: Evidence[];
+  fix: Fix;
+  /** Only when this finding differs from the rule's usual severity. */
+  severity?: Severity;
+}
+
+export function makeFinding(rule: Pick<Rule, "id" | "title" | "severity">, parts: FindingParts): Finding {
+  return {
+    ruleId: rule.id,
+    severity: parts.severity ?? rule.severity,
+    title: rule.title,
+    message: parts.message,
+    evidence: parts.evidence,
+    fix: parts.fix,
+    docs: docsPath(rule.id),
+  };
+}
+
+export function ev(label: string, value: unknown): Evidence {
+  return { label, value: value === null || value === undefined ? "(none)" : String(value) };
+}

@@ -1,0 +1,46 @@
+/**
+ * RAPIDS cudf pins pyarrow to a narrow range; a pyarrow installed later for another package
+ * breaks `import cudf`. Judged from the import's own error text, the one fact that proves it.
+ */
+import type { Finding, Rule } from "./types.js";
+import { ev, makeFinding } from "./finding.js";
+
+const PYARROW_ERROR = /pyarrow/i;
+
+export const pyarrowCudfMismatch: Rule = {
+  id: "pyarrow-cudf-mismatch",
+  title: "pyarrow does not match what cudf was built for",
+  severity: "error",
+  check(facts) {
+    const findings: Finding[] = [];
+    const pyarrow = facts.python.distributions.find((d) => d.normalizedName === "pyarrow");
+    const cudfDists = facts.python.distributions.filter((d) =>
+      /^(cudf|pylibcudf)(-cu\d+)?$/.test(d.normalizedName),
+    );
+    for (const ext of facts.python.extensions) {
+      if (!/^(cudf|pylibcudf|dask_cudf)$/.test(ext.module) || ext.status === "ok" || ext.status === "skipped")
+        continue;
+      const text = `${ext.error ?? ""}\n${ext.stderrTail ?? ""}`;
+      if (!PYARROW_ERROR.test(text)) continue;
+      const dist = cudfDists[0];
+      findings.push(
+        makeFinding(this, {
+          message: `import ${ext.module} fails on pyarrow ${pyarrow?.version ?? "(not installed)"}: cudf is built for a specific pyarrow range and another package changed it.`,
+          evidence: [
+            ev("cudf", dist ? `${dist.name} ${dist.version}` : ext.distribution),
+            ev("pyarrow", pyarrow ? `${pyarrow.version} at ${pyarrow.location}` : "(not installed)"),
+            ev("error", (text.match(/.*pyarrow.*/i) ?? [""])[0].trim()),
+          ],
+          fix: {
+            summary: "Let pip pick the pyarrow that cudf declares (and keep it with a constraint).",
+            commands: [
+              `${facts.python.interpreter.executable} -m pip install --force-reinstall ${dist?.name ?? "cudf-cu12"}==${dist?.version ?? "<version>"}`,
+              `${facts.python.interpreter.executable} -m pip check`,
+            ],
+          },
+        }),
+      );
+    }
+    return findings;
+  },
+};

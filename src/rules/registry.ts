@@ -1,0 +1,63 @@
+/** Every diagnostic rule, in the order their findings are listed within a severity. */
+import type { Rule } from "./types.js";
+import { nvidiaDriverUnavailable } from "./nvidia-driver-unavailable.js";
+import { torchNotInstalled } from "./torch-not-installed.js";
+import { torchImportFailed } from "./torch-import-failed.js";
+import { cpuOnlyTorch } from "./cpu-only-torch.js";
+import { torchDriverTooOld } from "./torch-driver-too-old.js";
+import { torchArchNotCovered } from "./torch-arch-not-covered.js";
+import { torchCudaUnavailable } from "./torch-cuda-unavailable.js";
+import { torchKernelLaunchFailed } from "./torch-kernel-launch-failed.js";
+import { torchInstalledTwice } from "./torch-installed-twice.js";
+import { duplicateDistributions } from "./duplicate-distributions.js";
+import { userSiteLeak } from "./user-site-leak.js";
+import { ngcTorchHidden } from "./ngc-torch-hidden.js";
+import { projectTorchPinMismatch } from "./project-torch-pin-mismatch.js";
+import { uvSyncReplacesTorch } from "./uv-sync-replaces-torch.js";
+import { ngcPipConstraintNotApplied } from "./ngc-pip-constraint-not-applied.js";
+import { numpyAbiMismatch } from "./numpy-abi-mismatch.js";
+import { pyarrowCudfMismatch } from "./pyarrow-cudf-mismatch.js";
+import { extensionImportFailed } from "./extension-import-failed.js";
+import { shmTooSmall } from "./shm-too-small.js";
+import { memlockLimited } from "./memlock-limited.js";
+import { cudaVisibleDevicesHidesGpus } from "./cuda-visible-devices-hides-gpus.js";
+import { sdpaFastKernelsOff } from "./sdpa-fast-kernels-off.js";
+import { migEnabled } from "./mig-enabled.js";
+import { tf32Disabled } from "./tf32-disabled.js";
+import { allocConfInvalid } from "./alloc-conf-invalid.js";
+import { externallyManagedPython } from "./externally-managed-python.js";
+import { ldLibraryPathForeignCuda } from "./ld-library-path-foreign-cuda.js";
+
+export const RULES: readonly Rule[] = [
+  nvidiaDriverUnavailable,
+  torchNotInstalled,
+  torchImportFailed,
+  cpuOnlyTorch,
+  torchDriverTooOld,
+  torchArchNotCovered,
+  torchCudaUnavailable,
+  torchKernelLaunchFailed,
+  torchInstalledTwice,
+  duplicateDistributions,
+  userSiteLeak,
+  ngcTorchHidden,
+  projectTorchPinMismatch,
+  uvSyncReplacesTorch,
+  ngcPipConstraintNotApplied,
+  numpyAbiMismatch,
+  pyarrowCudfMismatch,
+  extensionImportFailed,
+  shmTooSmall,
+  memlockLimited,
+  cudaVisibleDevicesHidesGpus,
+  sdpaFastKernelsOff,
+  migEnabled,
+  tf32Disabled,
+  allocConfInvalid,
+  externallyManagedPython,
+  ldLibraryPathForeignCuda,
+];
+
+export function ruleById(id: string): Rule | undefined {
+  return RULES.find((rule) => rule.id === id);
+}

@@ -1,0 +1,41 @@
+/** torch is installed but importing it (in the probe's child process) raised, crashed or hung. */
+import type { Rule } from "./types.js";
+import { ev, makeFinding } from "./finding.js";
+
+export const torchImportFailed: Rule = {
+  id: "torch-import-failed",
+  title: "import torch fails",
+  severity: "error",
+  check(facts) {
+    const torch = facts.python.torch;
+    const run = facts.python.torchLive;
+    if (!torch || !["error", "crash", "timeout"].includes(run.status)) return [];
+    const what =
+      run.status === "crash"
+        ? `crashed (signal ${run.signal ?? "?"}, exit ${run.exitCode ?? "?"})`
+        : run.status === "timeout"
+          ? `did not finish within ${Math.round(run.durationMs / 1000)} s`
+          : `raised: ${(run.error ?? "").split("\n").slice(-1)[0] ?? ""}`;
+    return [
+      makeFinding(this, {
+        message: `import torch (${torch.version} at ${torch.location}) ${what}.`,
+        evidence: [
+          ev("status", run.status),
+          ev("error", run.error),
+          ev("stderr (tail)", run.stderrTail),
+          ev("duration ms", run.durationMs),
+        ],
+        fix: {
+          summary:
+            run.status === "timeout"
+              ? "Find what blocks the import (a hung GPU, a network filesystem, a lock) with the command below."
+              : "Reproduce the import and read the first error; a broken or mixed install is fixed by reinstalling torch.",
+          commands: [
+            `${facts.python.interpreter.executable} -X faulthandler -c "import torch; print(torch.__version__)"`,
+            `${facts.python.interpreter.executable} -m pip install --force-reinstall --no-deps torch==${torch.version}`,
+          ],
+        },
+      }),
+    ];
+  },
+};
