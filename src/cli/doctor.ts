@@ -1,15 +1,121 @@
-/** Placeholder until the doctor command lands: it says so instead of pretending. */
-import { UserError } from "../errors.js";
-import type { Command } from "./command.js";
+/**
+ * `gpuprep doctor`: gather Facts (or read a saved snapshot), run every rule, print the report.
+ * Exit 0: no errors (warnings/info only); 1: errors found; 2: the tool could not run.
+ * Writes only what it is asked to: --save (facts snapshot) and --sarif (report).
+ */
+import { writeFileSync } from "node:fs";
+import { UserError, errorMessage } from "../errors.js";
+import { EXIT_FINDINGS, EXIT_OK, type Command } from "./command.js";
+import { parseCommandArgs } from "./args.js";
+import { makeStyle, useColor } from "./output.js";
+import { readFactsFile, writeFactsFile } from "../facts/io.js";
+import type { Facts } from "../facts/schema.js";
+import { loadKnowledgeBase } from "../kb/index.js";
+import { diagnose } from "../rules/diagnose.js";
+import { RULES } from "../rules/registry.js";
+import { renderText } from "../report/text.js";
+import { renderJson } from "../report/json.js";
+import { renderSarif } from "../report/sarif.js";
+import { gatherForDoctor } from "./doctor-gather.js";
+
+const HELP = `gpuprep doctor: will PyTorch work on this GPU, here, and if not, why and what to type
+
+usage: gpuprep doctor [flags]
+
+where the Python environment is (one of; default: the active venv, else python3):
+  --python PATH       this interpreter
+  --container NAME    a running container (docker exec)
+  --image REF         an image (docker run --rm --gpus all)
+  --ssh HOST          a remote host
+  --from FILE         a snapshot saved with --save (diagnosed here, nothing is run)
+
+  --project DIR       the project to check pins of (default: the current directory)
+  --fast              no torch import and no extension imports: facts read from files only
+  --save FILE         also write the facts snapshot to FILE (for --from, bug reports)
+  --json              print { findings, facts, summary } as JSON instead of text
+  --sarif FILE        also write the findings as SARIF 2.1.0 to FILE
+
+exit status: 0 no errors, 1 errors found, 2 gpuprep itself could not run`;
+
+const OPTIONS = {
+  python: { type: "string" },
+  container: { type: "string" },
+  image: { type: "string" },
+  ssh: { type: "string" },
+  from: { type: "string" },
+  project: { type: "string" },
+  fast: { type: "boolean" },
+  save: { type: "string" },
+  json: { type: "boolean" },
+  sarif: { type: "string" },
+} as const;
+
+function writeReport(path: string, text: string, flag: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (error) {
+    throw new UserError(`cannot write ${path}: ${errorMessage(error)}`, `check the path given to ${flag}`);
+  }
+}
 
 export const doctorCommand: Command = {
   name: "doctor",
-  summary: "doctor",
-  help: "gpuprep doctor: not available in this build yet",
-  async run() {
-    throw new UserError(
-      "gpuprep doctor is not available in this build yet",
-      "see the README for the commands that are",
+  summary: "what is wrong with PyTorch on this GPU, the evidence, and the exact fix",
+  help: HELP,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs("doctor", {
+      args: argv,
+      options: OPTIONS,
+      allowPositionals: true,
+    });
+    if (positionals.length > 0) {
+      throw new UserError(
+        `doctor: unexpected argument "${positionals[0]}"`,
+        "run `gpuprep doctor --help` for the flags it takes",
+      );
+    }
+    const targets = (["python", "container", "image", "ssh", "from"] as const).filter(
+      (k) => values[k] !== undefined,
     );
+    if (targets.length > 1) {
+      throw new UserError(
+        `doctor: --${targets[0]} and --${targets[1]} cannot be combined`,
+        "name one environment to check",
+      );
+    }
+    if (
+      values.from !== undefined &&
+      (values.save !== undefined || values.fast || values.project !== undefined)
+    ) {
+      throw new UserError(
+        "doctor: --from diagnoses a saved snapshot; --save, --fast and --project apply only when gathering",
+        "drop them, or drop --from",
+      );
+    }
+
+    let facts: Facts;
+    if (values.from !== undefined) {
+      facts = readFactsFile(values.from);
+    } else {
+      facts = await gatherForDoctor({
+        python: values.python,
+        container: values.container,
+        image: values.image,
+        ssh: values.ssh,
+        projectDir: values.project ?? process.cwd(),
+        fast: values.fast ?? false,
+      });
+      if (values.save !== undefined) writeFactsFile(values.save, facts);
+    }
+
+    const findings = diagnose(facts, loadKnowledgeBase());
+    const exitCode = findings.some((f) => f.severity === "error") ? EXIT_FINDINGS : EXIT_OK;
+    if (values.sarif !== undefined) writeReport(values.sarif, renderSarif(findings, RULES), "--sarif");
+    process.stdout.write(
+      values.json
+        ? renderJson(facts, findings, exitCode)
+        : renderText(facts, findings, makeStyle(useColor())),
+    );
+    return exitCode;
   },
 };

@@ -37,7 +37,7 @@ const CAUSES: { pattern: RegExp; make: Cause }[] = [
       summary:
         "Install a build of the extension that includes this GPU's sm_ target, or build it from source for it.",
       commands: (ext, python) => [
-        `TORCH_CUDA_ARCH_LIST="$(${python} -c 'import torch; print(\"%d.%d\" % torch.cuda.get_device_capability())')" ${rebuild(ext, python)}`,
+        `TORCH_CUDA_ARCH_LIST="$(${python} -c 'import torch; print("%d.%d" % torch.cuda.get_device_capability())')" ${rebuild(ext, python)}`,
       ],
     },
   },

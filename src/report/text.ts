@@ -1,0 +1,66 @@
+/** Human report: a header about the machine, then findings grouped by severity with evidence and fix. */
+import type { Facts } from "../facts/schema.js";
+import type { Finding, Severity } from "../rules/types.js";
+import { summarize } from "../rules/diagnose.js";
+import type { Style } from "../cli/output.js";
+import { machineSummary } from "./machine-summary.js";
+
+const GROUPS: { severity: Severity; heading: string; mark: string }[] = [
+  { severity: "error", heading: "Errors", mark: "✗" },
+  { severity: "warning", heading: "Warnings", mark: "!" },
+  { severity: "info", heading: "Info", mark: "i" },
+];
+
+function paint(style: Style, severity: Severity, text: string): string {
+  return severity === "error"
+    ? style.red(text)
+    : severity === "warning"
+      ? style.yellow(text)
+      : style.blue(text);
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+export function renderText(facts: Facts, findings: Finding[], style: Style): string {
+  const m = machineSummary(facts);
+  const lines: string[] = [];
+  const row = (label: string, value: string) => lines.push(`  ${style.dim(label.padEnd(8))}${value}`);
+  lines.push(style.bold(`gpuprep doctor — ${m.target}`));
+  row("os", `${m.os} (${m.cpuArch})`);
+  if (m.gpus.length === 0) row("gpu", "none");
+  for (const gpu of m.gpus) row("gpu", gpu);
+  row("driver", m.driver + (m.driverCuda !== "-" ? `, supports CUDA <= ${m.driverCuda}` : ""));
+  row("python", m.python);
+  row("torch", m.torch);
+  row("numpy", m.numpy);
+  lines.push("");
+
+  for (const group of GROUPS) {
+    const inGroup = findings.filter((f) => f.severity === group.severity);
+    if (inGroup.length === 0) continue;
+    lines.push(paint(style, group.severity, style.bold(`${group.heading} (${inGroup.length})`)));
+    for (const finding of inGroup) {
+      lines.push(
+        `${paint(style, group.severity, group.mark)} ${style.bold(finding.title)} ${style.dim(`[${finding.ruleId}]`)}`,
+      );
+      lines.push(`  ${finding.message}`);
+      for (const item of finding.evidence) lines.push(`    ${style.dim(`${item.label}:`)} ${item.value}`);
+      lines.push(`  ${style.green("fix:")} ${finding.fix.summary}`);
+      for (const command of finding.fix.commands) lines.push(`    ${command}`);
+      lines.push(`  ${style.dim(`docs: ${finding.docs}`)}`);
+      lines.push("");
+    }
+  }
+
+  const s = summarize(findings);
+  const verdict =
+    s.errors > 0
+      ? style.red(style.bold("PyTorch will not work correctly here until the errors are fixed."))
+      : findings.length === 0
+        ? style.green(style.bold("No problems found."))
+        : style.green(style.bold("No errors."));
+  lines.push(`${verdict} ${plural(s.errors, "error")}, ${plural(s.warnings, "warning")}, ${s.infos} info.`);
+  return lines.join("\n") + "\n";
+}
