@@ -21,7 +21,9 @@ export async function gatherForDoctor(options: DoctorGatherOptions): Promise<Fac
   let module: { gatherFacts?: (o: DoctorGatherOptions) => Promise<Facts> };
   try {
     module = (await import(specifier)) as typeof module;
-  } catch {
+  } catch (error) {
+    // Only "the module is not in this build" means unavailable; any other failure is a real bug.
+    if ((error as { code?: string }).code !== "ERR_MODULE_NOT_FOUND") throw error;
     module = {};
   }
   if (!module.gatherFacts) {

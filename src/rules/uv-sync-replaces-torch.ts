@@ -34,11 +34,11 @@ export const uvSyncReplacesTorch: Rule = {
         ],
         fix: {
           summary:
-            "Stop uv from syncing torch in the container: set UV_NO_SYNC, and make the venv see the image's packages; or exclude torch from resolution.",
+            "Stop uv from syncing torch in the container: set UV_NO_SYNC, and make the venv see the image's packages; or keep torch out of what uv resolves.",
           commands: [
             "export UV_NO_SYNC=1   # or ENV UV_NO_SYNC=1 in the Dockerfile",
             "uv venv --system-site-packages",
-            "# pyproject.toml: [tool.uv] override-dependencies = [\"torch; sys_platform == 'never'\"]  (keeps uv from installing torch)",
+            "# and keep torch out of [project].dependencies for the container build (e.g. an optional extra used only for native installs)",
           ],
         },
       }),
