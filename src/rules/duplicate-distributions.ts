@@ -7,8 +7,11 @@ export const duplicateDistributions: Rule = {
   title: "Packages installed more than once",
   severity: "warning",
   check(facts) {
-    // torch has its own, stricter rule.
-    const duplicates = facts.python.duplicates.filter((d) => d.normalizedName !== "torch");
+    // torch has its own, stricter rule. Same-version copies (pip and setuptools seeded into every
+    // --system-site-packages venv) import the same code, so only differing versions are reported.
+    const duplicates = facts.python.duplicates.filter(
+      (d) => d.normalizedName !== "torch" && new Set(d.entries.map((e) => e.version)).size > 1,
+    );
     if (duplicates.length === 0) return [];
     const python = facts.python.interpreter.executable;
     const describe = (d: (typeof duplicates)[number]) => {
@@ -18,7 +21,7 @@ export const duplicateDistributions: Rule = {
     const rows = duplicates.map(describe);
     return [
       makeFinding(this, {
-        message: `${rows.length} package(s) are installed in more than one sys.path location: ${rows.map((r) => r.name).join(", ")}. Python imports the first; pip may report or upgrade another.`,
+        message: `${rows.length} package(s) are installed in more than one sys.path location with different versions: ${rows.map((r) => r.name).join(", ")}. Python imports the first; pip may report or upgrade another.`,
         evidence: rows.map((r) =>
           ev(
             r.name,

@@ -15,8 +15,11 @@ export const torchInstalledTwice: Rule = {
       const entries = [...duplicate.entries].sort((a, b) => a.pathIndex - b.pathIndex);
       const winner = entries[0];
       const losers = entries.slice(1);
+      // Two copies of one version import the same code; still a trap for the next pip install.
+      const sameVersion = new Set(entries.map((e) => e.version)).size === 1;
       return [
         makeFinding(this, {
+          severity: sameVersion ? "warning" : "error",
           message:
             `torch is installed ${entries.length} times; Python imports ${winner?.version} from ${winner?.location} ` +
             `and ignores ${losers.map((e) => `${e.version} in ${e.location}`).join(", ")}. pip and the import disagree about which torch you have.`,
