@@ -1,0 +1,103 @@
+/** Runs probe.py through a transport and turns its one JSON line into checked ProbeOutput. */
+import { readFileSync } from "node:fs";
+import { ProbeOutputSchema, type ProbeOutput } from "../facts/schema.js";
+import { UserError } from "../errors.js";
+import type { RunResult, Transport } from "../transports/types.js";
+
+/** Exit status probe.py uses for "wrong Python or wrong arguments" (its message is on stderr). */
+const PROBE_REFUSED = 3;
+
+let probeScript: string | null = null;
+export function probeSource(): string {
+  probeScript ??= readFileSync(new URL("../probe/probe.py", import.meta.url), "utf8");
+  return probeScript;
+}
+
+export interface ProbeRunOptions {
+  fast: boolean;
+  /** Limit for the whole probe run; each risky child inside gets a share of it. */
+  timeoutMs: number;
+}
+
+/** Each torch/extension child may use most of the budget, leaving the probe time to report it. */
+export function childTimeoutSeconds(timeoutMs: number): number {
+  return Math.max(1, Math.min(60, Math.floor((timeoutMs * 0.75) / 1000)));
+}
+
+export async function runProbe(transport: Transport, options: ProbeRunOptions): Promise<ProbeOutput> {
+  const args = ["--child-timeout", String(childTimeoutSeconds(options.timeoutMs))];
+  if (options.fast) args.unshift("--fast");
+  const result = await transport.runPython(probeSource(), args, options.timeoutMs);
+  return parseProbeResult(transport, result, options.timeoutMs);
+}
+
+export function parseProbeResult(transport: Transport, result: RunResult, timeoutMs: number): ProbeOutput {
+  const who = transport.describe();
+  if (result.timedOut) {
+    throw new UserError(
+      `${who} did not finish the gpuprep probe within ${Math.round(timeoutMs / 1000)}s (killed)`,
+      `check that it starts at all: ${transport.python} -c 'print(1)'`,
+    );
+  }
+  if (result.signal) {
+    throw new UserError(
+      `${who} crashed (${result.signal}) while running the gpuprep probe`,
+      `check that it starts at all: ${transport.python} -c 'print(1)'`,
+    );
+  }
+  const line = lastJsonLine(result.stdout);
+  if (result.code !== 0 || line === null) {
+    const reason = lastLine(result.stderr) ?? lastLine(result.stdout);
+    if (result.code === PROBE_REFUSED && reason)
+      throw new UserError(`${who}: ${reason}`, "pass --python PATH to a Python >= 3.8");
+    if (result.code === 127) {
+      throw new UserError(
+        `${who}: ${transport.python} not found there`,
+        "pass --python with the interpreter's path there",
+      );
+    }
+    if (result.code !== 0) {
+      throw new UserError(
+        `${who} failed to run the gpuprep probe (exit ${result.code})${reason ? `: ${reason}` : ""}`,
+        "run the same interpreter by hand to see its full error",
+      );
+    }
+    throw new UserError(
+      `${who} printed no gpuprep probe result${reason ? ` (last line: ${reason})` : ""}`,
+      "a wrapper script or shell profile may print to stdout, or this is not a Python interpreter",
+    );
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(line);
+  } catch {
+    throw new UserError(
+      `${who} printed a broken probe result (not JSON)`,
+      "rerun; if it persists, report a gpuprep bug",
+    );
+  }
+  const parsed = ProbeOutputSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UserError(
+      `${who}: probe result does not match the facts schema at ${issue?.path.join(".") ?? "?"}: ${issue?.message ?? "invalid"}`,
+      "this is a gpuprep bug; please report it with the interpreter's version",
+    );
+  }
+  return parsed.data;
+}
+
+/** The probe prints one line; images with chatty entrypoints (NGC's banner) may print before it. */
+function lastJsonLine(stdout: string): string | null {
+  const lines = stdout.split("\n").filter((l) => l.startsWith('{"host"'));
+  return lines.at(-1) ?? null;
+}
+
+function lastLine(text: string): string | null {
+  const line = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "")
+    .at(-1);
+  return line ? line.slice(0, 300) : null;
+}

@@ -1,0 +1,282 @@
+/**
+ * The project's manifests: pyproject.toml (PEP 621, PEP 735 dependency groups, [tool.uv]),
+ * requirements*.txt (with -r / -c includes and index options) and uv.lock, as ProjectFacts.
+ * Reads only; a malformed file is a UserError naming the file and line.
+ */
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { parse as parseToml, TomlError } from "smol-toml";
+import type { ProjectFacts, Requirement } from "../facts/schema.js";
+import { UserError, errorMessage } from "../errors.js";
+import { parseRequirement } from "./requirement.js";
+
+type RequirementsFile = ProjectFacts["requirementsFiles"][number];
+type Pyproject = NonNullable<ProjectFacts["pyproject"]>;
+type Table = Record<string, unknown>;
+
+const REQUIREMENTS_NAME = /^requirements.*\.txt$/;
+
+/** True when `dir` holds a manifest gpuprep reads. */
+export function hasProjectManifest(dir: string): boolean {
+  return manifestFiles(dir).length > 0;
+}
+
+function manifestFiles(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const found = names.filter((n) => n === "pyproject.toml" || n === "uv.lock" || REQUIREMENTS_NAME.test(n));
+  if (names.includes("requirements") && existsSync(join(dir, "requirements"))) {
+    try {
+      for (const n of readdirSync(join(dir, "requirements")))
+        if (n.endsWith(".txt")) found.push(join("requirements", n));
+    } catch {
+      // not a directory
+    }
+  }
+  return found.sort();
+}
+
+export function readProject(dirArg: string): ProjectFacts {
+  const dir = resolve(dirArg);
+  if (!existsSync(dir))
+    throw new UserError(`project directory ${dirArg} does not exist`, "pass an existing directory");
+  const files = manifestFiles(dir);
+  const pyprojectPath = join(dir, "pyproject.toml");
+  const lockPath = join(dir, "uv.lock");
+  const requirementsFiles: RequirementsFile[] = [];
+  const visited = new Set<string>();
+  for (const name of files.filter((n) => n.endsWith(".txt"))) {
+    readRequirementsFile(join(dir, name), dir, visited, requirementsFiles);
+  }
+  return {
+    dir,
+    pyproject: existsSync(pyprojectPath) ? readPyproject(pyprojectPath) : null,
+    requirementsFiles,
+    uvLock: existsSync(lockPath) ? readUvLock(lockPath) : null,
+  };
+}
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    throw new UserError(`cannot read ${path}: ${errorMessage(error)}`, "check the file's permissions");
+  }
+}
+
+function readToml(path: string): Table {
+  try {
+    return parseToml(readText(path)) as Table;
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const reason = error.message.split("\n")[0]?.replace(/^Invalid TOML document: /, "") ?? "invalid TOML";
+      throw new UserError(
+        `${path}:${error.line}: invalid TOML: ${reason}`,
+        `fix line ${error.line} of ${basename(path)}`,
+      );
+    }
+    throw error;
+  }
+}
+
+// ------------------------------------------------------------------ pyproject.toml
+
+function readPyproject(path: string): Pyproject {
+  const doc = readToml(path);
+  const project = table(doc["project"], path, "project");
+  const tool = table(doc["tool"], path, "tool");
+  const uv = table(tool["uv"], path, "tool.uv");
+  const groups: Record<string, Requirement[]> = {};
+  for (const [group, items] of Object.entries(table(doc["dependency-groups"], path, "dependency-groups"))) {
+    // PEP 735: entries are strings or {include-group = "..."} tables (kept out: they repeat other groups).
+    const strings = Array.isArray(items) ? items.filter((i): i is string => typeof i === "string") : [];
+    groups[group] = requirementList(strings, path, `dependency-groups.${group}`);
+  }
+  const optional: Record<string, Requirement[]> = {};
+  for (const [extra, items] of Object.entries(
+    table(project["optional-dependencies"], path, "project.optional-dependencies"),
+  )) {
+    optional[extra] = requirementList(items, path, `project.optional-dependencies.${extra}`);
+  }
+  const indexes = Array.isArray(uv["index"]) ? (uv["index"] as unknown[]) : [];
+  return {
+    path,
+    name: typeof project["name"] === "string" ? project["name"] : null,
+    requiresPython: typeof project["requires-python"] === "string" ? project["requires-python"] : null,
+    dependencies: requirementList(project["dependencies"], path, "project.dependencies"),
+    optionalDependencies: optional,
+    dependencyGroups: groups,
+    uv: {
+      sources: table(uv["sources"], path, "tool.uv.sources"),
+      indexes: indexes.map((entry, i) => {
+        const index = table(entry, path, `tool.uv.index[${i}]`);
+        if (typeof index["url"] !== "string") {
+          throw new UserError(
+            `${path}: [[tool.uv.index]] entry ${i + 1} has no url`,
+            'give every [[tool.uv.index]] a url = "..."',
+          );
+        }
+        return {
+          name: typeof index["name"] === "string" ? index["name"] : null,
+          url: index["url"],
+          explicit: index["explicit"] === true,
+        };
+      }),
+      constraintDependencies: requirementList(
+        uv["constraint-dependencies"],
+        path,
+        "tool.uv.constraint-dependencies",
+      ),
+      overrideDependencies: requirementList(
+        uv["override-dependencies"],
+        path,
+        "tool.uv.override-dependencies",
+      ),
+    },
+  };
+}
+
+function table(value: unknown, path: string, key: string): Table {
+  if (value === undefined) return {};
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new UserError(`${path}: ${key} must be a table`, `fix [${key}] in ${basename(path)}`);
+  }
+  return value as Table;
+}
+
+function requirementList(value: unknown, path: string, key: string): Requirement[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value))
+    throw new UserError(`${path}: ${key} must be a list of strings`, `fix ${key} in ${basename(path)}`);
+  return value.map((item) => {
+    const parsed = typeof item === "string" ? parseRequirement(item, `pyproject.toml:${key}`) : null;
+    if (!parsed) {
+      throw new UserError(
+        `${path}: ${key} has an invalid requirement ${JSON.stringify(item)}`,
+        'write it as PEP 508: name[extras] specifier ; marker (e.g. "torch==2.5.1")',
+      );
+    }
+    return parsed;
+  });
+}
+
+// ------------------------------------------------------------------ requirements*.txt
+
+function readRequirementsFile(
+  path: string,
+  projectDir: string,
+  visited: Set<string>,
+  out: RequirementsFile[],
+): void {
+  const real = resolve(path);
+  if (visited.has(real)) return;
+  visited.add(real);
+  const label = relative(projectDir, real) || basename(real);
+  const entry: RequirementsFile = {
+    path: real,
+    requirements: [],
+    indexUrls: [],
+    extraIndexUrls: [],
+    constraintFiles: [],
+  };
+  out.push(entry);
+  const includes: string[] = [];
+  for (const { text, line } of logicalLines(readText(real))) {
+    const where = `${real}:${line}`;
+    const option = /^(-[a-zA-Z]|--[a-z-]+)(?:\s*=\s*|\s+)?(.*)$/.exec(text);
+    if (option) {
+      const [, flag = "", value = ""] = option;
+      const need = () => {
+        if (!value)
+          throw new UserError(`${where}: ${flag} needs a value`, `fix line ${line} of ${basename(real)}`);
+        return value.trim();
+      };
+      if (flag === "-r" || flag === "--requirement") includes.push(resolve(dirname(real), need()));
+      else if (flag === "-c" || flag === "--constraint") {
+        const constraint = resolve(dirname(real), need());
+        entry.constraintFiles.push(constraint);
+        includes.push(constraint);
+      } else if (flag === "-i" || flag === "--index-url") entry.indexUrls.push(need());
+      else if (flag === "--extra-index-url") entry.extraIndexUrls.push(need());
+      else if (flag === "-e" || flag === "--editable") {
+        const requirement = parseRequirement(need(), `${label}:${line}`);
+        if (requirement) entry.requirements.push(requirement);
+      }
+      // Other options (--find-links, --pre, --no-binary, --hash ...) do not change what gets pinned.
+      continue;
+    }
+    const requirement = parseRequirement(text.replace(/\s+--hash[= ]\S+/g, ""), `${label}:${line}`);
+    if (!requirement) {
+      throw new UserError(
+        `${where}: not a valid requirement: ${text}`,
+        "write it as PEP 508 (name[extras] specifier ; marker) or a pip option such as -r FILE",
+      );
+    }
+    entry.requirements.push(requirement);
+  }
+  for (const include of includes) {
+    if (!existsSync(include)) {
+      throw new UserError(
+        `${real}: includes ${include}, which does not exist`,
+        `fix the -r / -c line in ${basename(real)}`,
+      );
+    }
+    readRequirementsFile(include, projectDir, visited, out);
+  }
+}
+
+/** Joins backslash continuations and drops comments (pip: "#" at line start or after whitespace). */
+function logicalLines(text: string): { text: string; line: number }[] {
+  const lines = text.split(/\r?\n/);
+  const result: { text: string; line: number }[] = [];
+  let buffer = "";
+  let start = 0;
+  lines.forEach((raw, i) => {
+    if (buffer === "") start = i + 1;
+    const content = raw.replace(/(^|\s)#.*$/, "");
+    if (content.endsWith("\\")) {
+      buffer += content.slice(0, -1) + " ";
+      return;
+    }
+    const joined = (buffer + content).trim();
+    buffer = "";
+    if (joined) result.push({ text: joined, line: start });
+  });
+  if (buffer.trim()) result.push({ text: buffer.trim(), line: start });
+  return result;
+}
+
+// ------------------------------------------------------------------ uv.lock
+
+function readUvLock(path: string): NonNullable<ProjectFacts["uvLock"]> {
+  const doc = readToml(path);
+  const packages = Array.isArray(doc["package"]) ? (doc["package"] as unknown[]) : [];
+  return {
+    path,
+    packages: packages.map((item, i) => {
+      const pkg = table(item, path, `package[${i}]`);
+      if (typeof pkg["name"] !== "string") {
+        throw new UserError(
+          `${path}: [[package]] entry ${i + 1} has no name`,
+          "regenerate it with `uv lock`",
+        );
+      }
+      return {
+        name: pkg["name"],
+        version: typeof pkg["version"] === "string" ? pkg["version"] : null,
+        source: sourceText(pkg["source"]),
+      };
+    }),
+  };
+}
+
+/** uv.lock's `source = { registry = "https://..." }` as "registry+https://...". */
+function sourceText(source: unknown): string | null {
+  if (typeof source !== "object" || source === null) return null;
+  const [kind, value] = Object.entries(source as Table)[0] ?? [];
+  return kind === undefined ? null : `${kind}+${String(value)}`;
+}

@@ -1,0 +1,796 @@
+# gpuprep probe: run by the *target* Python (any CPython >= 3.8, stdlib only); prints one JSON
+# document {"host": ..., "python": ...} matching ProbeOutputSchema in src/facts/schema.ts.
+#
+# CLI contract:  python3 - [--fast] [--child-timeout SECONDS] < probe.py   (or python3 probe.py ...)
+#   stdout: exactly one JSON document; stderr: nothing on success; exit 0.
+#   exit 3 + one line on stderr: this Python is too old or the arguments are wrong.
+#
+# It changes nothing: no installs, no writes (bytecode writing is off here and in children).
+# Risky imports (torch, GPU extensions) run only in child processes, all started in parallel,
+# each with a time limit, so a segfault or a hang becomes a fact instead of killing the probe.
+import sys
+
+sys.dont_write_bytecode = True
+if sys.version_info < (3, 8):
+    sys.stderr.write("gpuprep probe needs Python >= 3.8, this is %s\n" % sys.version.split()[0])
+    sys.exit(3)
+
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import site
+import subprocess
+import sysconfig
+import threading
+import time
+
+PROBE_VERSION = 1
+START = time.monotonic()
+
+EXTENSIONS = [
+    # (import name, distribution names that provide it)
+    ("xformers", ["xformers"]),
+    ("flash_attn", ["flash-attn"]),
+    ("bitsandbytes", ["bitsandbytes"]),
+    ("triton", ["triton", "pytorch-triton"]),
+    ("unsloth", ["unsloth"]),
+    ("vllm", ["vllm"]),
+    ("apex", ["apex"]),
+    ("transformer_engine", ["transformer-engine", "transformer-engine-torch"]),
+]
+
+ENV_NAMES = {
+    "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "LD_PRELOAD",
+    "PYTORCH_CUDA_ALLOC_CONF", "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "HF_HOME",
+    "TRANSFORMERS_CACHE", "TORCH_HOME", "TORCH_CUDA_ARCH_LIST", "CUDA_HOME", "CUDA_PATH",
+    "CUDA_CACHE_PATH", "CUDA_VERSION", "PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE", "PATH",
+    "XDG_CACHE_HOME", "OMP_NUM_THREADS", "SINGULARITY_CONTAINER", "APPTAINER_CONTAINER",
+}
+# Prefixes of variables that CUDA images, NGC images (NVIDIA_PYTORCH_VERSION, PYTORCH_BUILD_VERSION,
+# NVIDIA_BUILD_ID, NVIDIA_REQUIRE_CUDA, NV_CUDA_LIB_VERSION ...), uv, pip and NCCL read or set.
+ENV_PREFIXES = ("UV_", "PIP_", "NCCL_", "NGC_", "NVIDIA_", "NV_", "PYTORCH_", "CUDA_", "CUDNN_",
+                "TORCH_", "TORCHINDUCTOR_", "TRITON_", "HF_", "CONDA_", "CUBLAS_", "NCCL")
+# Snapshots get shared in bug reports: never capture credentials.
+SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "_KEY", "APIKEY")
+
+NGC_CONSTRAINT_FILE = "/etc/pip/constraint.txt"  # NGC PyTorch images since 25.03 (release notes)
+
+
+def elapsed_ms(since):
+    return round((time.monotonic() - since) * 1000, 1)
+
+
+def normalize(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def read_text(path, limit=None):
+    try:
+        with open(path, "r", encoding="utf-8", errors="replace") as handle:
+            return handle.read() if limit is None else handle.read(limit)
+    except (OSError, ValueError):
+        return None
+
+
+def tail(text, count=2000):
+    if not text:
+        return None
+    text = text.strip()
+    return text[-count:] if text else None
+
+
+# ---------------------------------------------------------------- child processes
+
+
+def child_env():
+    env = dict(os.environ)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONUNBUFFERED"] = "1"
+    env.pop("PYTHONSTARTUP", None)
+    env.pop("PYTHONINSPECT", None)
+    return env
+
+
+class Child:
+    """A command started now and collected later, killed at its deadline."""
+
+    def __init__(self, argv, timeout):
+        self.started = time.monotonic()
+        self.timeout = timeout
+        self.result = None
+        try:
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=child_env(), start_new_session=True,
+            )
+        except OSError as error:
+            self.proc = None
+            self.result = {"spawnError": str(error)}
+            return
+        self.thread = threading.Thread(target=self._wait, daemon=True)
+        self.thread.start()
+
+    def _wait(self):
+        try:
+            out, err = self.proc.communicate(timeout=self.timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            kill_group(self.proc)
+            out, err = self.proc.communicate()
+            timed_out = True
+        self.result = {
+            "stdout": out.decode("utf-8", "replace"),
+            "stderr": err.decode("utf-8", "replace"),
+            "code": self.proc.returncode,
+            "timedOut": timed_out,
+            "durationMs": elapsed_ms(self.started),
+        }
+
+    def collect(self):
+        if self.proc is not None:
+            self.thread.join()
+        return self.result
+
+
+def kill_group(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        try:
+            proc.kill()
+        except OSError:
+            pass
+
+
+RESULT_MARK = "@@GPUPREP_RESULT@@"
+
+
+def python_child(code, timeout):
+    return Child([sys.executable, "-c", code], timeout)
+
+
+def child_run(raw, parse_result=True):
+    """ChildRunSchema fields (+ the parsed result) from a collected python child."""
+    run = {"status": "ok", "durationMs": 0, "exitCode": None, "signal": None, "error": None,
+           "stderrTail": None}
+    if "spawnError" in raw:
+        run.update(status="error", error="could not start: " + raw["spawnError"])
+        return run, None
+    run["durationMs"] = raw["durationMs"]
+    run["stderrTail"] = tail(raw["stderr"])
+    code = raw["code"]
+    payload = None
+    for line in raw["stdout"].splitlines():
+        if line.startswith(RESULT_MARK):
+            try:
+                payload = json.loads(line[len(RESULT_MARK):])
+            except ValueError:
+                payload = None
+    if raw["timedOut"]:
+        run.update(status="timeout", error="no answer within %gs; killed" % (raw["durationMs"] / 1000.0))
+        return run, None
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "SIG%d" % -code
+        run.update(status="crash", signal=name, error="killed by " + name)
+        return run, None
+    run["exitCode"] = code
+    if payload is not None and payload.get("error"):
+        run.update(status="error", error=payload["error"])
+        return run, payload
+    if code != 0 or payload is None:
+        last = (run["stderrTail"] or "").splitlines()
+        run.update(status="error", error=last[-1] if last else "exited with code %s" % code)
+        return run, payload
+    return run, payload
+
+
+# ---------------------------------------------------------------- host
+
+
+def nvidia_number(value):
+    try:
+        return float(value) if "." in value else int(value)
+    except ValueError:
+        return None
+
+
+def nvidia_string(value):
+    value = value.strip()
+    return None if not value or value.startswith("[") or value == "N/A" else value
+
+
+NVIDIA_QUERY = ("index,name,uuid,compute_cap,memory.total,mig.mode.current,persistence_mode,pci.bus_id,"
+                "driver_version,pcie.link.gen.max,pcie.link.width.max,pcie.link.gen.current,"
+                "pcie.link.width.current")
+
+
+def start_nvidia_smi():
+    exe = shutil.which("nvidia-smi")
+    if exe is None:
+        return None
+    query = Child([exe, "--query-gpu=" + NVIDIA_QUERY, "--format=csv,noheader,nounits"], 20)
+    header = Child([exe], 20)
+    return query, header
+
+
+def nvidia_facts(children):
+    facts = {"status": "ok", "error": None, "driverVersion": None, "cudaVersion": None, "gpus": [],
+             "kernelModule": None}
+    module = read_text("/proc/driver/nvidia/version", 4096)
+    if module:
+        facts["kernelModule"] = module.splitlines()[0].strip()
+    if children is None:
+        facts.update(status="not-found", error="nvidia-smi is not on PATH")
+        return facts
+    query, header = (child.collect() for child in children)
+    if "spawnError" in query or query["timedOut"] or query["code"] != 0:
+        facts["status"] = "failed"
+        if "spawnError" in query:
+            facts["error"] = query["spawnError"]
+        elif query["timedOut"]:
+            facts["error"] = "nvidia-smi did not answer within 20s"
+        else:
+            text = (query["stdout"] + "\n" + query["stderr"]).strip()
+            facts["error"] = (text.splitlines()[0] if text else "nvidia-smi exited with %s" % query["code"])
+        return facts
+    for line in query["stdout"].splitlines():
+        cells = [cell.strip() for cell in line.split(",")]
+        if len(cells) < 13:
+            continue
+        facts["driverVersion"] = nvidia_string(cells[8])
+        facts["gpus"].append({
+            "index": nvidia_number(cells[0]) or 0,
+            "name": cells[1],
+            "uuid": nvidia_string(cells[2]),
+            "computeCapability": nvidia_string(cells[3]),
+            "memoryTotalMiB": nvidia_number(cells[4]),
+            "migMode": nvidia_string(cells[5]),
+            "persistenceMode": nvidia_string(cells[6]),
+            "pciBusId": nvidia_string(cells[7]),
+            "pcieLinkGenMax": nvidia_number(cells[9]),
+            "pcieLinkWidthMax": nvidia_number(cells[10]),
+            "pcieLinkGenCurrent": nvidia_number(cells[11]),
+            "pcieLinkWidthCurrent": nvidia_number(cells[12]),
+        })
+    if "spawnError" not in header and not header["timedOut"]:
+        match = re.search(r"CUDA Version:\s*([0-9.]+)", header["stdout"])
+        facts["cudaVersion"] = match.group(1) if match else None
+        if facts["driverVersion"] is None:
+            match = re.search(r"Driver Version:\s*([0-9.]+)", header["stdout"])
+            facts["driverVersion"] = match.group(1) if match else None
+    return facts
+
+
+def os_release():
+    fields = {}
+    text = read_text("/etc/os-release") or read_text("/usr/lib/os-release") or ""
+    for line in text.splitlines():
+        if "=" in line and not line.startswith("#"):
+            key, value = line.split("=", 1)
+            fields[key.strip()] = value.strip().strip('"').strip("'")
+    return {
+        "system": platform.system(),
+        "release": platform.release(),
+        "distroId": fields.get("ID"),
+        "distroVersion": fields.get("VERSION_ID"),
+        "prettyName": fields.get("PRETTY_NAME"),
+    }
+
+
+def mem_total_bytes():
+    for line in (read_text("/proc/meminfo", 4096) or "").splitlines():
+        if line.startswith("MemTotal:"):
+            parts = line.split()
+            return int(parts[1]) * 1024
+    return None
+
+
+def container_facts():
+    markers = []
+    runtime = None
+    if os.path.exists("/.dockerenv"):
+        markers.append("/.dockerenv")
+        runtime = "docker"
+    if os.path.exists("/run/.containerenv"):
+        markers.append("/run/.containerenv")
+        runtime = runtime or "podman"
+    if os.environ.get("KUBERNETES_SERVICE_HOST"):
+        markers.append("env KUBERNETES_SERVICE_HOST")
+        runtime = "kubernetes"
+    for name in ("SINGULARITY_CONTAINER", "APPTAINER_CONTAINER"):
+        if os.environ.get(name):
+            markers.append("env " + name)
+            runtime = runtime or "apptainer"
+    if os.environ.get("container"):
+        markers.append("env container=" + os.environ["container"])
+        runtime = runtime or os.environ["container"]
+    cgroup = read_text("/proc/1/cgroup", 65536) or ""
+    for word, name in (("kubepods", "kubernetes"), ("docker", "docker"), ("containerd", "containerd"),
+                       ("libpod", "podman"), ("lxc", "lxc")):
+        if word in cgroup:
+            markers.append("/proc/1/cgroup mentions " + word)
+            runtime = runtime or name
+            break
+    return {"inContainer": bool(markers), "runtime": runtime, "markers": markers}
+
+
+def shm_facts():
+    try:
+        stat = os.statvfs("/dev/shm")
+        return {"sizeBytes": stat.f_blocks * stat.f_frsize, "freeBytes": stat.f_bavail * stat.f_frsize}
+    except OSError:
+        return {"sizeBytes": None, "freeBytes": None}
+
+
+def ulimit_facts():
+    try:
+        import resource
+    except ImportError:
+        empty = {"soft": None, "hard": None}
+        return {"memlock": empty, "stack": dict(empty), "nofile": dict(empty)}
+
+    def limit(which):
+        try:
+            soft, hard = resource.getrlimit(which)
+        except (OSError, ValueError):
+            return {"soft": None, "hard": None}
+        fix = lambda value: "unlimited" if value == resource.RLIM_INFINITY else value  # noqa: E731
+        return {"soft": fix(soft), "hard": fix(hard)}
+
+    return {"memlock": limit(resource.RLIMIT_MEMLOCK), "stack": limit(resource.RLIMIT_STACK),
+            "nofile": limit(resource.RLIMIT_NOFILE)}
+
+
+def host_facts(nvidia_children):
+    return {
+        "os": os_release(),
+        "cpuArch": platform.machine(),
+        "cpuCount": os.cpu_count(),
+        "memTotalBytes": mem_total_bytes(),
+        "nvidia": nvidia_facts(nvidia_children),
+        "container": container_facts(),
+        "shm": shm_facts(),
+        "ulimits": ulimit_facts(),
+    }
+
+
+# ---------------------------------------------------------------- interpreter and distributions
+
+
+def interpreter_facts():
+    prefix, base = sys.prefix, getattr(sys, "base_prefix", sys.prefix)
+    in_venv = prefix != base
+    cfg = read_text(os.path.join(prefix, "pyvenv.cfg"), 65536) or ""
+    if os.path.isdir(os.path.join(prefix, "conda-meta")):
+        kind = "conda"
+    elif in_venv and re.search(r"^\s*uv\s*=", cfg, re.M):
+        kind = "uv"
+    elif in_venv:
+        kind = "venv"
+    elif os.path.realpath(prefix) in ("/usr", "/usr/local"):
+        kind = "system"
+    else:
+        kind = "other"
+    managed = False
+    if not in_venv:
+        stdlib = sysconfig.get_paths().get("stdlib")
+        managed = bool(stdlib) and os.path.isfile(os.path.join(stdlib, "EXTERNALLY-MANAGED"))
+    try:
+        user_site = site.getusersitepackages()
+    except Exception:  # some embedded builds lack it
+        user_site = None
+    return {
+        "executable": sys.executable or "",
+        "version": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "prefix": prefix,
+        "basePrefix": base,
+        "kind": kind,
+        "sysPath": list(sys.path),
+        "userSite": user_site,
+        "userSiteEnabled": bool(site.ENABLE_USER_SITE),
+        "externallyManaged": managed,
+    }
+
+
+def metadata_headers(path):
+    """Name and Version from a METADATA / PKG-INFO file (headers end at the first blank line)."""
+    name = version = None
+    text = read_text(path, 16384)
+    if text is None:
+        return None, None
+    for line in text.splitlines():
+        if not line.strip():
+            break
+        if line.startswith("Name:") and name is None:
+            name = line[5:].strip()
+        elif line.startswith("Version:") and version is None:
+            version = line[8:].strip()
+    return name, version
+
+
+def scan_entries(sys_path):
+    """(pathIndex, real directory) for each sys.path directory, first occurrence only."""
+    seen = set()
+    for index, entry in enumerate(sys_path):
+        directory = os.path.abspath(entry or os.getcwd())
+        real = os.path.realpath(directory)
+        if real in seen or not os.path.isdir(real):
+            continue
+        seen.add(real)
+        yield index, entry or directory, real
+
+
+def distributions(sys_path):
+    found = []
+    for index, location, real in scan_entries(sys_path):
+        try:
+            names = os.listdir(real)
+        except OSError:
+            continue
+        candidates = []
+        if real.endswith(".egg") and os.path.isfile(os.path.join(real, "EGG-INFO", "PKG-INFO")):
+            candidates.append((os.path.join(real, "EGG-INFO", "PKG-INFO"), None))
+        for name in names:
+            full = os.path.join(real, name)
+            if name.endswith(".dist-info"):
+                candidates.append((os.path.join(full, "METADATA"), os.path.join(full, "INSTALLER")))
+            elif name.endswith(".egg-info"):
+                meta = os.path.join(full, "PKG-INFO") if os.path.isdir(full) else full
+                installer = os.path.join(full, "INSTALLER") if os.path.isdir(full) else None
+                candidates.append((meta, installer))
+        for meta, installer_path in candidates:
+            name, version = metadata_headers(meta)
+            if not name or version is None:
+                continue
+            installer = (read_text(installer_path, 256) or "").strip() or None if installer_path else None
+            found.append({"name": name, "normalizedName": normalize(name), "version": version,
+                          "location": location, "installer": installer, "pathIndex": index})
+    return found
+
+
+def duplicates(dists):
+    groups = {}
+    for dist in dists:
+        groups.setdefault(dist["normalizedName"], []).append(dist)
+    result = []
+    for name in sorted(groups):
+        # Two metadata dirs of one version in one place (Debian ships .dist-info + .egg-info) are one.
+        entries, seen = [], set()
+        for dist in groups[name]:
+            if (dist["location"], dist["version"]) not in seen:
+                seen.add((dist["location"], dist["version"]))
+                entries.append(dist)
+        if len(entries) > 1:
+            result.append({"normalizedName": name, "entries": [
+                {"version": d["version"], "location": d["location"], "pathIndex": d["pathIndex"]}
+                for d in entries]})
+    return result
+
+
+def find_package(sys_path, module):
+    """The sys.path directory that `import module` would load it from (by files, without importing)."""
+    for _, location, real in scan_entries(sys_path):
+        package = os.path.join(real, module)
+        if os.path.isfile(os.path.join(package, "__init__.py")):
+            return location, package
+        if os.path.isfile(package + ".py"):
+            return location, package + ".py"
+        try:
+            if any(n.startswith(module + ".") and n.endswith(".so") for n in os.listdir(real)):
+                return location, real
+        except OSError:
+            pass
+    return None, None
+
+
+def version_from_file(path, names):
+    text = read_text(path, 65536) or ""
+    values = {}
+    for name in names:
+        match = re.search(r"^%s\s*(?::\s*\w+\s*)?=\s*(?:['\"]([^'\"]*)['\"]|(None))" % name, text, re.M)
+        if match:
+            values[name] = match.group(1) if match.group(2) is None else None
+    return values
+
+
+CUDA_LIB = re.compile(r"(cuda|cudnn|nccl|cublas|cufft|curand|cusparse|cusolver|nvrtc|nvjitlink|cupti)")
+
+
+def torch_static(sys_path):
+    location, package = find_package(sys_path, "torch")
+    if location is None or not os.path.isdir(package):
+        return None
+    values = version_from_file(os.path.join(package, "version.py"), ["__version__", "cuda", "git_version"])
+    if not values.get("__version__"):
+        return None
+    try:
+        libs = sorted(n for n in os.listdir(os.path.join(package, "lib")) if CUDA_LIB.search(n))
+    except OSError:
+        libs = []
+    return {"version": values["__version__"], "cudaVersion": values.get("cuda"),
+            "gitVersion": values.get("git_version"), "location": location, "cudaLibraries": libs}
+
+
+def numpy_static(sys_path, dists):
+    location, package = find_package(sys_path, "numpy")
+    if location is None:
+        return None
+    for dist in dists:
+        if dist["normalizedName"] == "numpy" and dist["location"] == location:
+            return {"version": dist["version"], "location": location}
+    values = version_from_file(os.path.join(package, "version.py"), ["version", "__version__"])
+    version = values.get("version") or values.get("__version__")
+    return {"version": version, "location": location} if version else None
+
+
+# ---------------------------------------------------------------- live checks (children)
+
+# Runs in the child: imports torch, exercises CUDA, prints RESULT_MARK + JSON.
+TORCH_CHILD = r'''
+import sys, json, warnings
+sys.dont_write_bytecode = True
+MARK = %(mark)r
+caught = []
+def report(payload):
+    payload["warnings"] = sorted(set(str(w.message).strip() for w in caught))
+    sys.stdout.write("\n" + MARK + json.dumps(payload) + "\n")
+    sys.stdout.flush()
+def safe(fn, default=None):
+    try:
+        return fn()
+    except Exception:
+        return default
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    try:
+        import torch
+    except BaseException as error:
+        report({"error": "%%s: %%s" %% (type(error).__name__, error)})
+        sys.exit(4)
+    r = {"version": str(torch.__version__), "file": str(torch.__file__),
+         "cudaBuilt": torch.version.cuda, "cudaAvailable": False, "cudaInitError": None,
+         "deviceCount": 0, "devices": [], "archList": [], "cudnnVersion": None, "ncclVersion": None}
+    try:
+        r["cudaAvailable"] = bool(torch.cuda.is_available())
+        if r["cudaAvailable"]:
+            torch.cuda.init()
+            r["deviceCount"] = torch.cuda.device_count()
+    except Exception as error:
+        r["cudaAvailable"] = False
+        r["cudaInitError"] = "%%s: %%s" %% (type(error).__name__, error)
+    for i in range(r["deviceCount"]):
+        p = torch.cuda.get_device_properties(i)
+        r["devices"].append({"index": i, "name": p.name, "capability": [p.major, p.minor],
+                             "totalMemoryBytes": int(p.total_memory),
+                             "multiProcessorCount": getattr(p, "multi_processor_count", None)})
+    r["archList"] = safe(lambda: list(torch.cuda.get_arch_list()), [])
+    r["cudnnVersion"] = safe(lambda: torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None)
+    def nccl():
+        v = torch.cuda.nccl.version()
+        return ".".join(str(x) for x in v) if isinstance(v, tuple) else str(v)
+    r["ncclVersion"] = safe(nccl) if r["cudaBuilt"] else None
+    b = torch.backends.cuda
+    # Older torch lacks some of these switches: missing -> null.
+    r["sdpa"] = {"flash": safe(lambda: b.flash_sdp_enabled()),
+                 "memEfficient": safe(lambda: b.mem_efficient_sdp_enabled()),
+                 "math": safe(lambda: b.math_sdp_enabled()), "cudnn": safe(lambda: b.cudnn_sdp_enabled())}
+    r["tf32"] = {"matmul": safe(lambda: bool(b.matmul.allow_tf32)),
+                 "cudnn": safe(lambda: bool(torch.backends.cudnn.allow_tf32))}
+    r["float32MatmulPrecision"] = safe(lambda: torch.get_float32_matmul_precision())
+    k = {"ran": False, "ok": False, "error": None}
+    if r["deviceCount"] > 0:
+        try:
+            x = torch.arange(4096, dtype=torch.float32)
+            want = (x * 2 + 1).sum().item()
+            k["ran"] = True
+            got = ((x.to("cuda:0") * 2 + 1).sum()).item()
+            torch.cuda.synchronize(0)
+            k["ok"] = abs(got - want) <= 1e-3 * abs(want)
+            if not k["ok"]:
+                k["error"] = "GPU result %%r != CPU result %%r" %% (got, want)
+        except Exception as error:
+            k["error"] = "%%s: %%s" %% (type(error).__name__, error)
+    r["kernel"] = k
+    n = {"version": None, "roundTrip": None, "error": None}
+    try:
+        import numpy
+        n["version"] = str(numpy.__version__)
+        a = numpy.arange(6, dtype=numpy.float32).reshape(2, 3)
+        t = torch.from_numpy(a) * 2
+        n["roundTrip"] = bool((t.numpy() == a * 2).all())
+    except Exception as error:
+        n["error"] = "%%s: %%s" %% (type(error).__name__, error)
+    r["numpy"] = n
+    report(r)
+''' % {"mark": RESULT_MARK}
+
+EXTENSION_CHILD = r'''
+import sys, json, importlib
+sys.dont_write_bytecode = True
+try:
+    module = importlib.import_module(%(module)r)
+    version = getattr(module, "__version__", None)
+    payload = {"version": None if version is None else str(version)}
+    code = 0
+except BaseException as error:
+    payload = {"error": "%%s: %%s" %% (type(error).__name__, error)}
+    code = 4
+sys.stdout.write("\n" + %(mark)r + json.dumps(payload) + "\n")
+sys.stdout.flush()
+sys.exit(code)
+'''
+
+
+def skipped(reason):
+    return {"status": "skipped", "durationMs": 0, "exitCode": None, "signal": None, "error": reason,
+            "stderrTail": None}
+
+
+def installed_extensions(sys_path, dists):
+    found = []
+    for module, dist_names in EXTENSIONS:
+        location, _ = find_package(sys_path, module)
+        if location is None:
+            continue
+        dist = next((d for d in dists if d["normalizedName"] in dist_names and d["location"] == location), None)
+        dist = dist or next((d for d in dists if d["normalizedName"] in dist_names), None)
+        found.append((module, dist))
+    return found
+
+
+# ---------------------------------------------------------------- env and constraints
+
+
+def redact(value):
+    # https://user:password@host/... -> https://***@host/...
+    return re.sub(r"(://)[^/@\s]+@", r"\1***@", value)
+
+
+def env_facts():
+    env = {}
+    for name, value in os.environ.items():
+        if name in ENV_NAMES or name.startswith(ENV_PREFIXES):
+            if any(word in name.upper() for word in SECRET_WORDS):
+                continue
+            env[name] = redact(value)
+    return env
+
+
+def pip_config_files():
+    files = ["/etc/pip.conf", "/etc/xdg/pip/pip.conf"]
+    home = os.path.expanduser("~")
+    files += [os.path.join(home, ".pip", "pip.conf"), os.path.join(home, ".config", "pip", "pip.conf"),
+              os.path.join(sys.prefix, "pip.conf")]
+    if os.environ.get("PIP_CONFIG_FILE"):
+        files.append(os.environ["PIP_CONFIG_FILE"])
+    return files
+
+
+def constraint_sources():
+    sources = []
+    for name in ("PIP_CONSTRAINT", "UV_CONSTRAINT"):
+        for path in (os.environ.get(name) or "").split():
+            sources.append((path, name))
+    import configparser
+    for conf in pip_config_files():
+        if not os.path.isfile(conf):
+            continue
+        parser = configparser.RawConfigParser()
+        try:
+            parser.read(conf)
+        except configparser.Error:
+            continue
+        for section in ("global", "install"):
+            if parser.has_option(section, "constraint"):
+                for path in parser.get(section, "constraint").split():
+                    sources.append((path, "pip.conf %s [%s]" % (conf, section)))
+    sources.append((NGC_CONSTRAINT_FILE, "NGC PyTorch image location"))
+    return sources
+
+
+PIN = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$")
+
+
+def constraint_files():
+    result, seen = [], set()
+    for path, origin in constraint_sources():
+        if path in seen or not os.path.isfile(path):
+            continue
+        seen.add(path)
+        pins = []
+        for raw in (read_text(path) or "").splitlines():
+            line = raw.split(" #", 1)[0].strip()
+            if not line or line.startswith(("#", "-")):
+                continue
+            match = PIN.match(line)
+            if match:
+                pins.append({"name": match.group(1), "normalizedName": normalize(match.group(1)),
+                             "spec": match.group(3).strip(), "raw": raw.strip()})
+        result.append({"path": path, "origin": origin, "pins": pins})
+    return result
+
+
+# ---------------------------------------------------------------- main
+
+
+def parse_args(argv):
+    fast, timeout = False, 60.0
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg == "--fast":
+            fast = True
+        elif arg == "--child-timeout" and args:
+            timeout = float(args.pop(0))
+        else:
+            sys.stderr.write("gpuprep probe: unknown argument %r\n" % arg)
+            sys.exit(3)
+    return fast, timeout
+
+
+def main():
+    fast, timeout = parse_args(sys.argv[1:])
+    nvidia_children = start_nvidia_smi()
+    interpreter = interpreter_facts()
+    sys_path = interpreter["sysPath"]
+    dists = distributions(sys_path)
+    torch = torch_static(sys_path)
+    extensions = installed_extensions(sys_path, dists)
+
+    # Start every risky child at once so the total time is that of the slowest.
+    torch_child = None
+    ext_children = []
+    if not fast:
+        if torch is not None:
+            torch_child = python_child(TORCH_CHILD, timeout)
+        for module, _ in extensions:
+            ext_children.append(python_child(EXTENSION_CHILD % {"module": module, "mark": RESULT_MARK}, timeout))
+
+    host = host_facts(nvidia_children)
+    python = {
+        "interpreter": interpreter,
+        "distributions": dists,
+        "duplicates": duplicates(dists),
+        "torch": torch,
+        "numpy": numpy_static(sys_path, dists),
+        "env": env_facts(),
+        "constraintFiles": constraint_files(),
+    }
+
+    if fast:
+        live = skipped("--fast: torch not imported")
+        live["result"] = None
+    elif torch_child is None:
+        live = skipped("torch is not installed in this environment")
+        live["result"] = None
+    else:
+        live, payload = child_run(torch_child.collect())
+        live["result"] = payload if live["status"] == "ok" else None
+    python["torchLive"] = live
+
+    python["extensions"] = []
+    for index, (module, dist) in enumerate(extensions):
+        if fast:
+            run = skipped("--fast: extensions not imported")
+            imported = None
+        else:
+            run, imported = child_run(ext_children[index].collect())
+        version = (imported or {}).get("version") or (dist["version"] if dist else None)
+        run.update(module=module, distribution=dist["name"] if dist else None, version=version)
+        python["extensions"].append(run)
+
+    python["probe"] = {"version": PROBE_VERSION, "mode": "fast" if fast else "full",
+                       "durationMs": elapsed_ms(START)}
+    sys.stdout.write(json.dumps({"host": host, "python": python}) + "\n")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+/** The probe run by an interpreter on this machine (`--python PATH`, the active venv, or python3). */
+import { UserError } from "../errors.js";
+import { CommandNotFoundError, runWithInput } from "./spawn.js";
+import type { RunResult, Transport } from "./types.js";
+
+export function localTransport(python: string): Transport {
+  return {
+    kind: "local",
+    ref: null,
+    python,
+    describe: () => `${python} on this machine`,
+    async runPython(script: string, args: string[], timeoutMs: number): Promise<RunResult> {
+      try {
+        return await runWithInput(python, ["-", ...args], script, timeoutMs);
+      } catch (error) {
+        if (error instanceof CommandNotFoundError) {
+          throw new UserError(
+            `cannot run ${python}: no such interpreter`,
+            "pass --python PATH to a Python >= 3.8 (for a venv: PATH/TO/venv/bin/python)",
+          );
+        }
+        throw error;
+      }
+    },
+  };
+}

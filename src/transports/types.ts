@@ -1,0 +1,22 @@
+/** Where the probe runs: this machine, a running container, an image, or a host over ssh. */
+export interface RunResult {
+  stdout: string;
+  stderr: string;
+  /** Exit status; null when the process was killed by a signal. */
+  code: number | null;
+  signal: string | null;
+  /** True when we killed it at the time limit. */
+  timedOut: boolean;
+}
+
+export interface Transport {
+  kind: "local" | "container" | "image" | "ssh";
+  /** Container name, image ref or ssh host; null for local. */
+  ref: string | null;
+  /** The Python command run there ("python3", "/opt/venv/bin/python"). */
+  python: string;
+  /** Human words for messages: "python3 on this machine", "python3 in container web". */
+  describe(): string;
+  /** Runs `python - ...args` there with `script` on stdin. Throws UserError when it cannot start. */
+  runPython(script: string, args: string[], timeoutMs: number): Promise<RunResult>;
+}
