@@ -16,20 +16,20 @@ import { RULES } from "../rules/registry.js";
 import { renderText } from "../report/text.js";
 import { renderJson } from "../report/json.js";
 import { renderSarif } from "../report/sarif.js";
-import { gatherForDoctor } from "./doctor-gather.js";
+import { gatherFacts } from "../gather/index.js";
 
 const HELP = `gpuprep doctor: will PyTorch work on this GPU, here, and if not, why and what to type
 
 usage: gpuprep doctor [flags]
 
 where the Python environment is (one of; default: the active venv, else python3):
-  --python PATH       this interpreter
+  --python PATH       this interpreter (with --container/--image/--ssh: the one in there)
   --container NAME    a running container (docker exec)
   --image REF         an image (docker run --rm --gpus all)
   --ssh HOST          a remote host
   --from FILE         a snapshot saved with --save (diagnosed here, nothing is run)
 
-  --project DIR       the project to check pins of (default: the current directory)
+  --project DIR       the project to check pins of (default: the current directory, if it has one)
   --fast              no torch import and no extension imports: facts read from files only
   --save FILE         also write the facts snapshot to FILE (for --from, bug reports)
   --json              print { findings, facts, summary } as JSON instead of text
@@ -74,21 +74,23 @@ export const doctorCommand: Command = {
         "run `gpuprep doctor --help` for the flags it takes",
       );
     }
-    const targets = (["python", "container", "image", "ssh", "from"] as const).filter(
-      (k) => values[k] !== undefined,
-    );
-    if (targets.length > 1) {
+    // --python names the interpreter, also inside a container, image or ssh host.
+    const places = (["container", "image", "ssh", "from"] as const).filter((k) => values[k] !== undefined);
+    if (places.length > 1) {
       throw new UserError(
-        `doctor: --${targets[0]} and --${targets[1]} cannot be combined`,
-        "name one environment to check",
+        `doctor: --${places[0]} and --${places[1]} cannot be combined`,
+        "name one place to check",
       );
     }
     if (
       values.from !== undefined &&
-      (values.save !== undefined || values.fast || values.project !== undefined)
+      (values.python !== undefined ||
+        values.save !== undefined ||
+        values.fast ||
+        values.project !== undefined)
     ) {
       throw new UserError(
-        "doctor: --from diagnoses a saved snapshot; --save, --fast and --project apply only when gathering",
+        "doctor: --from diagnoses a saved snapshot; --python, --save, --fast and --project apply only when gathering",
         "drop them, or drop --from",
       );
     }
@@ -97,12 +99,13 @@ export const doctorCommand: Command = {
     if (values.from !== undefined) {
       facts = readFactsFile(values.from);
     } else {
-      facts = await gatherForDoctor({
+      facts = await gatherFacts({
         python: values.python,
         container: values.container,
         image: values.image,
         ssh: values.ssh,
-        projectDir: values.project ?? process.cwd(),
+        // Not given: gather checks the current directory when it holds a manifest.
+        projectDir: values.project,
         fast: values.fast ?? false,
       });
       if (values.save !== undefined) writeFactsFile(values.save, facts);

@@ -53,11 +53,15 @@ test("--from a snapshot of an old schema version", () =>
   assertUserError(dir, ["--from", join(dir, "old.json")], /schema version 0/));
 test("--from a truncated snapshot", () =>
   assertUserError(dir, ["--from", join(dir, "truncated.json")], /does not match the facts schema/));
-test("two targets at once", () =>
-  assertUserError(dir, ["--python", "python3", "--container", "x"], /cannot be combined/));
+test("two places at once", () =>
+  assertUserError(dir, ["--container", "x", "--ssh", "host"], /cannot be combined/));
 test("--save with --from", () =>
   assertUserError(
     dir,
     ["--from", join(dir, "old.json"), "--save", join(dir, "out.json")],
     /--from diagnoses a saved snapshot/,
   ));
+test("an interpreter that does not exist", () =>
+  assertUserError(dir, ["--python", join(dir, "no-such-python")], /no-such-python/));
+test("a project directory that does not exist", () =>
+  assertUserError(dir, ["--python", "python3", "--project", join(dir, "no-such-dir")], /does not exist/));

@@ -10,13 +10,19 @@ import { capturePath } from "./captures.js";
 import { RULES } from "../../src/rules/registry.js";
 
 const CLI = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
+/** The escape that starts every ANSI colour sequence. */
+const ESC = String.fromCharCode(27);
 
 function doctor(args: string[], env: Record<string, string> = {}) {
   const cwd = mkdtempSync(join(tmpdir(), "gpuprep-doctor-from-"));
+  // Colour is decided by the test alone, not by the shell that runs it.
+  const base = { ...process.env };
+  delete base.NO_COLOR;
+  delete base.FORCE_COLOR;
   const result = spawnSync(process.execPath, [CLI, "doctor", ...args], {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "", FORCE_COLOR: "", ...env },
+    env: { ...base, ...env },
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr, cwd };
 }
@@ -31,7 +37,7 @@ test("a clean capture: header, info findings, exit 0, nothing written", () => {
   assert.match(stdout, /torch +1\.13/);
   assert.match(stdout, /Info \(\d+\)/);
   assert.match(stdout, /\[cpu-only-torch\]/);
-  assert.doesNotMatch(stdout, /\u001b\[/, "no colour with NO_COLOR");
+  assert.doesNotMatch(stdout, new RegExp(ESC + "\\["), "no colour with NO_COLOR");
   assert.deepEqual(readdirSync(cwd), []);
 });
 
@@ -42,12 +48,12 @@ test("a broken capture: errors with evidence and fix, exit 1", () => {
   assert.match(stdout, /\[extension-import-failed\]/);
   assert.match(stdout, /undefined symbol/);
   assert.match(stdout, /fix: /);
-  assert.doesNotMatch(stdout, /\u001b\[/, "no colour when stdout is not a TTY");
+  assert.doesNotMatch(stdout, new RegExp(ESC + "\\["), "no colour when stdout is not a TTY");
 });
 
 test("FORCE_COLOR colours the report", () => {
   const { stdout } = doctor(["--from", capturePath("broken-extensions")], { FORCE_COLOR: "1" });
-  assert.match(stdout, /\u001b\[31m/);
+  assert.match(stdout, new RegExp(ESC + "\\[31m"));
 });
 
 test("--json prints findings, facts and summary; --sarif writes SARIF 2.1.0 with one result per finding", () => {
