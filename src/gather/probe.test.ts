@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { ProbeOutputSchema } from "../facts/schema.js";
 import { UserError } from "../errors.js";
 import { localTransport } from "../transports/local.js";
@@ -165,4 +165,87 @@ test("an interpreter that hangs, crashes, prints junk or is missing: one-line Us
       },
     );
   }
+});
+
+async function withNvidiaSmi<T>(script: string, fn: () => Promise<T>): Promise<T> {
+  const dir = tempDir();
+  writeFileSync(join(dir, "nvidia-smi"), `#!/bin/sh\n${script}\n`);
+  chmodSync(join(dir, "nvidia-smi"), 0o755);
+  const saved = process.env["PATH"];
+  process.env["PATH"] = `${dir}:${saved ?? ""}`;
+  try {
+    return await fn();
+  } finally {
+    process.env["PATH"] = saved;
+  }
+}
+
+test("nvidia-smi: the H100 capture replayed; a driver that fails", async () => {
+  const capture = resolve("test/fixtures/nvidia-smi/h100");
+  const h100 = await withNvidiaSmi(
+    `case "$1" in --query-gpu=*) exec cat ${capture}/query.csv;; *) exec cat ${capture}/nvidia-smi.txt;; esac`,
+    () => runProbe(localTransport(DEBIAN_PYTHON), { fast: true, timeoutMs: 30_000 }),
+  );
+  const nvidia = h100.host.nvidia;
+  assert.equal(nvidia.status, "ok");
+  assert.equal(nvidia.driverVersion, "580.159.04");
+  assert.equal(nvidia.cudaVersion, "13.0");
+  assert.deepEqual(nvidia.gpus, [
+    {
+      index: 0,
+      name: "NVIDIA H100 80GB HBM3",
+      uuid: "GPU-b0fafdcb-5d0e-6dd2-2d49-cbbccbf3c1e8",
+      computeCapability: "9.0",
+      memoryTotalMiB: 81559,
+      migMode: "Disabled",
+      persistenceMode: "Enabled",
+      pciBusId: "00000000:00:06.0",
+      pcieLinkGenMax: 5,
+      pcieLinkWidthMax: 16,
+      pcieLinkGenCurrent: 5,
+      pcieLinkWidthCurrent: 16,
+    },
+  ]);
+  const failed = await withNvidiaSmi(
+    'echo "NVIDIA-SMI has failed because it couldn\'t communicate with the NVIDIA driver."; exit 9',
+    () => runProbe(localTransport(DEBIAN_PYTHON), { fast: true, timeoutMs: 30_000 }),
+  );
+  assert.equal(failed.host.nvidia.status, "failed");
+  assert.match(failed.host.nvidia.error ?? "", /couldn't communicate with the NVIDIA driver/);
+  assert.deepEqual(failed.host.nvidia.gpus, []);
+});
+
+test("environment: relevant variables kept, credentials dropped or masked; PIP_CONSTRAINT pins read", async () => {
+  const constraints = join(tempDir(), "constraint.txt");
+  writeFileSync(constraints, "# pins of the base image\ntorch==2.5.1\nnumpy==1.26.4  # ABI\n");
+  const vars: Record<string, string> = {
+    PIP_CONSTRAINT: constraints,
+    PIP_INDEX_URL: "https://user:s3cret@pypi.example.com/simple",
+    HF_TOKEN: "hf_secret",
+    UV_NO_SYNC: "1",
+    NVIDIA_PYTORCH_VERSION: "25.09",
+  };
+  const saved = { ...process.env };
+  Object.assign(process.env, vars);
+  let out;
+  try {
+    out = await runProbe(localTransport(DEBIAN_PYTHON), { fast: true, timeoutMs: 30_000 });
+  } finally {
+    for (const name of Object.keys(vars)) if (saved[name] === undefined) delete process.env[name];
+    Object.assign(process.env, saved);
+  }
+  const env = out.python.env;
+  assert.equal(env["UV_NO_SYNC"], "1");
+  assert.equal(env["NVIDIA_PYTORCH_VERSION"], "25.09");
+  assert.equal(env["PIP_INDEX_URL"], "https://***@pypi.example.com/simple");
+  assert.equal(env["HF_TOKEN"], undefined);
+  const file = out.python.constraintFiles.find((f) => f.path === constraints);
+  assert.equal(file?.origin, "PIP_CONSTRAINT");
+  assert.deepEqual(
+    file?.pins.map((p) => [p.normalizedName, p.spec]),
+    [
+      ["torch", "==2.5.1"],
+      ["numpy", "==1.26.4"],
+    ],
+  );
 });
