@@ -91,7 +91,7 @@ const BAR_COLORS: Record<HtmlStatus, string> = {
 };
 
 function formatNumber(value: number): string {
-  if (!Number.isFinite(value)) return String(value);
+  if (!Number.isFinite(value) || Number.isInteger(value)) return String(value);
   const abs = Math.abs(value);
   if (abs >= 100) return value.toFixed(0);
   if (abs >= 10) return value.toFixed(1);

@@ -48,16 +48,15 @@ export function judgeBenchmarks(payload: Payload, context: BenchContext): Valida
   const items: ValidationItem[] = [];
   const bench = payload.benchmarks;
   for (const result of bench.results) items.push(...judgeOne(result, payload, context));
-  if (bench.running && bench.run) {
-    items.push(
-      item(
-        bench.running,
-        bench.running,
-        TITLES[bench.running] ?? bench.running,
-        "fail",
-        `the benchmark process died while running it: ${describeRun(bench.run)}`,
-      ),
-    );
+  // Benchmarks that never reported: the child crashed or timed out before or while running them.
+  const reported = new Set(bench.results.map((r) => r.name));
+  for (const name of bench.wanted.filter((n) => !reported.has(n))) {
+    const how = bench.run ? describeRun(bench.run) : "it did not start";
+    const why =
+      name === bench.running
+        ? `the benchmark process died while running it: ${how}`
+        : `not run: the benchmark process ended first (${how})`;
+    items.push(item(name, name, TITLES[name] ?? name, "fail", why));
   }
   return items;
 }

@@ -7,6 +7,7 @@ import {
   REPORT_SCHEMA_ID,
   REPORT_SCHEMA_VERSION,
   summarize,
+  type GpuPeak,
   type ValidateReport,
   type ValidationItem,
 } from "./report.js";
@@ -16,12 +17,14 @@ import { judgeBenchmarks } from "./judge-benchmarks.js";
 export interface JudgeOptions {
   transport: string;
   createdAt?: string;
+  /** Judge against these peaks instead of the knowledge base's (tests; a GPU the KB lacks). */
+  peak?: GpuPeak | null;
 }
 
 export function judgePayload(payload: Payload, kb: KnowledgeBase, options: JudgeOptions): ValidateReport {
   const env = payload.env.result;
   const device = env?.devices[0] ?? null;
-  const peak = device ? gpuPeakFor(kb, device.name) : null;
+  const peak = options.peak !== undefined ? options.peak : device ? gpuPeakFor(kb, device.name) : null;
   const ccMajor = device ? device.capability[0] : null;
   const items = [
     ...judgeChecks(payload),

@@ -169,6 +169,7 @@ export const PayloadSchema = z.object({
     run: ChildRunSchema.nullable(),
     results: z.array(BenchResultSchema),
     running: str,
+    wanted: z.array(z.string()),
   }),
   durationMs: z.number(),
 });
@@ -225,21 +226,23 @@ export async function runPayload(
   }>((resolve, reject) => {
     const child = spawn(python, [PAYLOAD_PATH, JSON.stringify(options)], {
       stdio: ["ignore", "pipe", "pipe"],
-      timeout: timeoutMs,
-      killSignal: "SIGKILL",
     });
+    // Our own timer (not spawn's timeout option), cleared on every ending so it never holds the process open.
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
     let out = "";
     let err = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
     child.on("error", (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
       if (error.code === "ENOENT") {
         reject(new UserError(`Python interpreter "${python}" was not found`, "pass one with --python PATH"));
       } else reject(new UserError(`could not start "${python}": ${errorMessage(error)}`, null));
     });
-    child.on("close", (exitCode, exitSignal) =>
-      resolve({ stdout: out, stderr: err, code: exitCode, signal: exitSignal }),
-    );
+    child.on("close", (exitCode, exitSignal) => {
+      clearTimeout(timer);
+      resolve({ stdout: out, stderr: err, code: exitCode, signal: exitSignal });
+    });
   });
   const lastLine = stdout.trim().split("\n").pop() ?? "";
   let data: unknown;

@@ -64,7 +64,10 @@ def run_child(section, options, timeout, on_line=None):
     """Run one section of this file in a child interpreter; return a ChildRun-like dict."""
     command = [sys.executable, os.path.abspath(__file__), "--child", section, json.dumps(options)]
     started = time.time()
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Its own process group, so a timeout also ends what it started (the NCCL ranks).
+    proc = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     lines = []
     stderr_chunks = []
 
@@ -86,7 +89,10 @@ def run_child(section, options, timeout, on_line=None):
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        proc.kill()
+        try:
+            os.killpg(proc.pid, 9)
+        except OSError:
+            proc.kill()
         proc.wait()
     for reader in readers:
         reader.join(timeout=5)
@@ -103,7 +109,7 @@ def run_child(section, options, timeout, on_line=None):
     }
     if timed_out:
         run["status"] = "timeout"
-        run["error"] = "no answer within %ds" % timeout
+        run["error"] = "no answer within %gs" % timeout
     elif proc.returncode is not None and proc.returncode < 0:
         run["status"] = "crash"
         run["signal"] = "signal %d" % -proc.returncode
@@ -254,7 +260,7 @@ def parent_main(options):
 def run_benchmarks(options, wanted, timeout):
     """The benchmark child streams start/result lines; a crash leaves the finished ones."""
     if not wanted:
-        return {"run": None, "results": [], "running": None}
+        return {"run": None, "results": [], "running": None, "wanted": []}
     events = []
 
     def on_line(line):
@@ -275,7 +281,7 @@ def run_benchmarks(options, wanted, timeout):
     for event in events:
         if event.get("event") == "start" and event.get("name") not in finished:
             running = event.get("name")
-    return {"run": run, "results": results, "running": running}
+    return {"run": run, "results": results, "running": running, "wanted": wanted}
 
 
 # --------------------------------------------------------------------------- child: env
@@ -517,10 +523,11 @@ def child_model(options):
     dtypes = {}
     nonfinite = []
     for file in files:
-        if file.endswith(".safetensors"):
-            state = load_safetensors(torch, file)
-        else:
-            state = torch_load(torch, file)
+        try:
+            state = load_safetensors(torch, file) if file.endswith(".safetensors") else torch_load(torch, file)
+        except Exception as exc:
+            raise RuntimeError("cannot load %s: %s" % (os.path.basename(file), error_text(exc)))
+        if not file.endswith(".safetensors"):
             if isinstance(state, dict) and "state_dict" in state and isinstance(state["state_dict"], dict):
                 state = state["state_dict"]
             if hasattr(state, "state_dict") and not isinstance(state, dict):
