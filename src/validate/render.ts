@@ -118,9 +118,12 @@ export function toHtmlReport(report: ValidateReport): HtmlReport {
       title: "Achieved vs peak",
       unit: "% of peak",
       bars: peakBars,
-      note: report.gpu?.peak
-        ? `Peaks: ${report.gpu.peak.name} from the knowledge base (${report.gpu.peak.sources.join(", ")}); host transfers against the PCIe link's raw rate.`
-        : "No peak figures for this GPU in the knowledge base: figures are reported without a reference.",
+      note: [
+        report.gpu?.peak
+          ? `GPU peaks: ${report.gpu.peak.name} from the knowledge base (${report.gpu.peak.sources.join(", ")}).`
+          : "No GPU peak figures in the knowledge base for this GPU: matmul and memory figures are reported without a reference.",
+        "Host transfers are held against the PCIe link's raw rate per direction.",
+      ].join(" "),
     },
     {
       kind: "bars",
@@ -132,8 +135,10 @@ export function toHtmlReport(report: ValidateReport): HtmlReport {
     {
       kind: "table",
       title: "Checks",
-      columns: ["status", "check", "figure", "evidence"],
-      rows: report.items.filter((i) => i.group === "check").map(row),
+      columns: ["status", "check", "evidence"],
+      rows: report.items
+        .filter((i) => i.group === "check")
+        .map((i) => [{ text: i.status, status: i.status }, i.title, i.reason]),
     },
     {
       kind: "table",

@@ -598,22 +598,27 @@ class Bench:
         for i in range(warmup):
             run(i)
         self.sync()
-        reps = int(min(max(budget_ms / estimate_ms, min_reps), max_reps))
+        # Short operations are timed in groups, so the event pair's own cost and any launch gap
+        # are spread over at least ~1 ms of work.
+        inner = int(min(max(1.0 / estimate_ms, 1), 100))
+        reps = int(min(max(budget_ms / (estimate_ms * inner), min_reps), max_reps))
         times = []
         if self.cpu_mode:
-            for i in range(reps):
+            for rep in range(reps):
                 started = time.perf_counter()
-                run(i)
-                times.append((time.perf_counter() - started) * 1000)
+                for j in range(inner):
+                    run(rep * inner + j)
+                times.append((time.perf_counter() - started) * 1000 / inner)
         else:
             starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
             ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-            for i in range(reps):
-                starts[i].record()
-                run(i)
-                ends[i].record()
+            for rep in range(reps):
+                starts[rep].record()
+                for j in range(inner):
+                    run(rep * inner + j)
+                ends[rep].record()
             torch.cuda.synchronize()
-            times = [s.elapsed_time(e) for s, e in zip(starts, ends)]
+            times = [s.elapsed_time(e) / inner for s, e in zip(starts, ends)]
         times.sort()
         median = times[len(times) // 2] if len(times) % 2 else (times[len(times) // 2 - 1] + times[len(times) // 2]) / 2
         q1 = times[len(times) // 4]
@@ -623,6 +628,7 @@ class Bench:
             "minMs": times[0],
             "maxMs": times[-1],
             "reps": reps,
+            "perSample": inner,
             "warmup": warmup,
             "iqrPct": round(100 * (q3 - q1) / median, 2) if median > 0 else None,
         }
