@@ -10,7 +10,7 @@ import type { Payload } from "../../src/validate/payload.js";
 import { FIXTURES, cpuModePayload, savedReports } from "./fixtures.js";
 
 const kb = loadKnowledgeBase();
-const h100 = JSON.parse(readFileSync(join(FIXTURES, "h100-torch-facts.json"), "utf8")) as {
+const h100 = JSON.parse(readFileSync(join(FIXTURES, "..", "h100-raw", "torch.txt"), "utf8")) as {
   arch_list: string[];
   name: string;
 };
@@ -52,7 +52,10 @@ test("TF32 off on an sm_80+ GPU is a warning that shows the measured float32 / T
 
 test("host transfers are held against the H100's PCIe gen5 x16 link from nvidia-smi", () => {
   const payload = withDevice([9, 0]);
-  const csv = readFileSync(join(FIXTURES, "h100-nvidia-smi-query.csv"), "utf8").trim().split("\n")[1] ?? "";
+  const csv =
+    readFileSync(join(FIXTURES, "..", "h100-raw", "query.csv"), "utf8")
+      .trim()
+      .split("\n")[1] ?? "";
   const cells = csv.split(",").map((c) => c.trim());
   const gpu = {
     index: 0,
