@@ -16,9 +16,8 @@ export function savedReports(): Array<{ file: string; report: ValidateReport }> 
     }));
 }
 
-export function cpuModePayload(): Payload {
-  return parsePayload(
-    JSON.parse(readFileSync(join(FIXTURES, "payload-cpu-mode.json"), "utf8")),
-    "payload-cpu-mode.json",
-  );
+/** The payload's CPU test mode: torch 1.13 (no SDPA) by default, or torch 2.13 (SDPA through torch.nn.attention). */
+export function cpuModePayload(torch: "1.13" | "2.13" = "1.13"): Payload {
+  const name = torch === "1.13" ? "payload-cpu-mode.json" : "payload-cpu-mode-torch2.json";
+  return parsePayload(JSON.parse(readFileSync(join(FIXTURES, name), "utf8")), name);
 }

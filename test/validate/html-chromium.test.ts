@@ -58,21 +58,27 @@ for (const { file, report } of savedReports()) {
   });
 }
 
-test("achieved-vs-peak bars show the measured figures", async () => {
+test("achieved-vs-peak and attention-backend bars show the measured figures", async () => {
   const peak = {
     name: "test peaks",
     tflops: { bf16: 1, fp16: 1, tf32: 0.5, fp32: 0.05 },
     memoryBandwidthGBs: 50,
     sources: ["test input"],
   };
-  const report = judgePayload(cpuModePayload(), loadKnowledgeBase(), { transport: "local", peak });
-  const withRatio = report.items.filter((i) => i.ratio !== undefined);
+  const report = judgePayload(cpuModePayload("2.13"), loadKnowledgeBase(), { transport: "local", peak });
+  const withRatio = report.items.filter((i) => i.ratio !== undefined && i.category !== "sdpa");
   assert.ok(withRatio.length >= 3, "matmul and membw are held against the peaks");
   const file = join(work, "cpu-mode.html");
   writeFileSync(file, renderHtmlReport(toHtmlReport(report)));
   const page = await checkPage(file, report);
-  // One measured bar and one reference bar per figure held against a peak.
-  assert.equal(page.svgRects, withRatio.length * 2);
+  // One measured bar and one reference bar per figure held against a peak; one bar for manual
+  // attention and each backend that ran (and the default dispatch).
+  const sdpa = report.items.filter(
+    (i) => i.category === "sdpa" && i.measured?.unit === "x manual" && i.id !== "bench.sdpa.fused",
+  );
+  assert.ok(sdpa.length >= 2, "flash and math ran on the CPU");
+  assert.equal(page.svgRects, withRatio.length * 2 + 1 + sdpa.length + 1);
+  for (const item of sdpa) assert.ok(page.text.includes(`${item.measured?.value.toFixed(2)}x`), item.title);
   for (const item of withRatio) {
     const pct = `${((item.ratio ?? 0) * 100).toFixed(0)}%`;
     assert.ok(page.text.includes(pct), `chart shows ${pct} for ${item.title}`);

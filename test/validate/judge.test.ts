@@ -99,3 +99,36 @@ test("every saved report judges again to the same items (the judging is a pure f
     for (const item of again.items) assert.ok(item.reason.length > 0, `${item.id} says why`);
   }
 });
+
+test("SDPA on torch 2.13: per-backend speedups, unavailable backends with torch's reason, one fused verdict", () => {
+  const items = judgePayload(cpuModePayload("2.13"), kb, { transport: "local" }).items;
+  const base = "bench.sdpa.bfloat16.2x4x128x32";
+  const flash = items.find((i) => i.id === `${base}.flash`);
+  assert.equal(flash?.status, "info");
+  assert.equal(flash?.measured?.unit, "x manual");
+  assert.match(flash?.reason ?? "", /^\d+\.\d\dx manual, /);
+  const cudnn = items.find((i) => i.id === `${base}.cudnn`);
+  assert.equal(cudnn?.status, "skip");
+  assert.match(cudnn?.reason ?? "", /^unavailable: RuntimeError: No viable backend/);
+  const fused = items.find((i) => i.id === "bench.sdpa.fused");
+  assert.match(
+    fused?.reason ?? "",
+    /^best: flash \d+\.\d\dx over manual attention at bfloat16 B2 H4 S128 D32/,
+  );
+  assert.equal(fused?.reference?.value, 1.2, "no GPU: the least strict minimum");
+});
+
+test("SDPA with no fused backend is a failure: it falls back to math", () => {
+  const payload = structuredClone(cpuModePayload("2.13"));
+  const sdpa = payload.benchmarks.results.find((r) => r.name === "sdpa")?.data as {
+    cases: Array<{ backends: Record<string, { available: boolean; reason?: string }> }>;
+  };
+  const flash = sdpa.cases[0]?.backends.flash;
+  assert.ok(flash);
+  sdpa.cases[0]!.backends.flash = { available: false, reason: "test: flash switched off" };
+  const fused = judgePayload(payload, kb, { transport: "local" }).items.find(
+    (i) => i.id === "bench.sdpa.fused",
+  );
+  assert.equal(fused?.status, "fail");
+  assert.match(fused?.reason ?? "", /SDPA falls back to math/);
+});
