@@ -8,9 +8,14 @@ between runs), or torch.utils.benchmark.Timer where triton is missing, and print
 number, the independent one and the difference. The target: every figure within 5%.
 """
 import json
+import os
 import sys
 
 import torch
+
+# "cpu" only to try this script on a machine without a GPU against a report of validate's CPU test
+# mode (the figures then mean nothing; the code paths run).
+DEVICE = os.environ.get("GPUPREP_ACCURACY_DEVICE", "cuda")
 
 
 def timer_ms():
@@ -42,8 +47,8 @@ def matmul_rows(data, time_ms):
         dtype_name, n = case["dtype"], case["n"]
         torch.backends.cuda.matmul.allow_tf32 = dtype_name == "tf32"
         dtype = torch.float32 if dtype_name in ("tf32", "float32") else getattr(torch, dtype_name)
-        a = torch.randn(n, n, device="cuda").to(dtype)
-        b = torch.randn(n, n, device="cuda").to(dtype)
+        a = torch.randn(n, n, device=DEVICE).to(dtype)
+        b = torch.randn(n, n, device=DEVICE).to(dtype)
         ms = time_ms(lambda: torch.matmul(a, b))
         rows.append(("matmul %s %d^3 TFLOP/s" % (dtype_name, n), case["tflops"], 2.0 * n**3 / (ms * 1e-3) / 1e12))
         del a, b
@@ -56,7 +61,7 @@ def membw_rows(data, time_ms):
     if "gbps" not in data:
         return []
     count = data["bytes"] // 4
-    src = torch.randn(count, device="cuda")
+    src = torch.randn(count, device=DEVICE)
     dst = torch.empty_like(src)
     ms = time_ms(lambda: dst.copy_(src))
     del src, dst
@@ -65,10 +70,12 @@ def membw_rows(data, time_ms):
 
 
 def transfer_rows(data, time_ms):
+    if DEVICE == "cpu":
+        return []
     size = data["bytes"]
     host = torch.randint(0, 256, (size,), dtype=torch.uint8).pin_memory()
     back = torch.empty(size, dtype=torch.uint8).pin_memory()
-    device = torch.empty(size, dtype=torch.uint8, device="cuda")
+    device = torch.empty(size, dtype=torch.uint8, device=DEVICE)
     rows = []
     if "gbps" in (data.get("h2d") or {}):
         ms = time_ms(lambda: device.copy_(host, non_blocking=True))
@@ -102,7 +109,7 @@ def sdpa_rows(data, time_ms):
         dtype = getattr(torch, case["dtype"])
         shape = (case["batch"], case["heads"], case["seq"], case["headDim"])
         label = "%s B%d H%d S%d D%d" % ((case["dtype"],) + shape)
-        q, k, v = (torch.randn(shape, device="cuda").to(dtype) for _ in range(3))
+        q, k, v = (torch.randn(shape, device=DEVICE).to(dtype) for _ in range(3))
         manual_ms = time_ms(lambda: manual_attention(q, k, v))
         rows.append(("manual attention ms %s" % label, manual["medianMs"], manual_ms))
         for name, run in case["backends"].items():
@@ -120,7 +127,7 @@ def sdpa_rows(data, time_ms):
 def main():
     report = json.load(open(sys.argv[1]))
     out_file = sys.argv[2] if len(sys.argv) > 2 else None
-    if not torch.cuda.is_available():
+    if DEVICE == "cuda" and not torch.cuda.is_available():
         print("no CUDA device here: nothing to time independently")
         return
     method, time_ms = timer_ms()
@@ -132,12 +139,12 @@ def main():
         ("transfer", transfer_rows),
         ("sdpa", sdpa_rows),
     ):
-        if name in data:
+        if data.get(name):
             try:
                 rows.extend(function(data[name], time_ms))
             except Exception as exc:  # one failing figure should not hide the others
                 print("%s: independent timing failed: %s" % (name, exc))
-    print("independent timer: %s; torch %s; %s" % (method, torch.__version__, torch.cuda.get_device_name()))
+    print("independent timer: %s; torch %s; %s" % (method, torch.__version__, torch.cuda.get_device_name() if DEVICE == "cuda" else "cpu"))
     print("%-52s %12s %12s %8s" % ("figure", "validate", "independent", "diff %"))
     worst = 0.0
     records = []
