@@ -8,7 +8,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import type { ProjectFacts, Requirement } from "../facts/schema.js";
 import { UserError, errorMessage } from "../errors.js";
-import { parseRequirement } from "./requirement.js";
+import { normalizeName, parseRequirement } from "./requirement.js";
 
 type RequirementsFile = ProjectFacts["requirementsFiles"][number];
 type Pyproject = NonNullable<ProjectFacts["pyproject"]>;
@@ -111,7 +111,8 @@ function readPyproject(path: string): Pyproject {
     optionalDependencies: optional,
     dependencyGroups: groups,
     uv: {
-      sources: table(uv["sources"], path, "tool.uv.sources"),
+      // Plain JSON objects (smol-toml builds null-prototype tables), as a snapshot stores them.
+      sources: JSON.parse(JSON.stringify(table(uv["sources"], path, "tool.uv.sources"))) as Table,
       indexes: indexes.map((entry, i) => {
         const index = table(entry, path, `tool.uv.index[${i}]`);
         if (typeof index["url"] !== "string") {
@@ -203,8 +204,21 @@ function readRequirementsFile(
       } else if (flag === "-i" || flag === "--index-url") entry.indexUrls.push(need());
       else if (flag === "--extra-index-url") entry.extraIndexUrls.push(need());
       else if (flag === "-e" || flag === "--editable") {
-        const requirement = parseRequirement(need(), `${label}:${line}`);
-        if (requirement) entry.requirements.push(requirement);
+        // `-e .` / `-e ./lib`: a local project; its name is not known without building it.
+        const target = need();
+        const origin = `${label}:${line}`;
+        entry.requirements.push(
+          parseRequirement(target, origin) ?? {
+            name: basename(resolve(dirname(real), target)),
+            normalizedName: normalizeName(basename(resolve(dirname(real), target))),
+            specifier: "",
+            extras: [],
+            marker: null,
+            url: target,
+            raw: text,
+            origin,
+          },
+        );
       }
       // Other options (--find-links, --pre, --no-binary, --hash ...) do not change what gets pinned.
       continue;

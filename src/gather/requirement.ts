@@ -27,6 +27,9 @@ export function parseRequirement(raw: string, origin: string): Requirement | nul
       origin,
     );
   }
+  // pip's VCS / archive URL form: git+https://...@v1.0#egg=name
+  const egg = /^(?:[a-z]+\+)?[a-z]+:\/\/\S*#(?:\S*&)?egg=([A-Za-z0-9._-]+)/.exec(text);
+  if (egg) return requirement(egg[1] ?? "", "", [], markerOf(text), text.split(/\s/)[0] ?? null, raw, origin);
   const match = NAME.exec(text);
   if (!match) return null;
   const [, name = "", extrasText, rest = ""] = match;

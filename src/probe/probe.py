@@ -194,10 +194,11 @@ def child_run(raw, parse_result=True):
 
 
 def nvidia_number(value):
-    try:
-        return float(value) if "." in value else int(value)
-    except ValueError:
+    # nounits gives "81559"; tolerate "81559 MiB" from drivers or wrappers that ignore nounits.
+    match = re.match(r"^\s*(\d+(?:\.\d+)?)", value)
+    if not match:
         return None
+    return float(match.group(1)) if "." in match.group(1) else int(match.group(1))
 
 
 def nvidia_string(value):
@@ -241,7 +242,7 @@ def nvidia_facts(children):
         return facts
     for line in query["stdout"].splitlines():
         cells = [cell.strip() for cell in line.split(",")]
-        if len(cells) < 13:
+        if len(cells) < 13 or cells[0] == "index":  # short or a header line
             continue
         facts["driverVersion"] = nvidia_string(cells[8])
         facts["gpus"].append({

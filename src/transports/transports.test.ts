@@ -1,0 +1,97 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { UserError } from "../errors.js";
+import { runProbe } from "../gather/probe.js";
+import { containerCommand, containerTransport, imageCommand, imageTransport } from "./docker.js";
+import { shellQuote } from "./spawn.js";
+import { sshCommand, sshTransport } from "./ssh.js";
+
+test("command lines: docker exec / docker run feed the probe on stdin; ssh quotes for the remote shell", () => {
+  assert.deepEqual(containerCommand("trainer", "python3", ["--fast"]), [
+    "exec",
+    "-i",
+    "trainer",
+    "python3",
+    "-",
+    "--fast",
+  ]);
+  assert.deepEqual(imageCommand("nvcr.io/nvidia/pytorch:25.10-py3", "python", [], true), [
+    "run",
+    "--rm",
+    "-i",
+    "--gpus",
+    "all",
+    "nvcr.io/nvidia/pytorch:25.10-py3",
+    "python",
+    "-",
+  ]);
+  assert.ok(!imageCommand("img", "python3", [], false).includes("--gpus"));
+  assert.deepEqual(sshCommand("gpu-node-1", "/opt/my env/bin/python", ["--child-timeout", "45"]), [
+    "-o",
+    "BatchMode=yes",
+    "--",
+    "gpu-node-1",
+    "'/opt/my env/bin/python' - --child-timeout 45",
+  ]);
+  assert.equal(shellQuote("it's"), `'it'\\''s'`);
+  assert.equal(sshTransport("h").describe(), "python3 on h (ssh)");
+});
+
+async function withPath<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  const saved = process.env["PATH"];
+  process.env["PATH"] = path;
+  try {
+    return await fn();
+  } finally {
+    process.env["PATH"] = saved;
+  }
+}
+
+test("docker or ssh missing: one-line UserError with a hint", async () => {
+  for (const transport of [
+    containerTransport("web"),
+    imageTransport("img", "python3", false),
+    sshTransport("h"),
+  ]) {
+    await withPath("/nonexistent", async () => {
+      await assert.rejects(transport.runPython("print(1)", [], 5000), (error: unknown) => {
+        assert.ok(error instanceof UserError);
+        assert.match(error.message, /(docker|ssh) is not installed or not on PATH/);
+        return true;
+      });
+    });
+  }
+});
+
+// Needs a running Docker engine and a local image with python3 (no pulls: tests run offline).
+const TEST_IMAGE = process.env["GPUPREP_TEST_IMAGE"] ?? "python:3.12-slim";
+function dockerSkipReason(): string | false {
+  if (spawnSync("docker", ["info"], { stdio: "ignore", timeout: 10000 }).status !== 0)
+    return "no Docker engine is up";
+  if (spawnSync("docker", ["image", "inspect", TEST_IMAGE], { stdio: "ignore" }).status !== 0) {
+    return `image ${TEST_IMAGE} is not present locally (set GPUPREP_TEST_IMAGE)`;
+  }
+  return false;
+}
+const dockerSkip = dockerSkipReason();
+
+test("docker run and docker exec run the probe inside a real container", { skip: dockerSkip }, async () => {
+  const fromImage = await runProbe(imageTransport(TEST_IMAGE, "python3", false), {
+    fast: true,
+    timeoutMs: 60000,
+  });
+  assert.equal(fromImage.host.container.inContainer, true);
+  const name = `gpuprep-test-${process.pid}`;
+  assert.equal(spawnSync("docker", ["run", "-d", "--name", name, TEST_IMAGE, "sleep", "120"]).status, 0);
+  try {
+    const inside = await runProbe(containerTransport(name), { fast: true, timeoutMs: 60000 });
+    assert.equal(inside.host.container.runtime, "docker");
+    await assert.rejects(
+      runProbe(containerTransport(name, "python9"), { fast: true, timeoutMs: 60000 }),
+      UserError,
+    );
+  } finally {
+    spawnSync("docker", ["rm", "-f", name], { stdio: "ignore" });
+  }
+});
