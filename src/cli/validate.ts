@@ -1,15 +1,150 @@
-/** Placeholder until the validate command lands: it says so instead of pretending. */
-import { UserError } from "../errors.js";
-import type { Command } from "./command.js";
+/** `gpuprep validate`: environment checks and GPU benchmarks, judged against the GPU's own peak. */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { UserError, errorMessage } from "../errors.js";
+import { loadKnowledgeBase } from "../kb/index.js";
+import { renderHtmlReport } from "../report/html.js";
+import { renderJUnit } from "../report/junit.js";
+import { judgePayload } from "../validate/judge.js";
+import {
+  ONLY_NAMES,
+  parsePayload,
+  runPayload,
+  type Payload,
+  type PayloadOptions,
+} from "../validate/payload.js";
+import { REPORT_SCHEMA_ID, type ValidateReport } from "../validate/report.js";
+import { renderText, toHtmlReport, toJUnitSuites } from "../validate/render.js";
+import { parseCommandArgs } from "./args.js";
+import { EXIT_FINDINGS, EXIT_OK, type Command } from "./command.js";
+import { makeStyle, useColor } from "./output.js";
+
+const HELP = `gpuprep validate: environment checks and GPU benchmarks against the hardware's own peak
+
+usage: gpuprep validate [flags]
+
+Checks: torch built with CUDA, GPU visible, the GPU's architecture covered by SASS (not JIT),
+a real kernel runs with a checked result, numpy interop, common extensions import, and a model
+loads from --model PATH. Benchmarks: SDPA per backend vs manual attention, bf16/fp16/tf32
+matmul, device memory bandwidth, pinned host<->device bandwidth, NCCL all-reduce (2+ GPUs).
+
+flags:
+  --python PATH   the interpreter of the environment to validate (default: python3 on PATH);
+                  this build runs it locally only (no docker/ssh transports yet)
+  --quick         fewer shapes and sizes
+  --only LIST     comma-separated: ${ONLY_NAMES.join(", ")}
+                  (the torch/CUDA/GPU checks always run)
+  --model PATH    also load this model: a .safetensors / torch.save file or a Hugging Face-style dir
+  --json          print the report as JSON (it holds the raw payload; --from reads it back)
+  --junit FILE    also write JUnit XML
+  --html FILE     also write a self-contained HTML report
+  --from FILE     judge and render a report saved with --json instead of running anything
+
+exit: 0 every check passed or was skipped (warnings allowed), 1 something failed, 2 the tool could not run`;
 
 export const validateCommand: Command = {
   name: "validate",
-  summary: "validate",
-  help: "gpuprep validate: not available in this build yet",
-  async run() {
-    throw new UserError(
-      "gpuprep validate is not available in this build yet",
-      "see the README for the commands that are",
-    );
+  summary: "environment checks and GPU benchmarks against the hardware's peak",
+  help: HELP,
+  async run(argv) {
+    const { values } = parseCommandArgs("validate", {
+      args: argv,
+      options: {
+        python: { type: "string" },
+        quick: { type: "boolean" },
+        only: { type: "string" },
+        model: { type: "string" },
+        json: { type: "boolean" },
+        junit: { type: "string" },
+        html: { type: "string" },
+        from: { type: "string" },
+      },
+      allowPositionals: false,
+    });
+    const kb = loadKnowledgeBase();
+    let payload: Payload;
+    let transport = "local";
+    if (values.from) {
+      const saved = readSaved(values.from);
+      payload = saved.payload;
+      transport = saved.transport;
+    } else {
+      payload = await runPayload(values.python ?? "python3", payloadOptions(values));
+    }
+    const report = judgePayload(payload, kb, { transport });
+    if (values.junit) writeOutput(values.junit, renderJUnit(toJUnitSuites(report), "gpuprep validate"));
+    if (values.html) writeOutput(values.html, renderHtmlReport(toHtmlReport(report)));
+    if (values.json) console.log(JSON.stringify(report, null, 2));
+    else console.log(renderText(report, makeStyle(useColor())));
+    return report.summary.fail > 0 ? EXIT_FINDINGS : EXIT_OK;
   },
 };
+
+function payloadOptions(values: { quick?: boolean; only?: string; model?: string }): PayloadOptions {
+  const options: PayloadOptions = { quick: values.quick === true };
+  if (values.only !== undefined) {
+    const names = values.only
+      .split(",")
+      .map((n) => n.trim())
+      .filter(Boolean);
+    const unknown = names.filter((n) => !(ONLY_NAMES as readonly string[]).includes(n));
+    if (names.length === 0 || unknown.length > 0) {
+      throw new UserError(
+        `validate: --only does not know "${unknown.join(", ") || values.only}"`,
+        `names: ${ONLY_NAMES.join(", ")}`,
+      );
+    }
+    options.only = names;
+  }
+  if (values.model !== undefined) {
+    const path = resolve(values.model);
+    if (!existsSync(path)) {
+      throw new UserError(
+        `validate: --model ${values.model} does not exist`,
+        "pass a .safetensors / .pt / .bin file or a model directory",
+      );
+    }
+    options.model = path;
+  }
+  return options;
+}
+
+function readSaved(file: string): { payload: Payload; transport: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UserError(
+      `validate: cannot read ${file} (${errorMessage(error)})`,
+      "pass a file written by `gpuprep validate --json`",
+    );
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new UserError(
+      `validate: ${file} is not valid JSON (${errorMessage(error)})`,
+      "pass a file written by `gpuprep validate --json`",
+    );
+  }
+  const report = data as Partial<ValidateReport> | null;
+  if (!report || typeof report !== "object" || report.schema !== REPORT_SCHEMA_ID) {
+    throw new UserError(
+      `validate: ${file} is not a validate report (no "schema": "${REPORT_SCHEMA_ID}")`,
+      "pass a file written by `gpuprep validate --json`",
+    );
+  }
+  return { payload: parsePayload(report.payload, file), transport: String(report.transport ?? "local") };
+}
+
+function writeOutput(file: string, content: string): void {
+  try {
+    writeFileSync(file, content);
+  } catch (error) {
+    throw new UserError(
+      `validate: cannot write ${file} (${errorMessage(error)})`,
+      "choose a path in a writable directory",
+    );
+  }
+}

@@ -1,0 +1,380 @@
+/** The benchmarks, each figure held against the GPU's own peak (or the PCIe link's rate). */
+import { z } from "zod";
+import {
+  MatmulDataSchema,
+  MembwDataSchema,
+  NcclDataSchema,
+  SdpaDataSchema,
+  TransferDataSchema,
+  type BenchResult,
+  type Payload,
+} from "./payload.js";
+import type { GpuPeak, Status, ValidationItem } from "./report.js";
+import {
+  MATMUL_LIMITS,
+  MEMBW_LIMITS,
+  PCIE_LANE_GBS,
+  TRANSFER_LIMITS,
+  judgeRatio,
+  sdpaMinSpeedup,
+} from "./thresholds.js";
+import { describeRun } from "./judge-checks.js";
+
+export interface BenchContext {
+  peak: GpuPeak | null;
+  ccMajor: number | null;
+}
+
+function item(
+  id: string,
+  category: string,
+  title: string,
+  status: Status,
+  reason: string,
+  extra: Partial<ValidationItem> = {},
+): ValidationItem {
+  return { id: `bench.${id}`, group: "benchmark", category, title, status, reason, ...extra };
+}
+
+const TITLES: Record<string, string> = {
+  sdpa: "SDPA backends vs manual attention",
+  matmul: "matmul TFLOP/s",
+  membw: "device memory bandwidth",
+  transfer: "pinned host <-> device bandwidth",
+  nccl: "NCCL all-reduce bus bandwidth",
+};
+
+export function judgeBenchmarks(payload: Payload, context: BenchContext): ValidationItem[] {
+  const items: ValidationItem[] = [];
+  const bench = payload.benchmarks;
+  for (const result of bench.results) items.push(...judgeOne(result, payload, context));
+  // Benchmarks that never reported: the child crashed or timed out before or while running them.
+  const reported = new Set(bench.results.map((r) => r.name));
+  for (const name of bench.wanted.filter((n) => !reported.has(n))) {
+    const how = bench.run ? describeRun(bench.run) : "it did not start";
+    const why =
+      name === bench.running
+        ? `the benchmark process died while running it: ${how}`
+        : `not run: the benchmark process ended first (${how})`;
+    items.push(item(name, name, TITLES[name] ?? name, "fail", why));
+  }
+  return items;
+}
+
+function judgeOne(result: BenchResult, payload: Payload, context: BenchContext): ValidationItem[] {
+  const title = TITLES[result.name] ?? result.name;
+  if (result.skipped) return [item(result.name, result.name, title, "skip", result.skipped)];
+  if (result.error) return [item(result.name, result.name, title, "fail", `raised ${result.error}`)];
+  switch (result.name) {
+    case "matmul":
+      return judgeMatmul(MatmulDataSchema.parse(result.data), context);
+    case "membw":
+      return [judgeMembw(MembwDataSchema.parse(result.data), context)];
+    case "transfer":
+      return judgeTransfer(TransferDataSchema.parse(result.data), payload);
+    case "sdpa":
+      return judgeSdpa(SdpaDataSchema.parse(result.data), context);
+    case "nccl":
+      return [judgeNccl(NcclDataSchema.parse(result.data))];
+    default:
+      return [];
+  }
+}
+
+const PEAK_KEY: Record<string, keyof GpuPeak["tflops"]> = {
+  bfloat16: "bf16",
+  float16: "fp16",
+  tf32: "tf32",
+  float32: "fp32",
+};
+
+function judgeMatmul(data: z.infer<typeof MatmulDataSchema>, context: BenchContext): ValidationItem[] {
+  const largest = new Map<string, number>();
+  for (const c of data.cases) largest.set(c.dtype, Math.max(largest.get(c.dtype) ?? 0, c.n));
+  return data.cases.map((c) => {
+    const id = `matmul.${c.dtype}.${c.n}`;
+    const title = `${c.dtype} matmul ${c.m}x${c.n}x${c.k}`;
+    if (c.error || c.tflops === null || c.tflops === undefined) {
+      return item(id, "matmul", title, "fail", `raised ${c.error ?? "no timing"}`);
+    }
+    const measured = { value: c.tflops, unit: "TFLOP/s" };
+    const timing = `median ${c.medianMs?.toFixed(3)} ms of ${c.reps} runs`;
+    if (c.ok === false) {
+      return item(id, "matmul", title, "fail", `wrong result: rel. error ${c.relError} vs float64`, {
+        measured,
+      });
+    }
+    const key = PEAK_KEY[c.dtype];
+    const peak = key && context.peak ? context.peak.tflops[key] : null;
+    if (!peak || !context.peak) {
+      return item(
+        id,
+        "matmul",
+        title,
+        "info",
+        `${c.tflops.toFixed(1)} TFLOP/s (${timing}); no ${c.dtype} peak known for this GPU`,
+        { measured },
+      );
+    }
+    const ratio = c.tflops / peak;
+    const reference = { value: peak, unit: "TFLOP/s", what: `${context.peak.name} dense ${key} peak` };
+    const pct = `${(ratio * 100).toFixed(0)}% of the ${peak} TFLOP/s dense peak`;
+    // Smaller shapes do not fill the chip: shown against the peak, judged only at the largest size.
+    if (c.n !== largest.get(c.dtype)) {
+      return item(
+        id,
+        "matmul",
+        title,
+        "info",
+        `${c.tflops.toFixed(1)} TFLOP/s, ${pct} (${timing}; small shapes are not judged)`,
+        { measured, reference, ratio },
+      );
+    }
+    const status = judgeRatio(ratio, MATMUL_LIMITS);
+    const advice =
+      status === "pass"
+        ? ""
+        : `; under ${MATMUL_LIMITS.pass * 100}%: check clocks and power (nvidia-smi -q -d CLOCK,PERFORMANCE) and other processes on the GPU`;
+    return item(id, "matmul", title, status, `${c.tflops.toFixed(1)} TFLOP/s, ${pct} (${timing})${advice}`, {
+      measured,
+      reference,
+      ratio,
+    });
+  });
+}
+
+function judgeMembw(data: z.infer<typeof MembwDataSchema>, context: BenchContext): ValidationItem {
+  const title = "device copy bandwidth (read + write)";
+  if (!data.gbps) return item("membw", "membw", title, "fail", `raised ${data.error ?? "no timing"}`);
+  const measured = { value: data.gbps, unit: "GB/s" };
+  const text = `${data.gbps.toFixed(0)} GB/s copying ${(data.bytes / 2 ** 30).toFixed(2)} GiB (median ${data.medianMs?.toFixed(3)} ms of ${data.reps})`;
+  if (!data.ok) return item("membw", "membw", title, "fail", `${text}; the copy was wrong`, { measured });
+  const peak = context.peak?.memoryBandwidthGBs;
+  if (!peak || !context.peak)
+    return item("membw", "membw", title, "info", `${text}; no memory bandwidth known for this GPU`, {
+      measured,
+    });
+  const ratio = data.gbps / peak;
+  const status = judgeRatio(ratio, MEMBW_LIMITS);
+  return item("membw", "membw", title, status, `${text}: ${(ratio * 100).toFixed(0)}% of ${peak} GB/s`, {
+    measured,
+    reference: { value: peak, unit: "GB/s", what: `${context.peak.name} memory bandwidth` },
+    ratio,
+  });
+}
+
+function judgeTransfer(data: z.infer<typeof TransferDataSchema>, payload: Payload): ValidationItem[] {
+  if (data.error) return [item("transfer", "transfer", TITLES.transfer as string, "fail", data.error)];
+  const smi = payload.nvidiaSmi.gpus[0];
+  const items: ValidationItem[] = [];
+  let link: { gbps: number; text: string } | null = null;
+  if (smi && smi.pcie_link_gen_max && smi.pcie_link_width_max) {
+    const gen = smi.pcie_link_gen_max;
+    const widthMax = smi.pcie_link_width_max;
+    const width = smi.pcie_link_width_current ?? widthMax;
+    const lane = PCIE_LANE_GBS[gen];
+    if (lane) link = { gbps: lane * width, text: `PCIe gen${gen} x${width}` };
+    const title = "PCIe link width";
+    if (width < widthMax) {
+      items.push(
+        item(
+          "pcie-width",
+          "transfer",
+          title,
+          "warn",
+          `the link trained at x${width} of x${widthMax}: host transfers run at ${((width / widthMax) * 100).toFixed(0)}% of what the slot allows; reseat the card or check the slot / riser`,
+        ),
+      );
+    } else {
+      const genNow = smi.pcie_link_gen_current;
+      const idle =
+        genNow && genNow < gen
+          ? ` (gen${genNow} at the moment of the query: links drop speed when idle)`
+          : "";
+      items.push(
+        item("pcie-width", "transfer", title, "pass", `x${width} of x${widthMax}, gen${gen} max${idle}`),
+      );
+    }
+  }
+  for (const direction of ["h2d", "d2h"] as const) {
+    const r = data[direction];
+    const title = direction === "h2d" ? "pinned host-to-device" : "pinned device-to-host";
+    const id = `transfer.${direction}`;
+    if (!r || !r.gbps) {
+      items.push(item(id, "transfer", title, "fail", `raised ${r?.error ?? "no timing"}`));
+      continue;
+    }
+    const measured = { value: r.gbps, unit: "GB/s" };
+    const text = `${r.gbps.toFixed(1)} GB/s for ${(data.bytes / 2 ** 20).toFixed(0)} MiB (median ${r.medianMs?.toFixed(3)} ms)${data.pinned === false ? ", host memory not pinned" : ""}`;
+    if (data.ok === false) {
+      items.push(item(id, "transfer", title, "fail", `${text}; the data came back wrong`, { measured }));
+    } else if (!link) {
+      items.push(
+        item(
+          id,
+          "transfer",
+          title,
+          "info",
+          `${text}; no PCIe link figures from nvidia-smi to judge against`,
+          { measured },
+        ),
+      );
+    } else {
+      const ratio = r.gbps / link.gbps;
+      items.push(
+        item(
+          id,
+          "transfer",
+          title,
+          judgeRatio(ratio, TRANSFER_LIMITS),
+          `${text}: ${(ratio * 100).toFixed(0)}% of ${link.text} (${link.gbps.toFixed(1)} GB/s per direction)`,
+          {
+            measured,
+            reference: { value: link.gbps, unit: "GB/s", what: `${link.text} raw rate` },
+            ratio,
+          },
+        ),
+      );
+    }
+  }
+  return items;
+}
+
+const FUSED = ["flash", "cudnn", "efficient"] as const;
+
+function judgeSdpa(data: z.infer<typeof SdpaDataSchema>, context: BenchContext): ValidationItem[] {
+  if (data.error) return [item("sdpa", "sdpa", TITLES.sdpa as string, "skip", data.error)];
+  const items: ValidationItem[] = [];
+  for (const c of data.cases) {
+    const shape = `${c.dtype} B${c.batch} H${c.heads} S${c.seq} D${c.headDim}`;
+    const base = `sdpa.${c.dtype}.${c.batch}x${c.heads}x${c.seq}x${c.headDim}`;
+    if (c.error) {
+      items.push(item(base, "sdpa", `SDPA ${shape}`, "skip", c.error));
+      continue;
+    }
+    if (!c.manual?.medianMs) {
+      items.push(
+        item(
+          `${base}.manual`,
+          "sdpa",
+          `manual attention ${shape}`,
+          "fail",
+          `raised ${c.manual?.error ?? "no timing"}`,
+        ),
+      );
+    }
+    for (const [name, run] of Object.entries(c.backends)) {
+      const title = `SDPA ${name} ${shape}`;
+      if (!run.available) {
+        // Flash kernels exist for sm_80 and newer; not having them there is worth a look.
+        const expected = name === "flash" && (context.ccMajor ?? 0) >= 8 && c.headDim <= 256;
+        items.push(
+          item(
+            `${base}.${name}`,
+            "sdpa",
+            title,
+            expected ? "warn" : "skip",
+            `unavailable: ${run.reason ?? "no reason given"}`,
+          ),
+        );
+        continue;
+      }
+      if (run.ok === false) {
+        items.push(
+          item(
+            `${base}.${name}`,
+            "sdpa",
+            title,
+            "fail",
+            `wrong result: rel. error ${run.relError} vs float32 manual attention`,
+          ),
+        );
+        continue;
+      }
+      const speed = run.speedup ? `${run.speedup.toFixed(2)}x manual, ` : "";
+      items.push(
+        item(
+          `${base}.${name}`,
+          "sdpa",
+          title,
+          "info",
+          `${speed}${run.tflops?.toFixed(1)} TFLOP/s, median ${run.medianMs?.toFixed(3)} ms`,
+          {
+            measured: run.speedup
+              ? { value: run.speedup, unit: "x manual" }
+              : { value: run.tflops ?? 0, unit: "TFLOP/s" },
+          },
+        ),
+      );
+    }
+  }
+  items.push(...judgeSdpaOverall(data, context));
+  return items;
+}
+
+/** One verdict: the best fused backend's speedup over manual attention on the largest bf16 shape. */
+function judgeSdpaOverall(data: z.infer<typeof SdpaDataSchema>, context: BenchContext): ValidationItem[] {
+  const cases = data.cases.filter((c) => !c.error && c.manual?.medianMs);
+  if (cases.length === 0) return [];
+  const byWork = [...cases].sort((a, b) => b.flops - a.flops || (a.dtype === "bfloat16" ? -1 : 1));
+  const target = byWork.find((c) => c.dtype === "bfloat16") ?? byWork[0];
+  if (!target) return [];
+  const title = "SDPA uses a fused backend";
+  const shape = `${target.dtype} B${target.batch} H${target.heads} S${target.seq} D${target.headDim}`;
+  const fused = FUSED.map((name) => ({ name, run: target.backends[name] })).filter(
+    (f) => f.run?.available && f.run.speedup,
+  );
+  if (fused.length === 0) {
+    return [
+      item(
+        "sdpa.fused",
+        "sdpa",
+        title,
+        "fail",
+        `no fused backend runs for ${shape}: SDPA falls back to math (O(S^2) memory, no speedup over manual attention)`,
+      ),
+    ];
+  }
+  fused.sort((a, b) => (b.run?.speedup ?? 0) - (a.run?.speedup ?? 0));
+  const best = fused[0] as { name: string; run: { speedup?: number | null } };
+  const speedup = best.run.speedup ?? 0;
+  const minimum = sdpaMinSpeedup(context.ccMajor ?? 0);
+  const status: Status = speedup >= minimum ? "pass" : speedup >= 1 ? "warn" : "fail";
+  const defaultRun = target.default;
+  const dflt = defaultRun?.speedup ? `; default dispatch ${defaultRun.speedup.toFixed(2)}x` : "";
+  return [
+    item(
+      "sdpa.fused",
+      "sdpa",
+      title,
+      status,
+      `best: ${best.name} ${speedup.toFixed(2)}x over manual attention at ${shape} (want >= ${minimum}x on this GPU)${dflt}`,
+      {
+        measured: { value: speedup, unit: "x manual" },
+        reference: { value: minimum, unit: "x manual", what: "least speedup expected on this GPU" },
+        ratio: speedup / minimum,
+      },
+    ),
+  ];
+}
+
+function judgeNccl(data: z.infer<typeof NcclDataSchema>): ValidationItem {
+  const title = "NCCL all-reduce bus bandwidth";
+  if (data.skipped) return item("nccl", "nccl", title, "skip", data.skipped);
+  const sizes = data.sizes ?? [];
+  const largest = sizes[sizes.length - 1];
+  if (!largest) return item("nccl", "nccl", title, "fail", "no sizes measured");
+  const rows = sizes
+    .map((s) => `${(s.bytes / 2 ** 20).toFixed(0)} MiB ${s.busbwGBs.toFixed(1)} GB/s`)
+    .join(", ");
+  return item(
+    "nccl",
+    "nccl",
+    title,
+    "info",
+    `${data.worldSize} ranks (${data.backend}), bus bandwidth: ${rows}; the knowledge base has no interconnect peak to judge against`,
+    {
+      measured: { value: largest.busbwGBs, unit: "GB/s" },
+    },
+  );
+}

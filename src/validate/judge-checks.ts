@@ -1,0 +1,217 @@
+/** The environment checks, judged from the payload: torch, CUDA, GPU, architecture, kernel, numpy, extensions, model. */
+import { coverageFor } from "../kb/compat.js";
+import type { ChildRun, Payload, PayloadEnv } from "./payload.js";
+import type { ValidationItem } from "./report.js";
+
+function check(
+  id: string,
+  category: string,
+  title: string,
+  status: ValidationItem["status"],
+  reason: string,
+): ValidationItem {
+  return { id: `check.${id}`, group: "check", category, title, status, reason };
+}
+
+export function describeRun(run: ChildRun): string {
+  const last = run.stderrTail ? lastLine(run.stderrTail) : "";
+  const where = last && last !== run.error ? ` (stderr: ${last})` : "";
+  return `${run.status}: ${run.error ?? "no detail"}${where}`;
+}
+
+function lastLine(text: string): string {
+  const lines = text
+    .trim()
+    .split("\n")
+    .filter((line) => line.trim() !== "");
+  return (lines[lines.length - 1] ?? "").slice(0, 300);
+}
+
+export function judgeChecks(payload: Payload): ValidationItem[] {
+  const env = payload.env.result;
+  if (!env) {
+    const why = describeRun(payload.env.run);
+    return [
+      check("torch-import", "torch", "torch imports", "fail", `importing torch failed: ${why}`),
+      ...judgeExtensions(payload),
+      ...judgeModel(payload),
+    ];
+  }
+  const items: ValidationItem[] = [
+    check(
+      "torch-import",
+      "torch",
+      "torch imports",
+      "pass",
+      `torch ${env.torch.version} from ${env.torch.file}`,
+    ),
+    cudaBuild(env),
+    gpuVisible(env, payload),
+    ...archCoverage(env),
+    kernelRuns(env),
+    numpyInterop(env),
+  ];
+  return [...items, ...judgeExtensions(payload), ...judgeModel(payload)];
+}
+
+function cudaBuild(env: PayloadEnv): ValidationItem {
+  if (env.torch.cuda) {
+    return check("cuda-build", "torch", "torch built with CUDA", "pass", `CUDA ${env.torch.cuda} build`);
+  }
+  return check(
+    "cuda-build",
+    "torch",
+    "torch built with CUDA",
+    "fail",
+    `torch ${env.torch.version} is a CPU-only build (torch.version.cuda is None): install a CUDA build (\`gpuprep doctor\` names the index)`,
+  );
+}
+
+function gpuVisible(env: PayloadEnv, payload: Payload): ValidationItem {
+  if (env.cudaAvailable && env.deviceCount > 0) {
+    const names = env.devices.map((d) => `${d.name} (${d.capability.join(".")})`).join(", ");
+    return check(
+      "gpu-visible",
+      "gpu",
+      "GPU visible to torch",
+      "pass",
+      `${env.deviceCount} device(s): ${names}`,
+    );
+  }
+  const smi = payload.nvidiaSmi;
+  const driver =
+    smi.status === "ok"
+      ? `nvidia-smi sees ${smi.gpus.length} GPU(s)`
+      : `nvidia-smi: ${smi.error ?? smi.status}`;
+  const why = env.cudaInitError
+    ? `CUDA init failed: ${env.cudaInitError}`
+    : env.torch.cuda
+      ? "torch.cuda.is_available() is False"
+      : "a CPU-only torch cannot use a GPU";
+  return check("gpu-visible", "gpu", "GPU visible to torch", "fail", `${why}; ${driver}`);
+}
+
+/** One item per distinct capability among the devices: SASS for it in torch's own arch list. */
+function archCoverage(env: PayloadEnv): ValidationItem[] {
+  if (env.devices.length === 0) {
+    return [check("arch", "arch", "GPU architecture covered natively", "skip", "no GPU visible to torch")];
+  }
+  const seen = new Set<string>();
+  const items: ValidationItem[] = [];
+  for (const device of env.devices) {
+    const [major, minor] = device.capability;
+    const key = `${major}.${minor}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const verdict = coverageFor(env.archList, { major, minor });
+    const list = env.archList.join(" ") || "(empty)";
+    const id = seen.size === 1 ? "arch" : `arch.${key}`;
+    const title = `sm_${major}${minor} covered natively`;
+    const torchWarning = env.warnings.find((w) => /compatible|capability|sm_\d+/i.test(w));
+    const extra = torchWarning ? `; torch warned: ${torchWarning.slice(0, 200)}` : "";
+    if (verdict.how === "sass") {
+      items.push(check(id, "arch", title, "pass", `SASS via ${verdict.via.join(", ")} (arch list: ${list})`));
+    } else if (verdict.how === "ptx-jit") {
+      items.push(
+        check(
+          id,
+          "arch",
+          title,
+          "warn",
+          `no SASS for ${key}: kernels are JIT-compiled from ${verdict.via[0]} PTX at first use (slow start, possibly slower kernels); arch list: ${list}${extra}`,
+        ),
+      );
+    } else {
+      items.push(
+        check(
+          id,
+          "arch",
+          title,
+          "fail",
+          `this torch has no code for ${key} (arch list: ${list}): kernels fail with "no kernel image is available"${extra}`,
+        ),
+      );
+    }
+  }
+  return items;
+}
+
+function kernelRuns(env: PayloadEnv): ValidationItem {
+  const title = "a CUDA kernel runs with the right result";
+  if (!env.kernel) return check("kernel", "kernel", title, "skip", "no GPU visible to torch");
+  if (env.kernel.ok) {
+    return check(
+      "kernel",
+      "kernel",
+      title,
+      "pass",
+      `512^2 matmul rel. error ${fmtErr(env.kernel.relError)} vs float64`,
+    );
+  }
+  return check("kernel", "kernel", title, "fail", env.kernel.error ?? "the result was wrong");
+}
+
+function fmtErr(value: number | null | undefined): string {
+  return value === null || value === undefined ? "n/a" : value.toExponential(1);
+}
+
+function numpyInterop(env: PayloadEnv): ValidationItem {
+  const title = "numpy interop";
+  const numpy = env.numpy;
+  if (!numpy.version) {
+    return check(
+      "numpy",
+      "numpy",
+      title,
+      "warn",
+      `numpy does not import (${numpy.error ?? "not installed"})`,
+    );
+  }
+  if (numpy.roundTrip) {
+    return check(
+      "numpy",
+      "numpy",
+      title,
+      "pass",
+      `numpy ${numpy.version}: tensor -> array -> tensor round trip`,
+    );
+  }
+  return check(
+    "numpy",
+    "numpy",
+    title,
+    "fail",
+    `numpy ${numpy.version}: ${numpy.error ?? "round trip failed"} (a numpy major torch was not built against?)`,
+  );
+}
+
+function judgeExtensions(payload: Payload): ValidationItem[] {
+  if (!payload.extensions) return [];
+  return payload.extensions.map((ext) => {
+    const id = `extension.${ext.module}`;
+    const title = `import ${ext.module}`;
+    if (!ext.installed) return check(id, "extension", title, "skip", "not installed");
+    if (ext.run?.status === "ok") {
+      const version = ext.result?.version ? ` ${ext.result.version}` : "";
+      return check(id, "extension", title, "pass", `imports${version} (${ext.run.durationMs} ms)`);
+    }
+    return check(id, "extension", title, "fail", ext.run ? describeRun(ext.run) : "did not run");
+  });
+}
+
+function judgeModel(payload: Payload): ValidationItem[] {
+  const model = payload.model;
+  if (!model) return [];
+  const title = "model loads from a local path";
+  if (!model.result) return [check("model", "model", title, "fail", describeRun(model.run))];
+  const r = model.result;
+  const dtypes = Object.entries(r.dtypes)
+    .map(([dtype, count]) => `${dtype} ${count}`)
+    .join(", ");
+  const summary = `${r.tensors} tensors, ${r.parameters.toLocaleString("en-US")} parameters (${dtypes}) from ${r.files.length} file(s) in ${r.loadSeconds} s`;
+  if (r.tensors === 0) return [check("model", "model", title, "fail", `no tensors in ${r.path}`)];
+  if (r.nonFinite.length > 0) {
+    return [check("model", "model", title, "warn", `${summary}; NaN/Inf in: ${r.nonFinite.join(", ")}`)];
+  }
+  return [check("model", "model", title, "pass", summary)];
+}

@@ -1,0 +1,260 @@
+/**
+ * The JSON document validate.py prints, as a zod schema (the single source of the TS types), and
+ * running it with a local interpreter. Benchmark figures are optional everywhere: any of them
+ * may be missing because that benchmark failed, was skipped or crashed half-way.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { UserError, errorMessage } from "../errors.js";
+
+export const PAYLOAD_SCHEMA_ID = "gpuprep.validate.payload";
+export const PAYLOAD_SCHEMA_VERSION = 1;
+
+const num = z.number().nullable().optional();
+const str = z.string().nullable().optional();
+
+export const ChildRunSchema = z.object({
+  status: z.enum(["ok", "error", "crash", "timeout"]),
+  durationMs: z.number(),
+  exitCode: z.number().nullable(),
+  signal: z.string().nullable(),
+  error: z.string().nullable(),
+  stderrTail: z.string().nullable(),
+});
+
+const TimingSchema = z.looseObject({
+  medianMs: z.number(),
+  minMs: z.number(),
+  maxMs: z.number(),
+  reps: z.number(),
+  iqrPct: num,
+});
+
+const EnvSchema = z.looseObject({
+  torch: z.object({ version: z.string(), file: z.string(), cuda: str }),
+  cudaAvailable: z.boolean(),
+  cudaInitError: str,
+  deviceCount: z.number(),
+  devices: z.array(
+    z.looseObject({
+      index: z.number(),
+      name: z.string(),
+      capability: z.tuple([z.number(), z.number()]),
+      totalMemoryBytes: z.number(),
+    }),
+  ),
+  archList: z.array(z.string()),
+  cudnnVersion: num,
+  ncclVersion: str,
+  sdpaApi: z.string(),
+  tf32: z.object({
+    matmul: z.boolean().nullable(),
+    cudnn: z.boolean().nullable(),
+    float32MatmulPrecision: str,
+  }),
+  kernel: z.object({ ran: z.boolean(), ok: z.boolean(), relError: num, error: str }).nullable(),
+  numpy: z.object({ version: str, roundTrip: z.boolean().nullable(), error: str }),
+  warnings: z.array(z.string()),
+});
+
+const ModelSchema = z.looseObject({
+  path: z.string(),
+  kind: z.string(),
+  files: z.array(z.string()),
+  tensors: z.number(),
+  parameters: z.number(),
+  dtypes: z.record(z.string(), z.number()),
+  nonFinite: z.array(z.string()),
+  loadSeconds: z.number(),
+  config: z.object({ modelType: z.unknown(), architectures: z.unknown() }).nullable(),
+});
+
+export const MatmulCaseSchema = TimingSchema.partial().extend({
+  dtype: z.string(),
+  m: z.number(),
+  n: z.number(),
+  k: z.number(),
+  tflops: num,
+  relError: num,
+  ok: z.boolean().optional(),
+  error: str,
+});
+
+const BackendRunSchema = TimingSchema.partial().extend({
+  available: z.boolean().optional(),
+  reason: str,
+  speedup: num,
+  tflops: num,
+  relError: num,
+  ok: z.boolean().optional(),
+  error: str,
+});
+
+export const SdpaCaseSchema = z.looseObject({
+  dtype: z.string(),
+  batch: z.number(),
+  heads: z.number(),
+  seq: z.number(),
+  headDim: z.number(),
+  flops: z.number(),
+  error: str,
+  manual: BackendRunSchema.optional(),
+  default: BackendRunSchema.optional(),
+  backends: z.record(z.string(), BackendRunSchema),
+});
+
+const BandwidthSchema = TimingSchema.partial().extend({ gbps: num, error: str });
+
+const BenchResultSchema = z.looseObject({
+  name: z.string(),
+  skipped: str,
+  error: str,
+  seconds: num,
+  data: z.unknown().optional(),
+});
+
+export const SdpaDataSchema = z.looseObject({ api: z.string(), cases: z.array(SdpaCaseSchema), error: str });
+export const MatmulDataSchema = z.looseObject({ cases: z.array(MatmulCaseSchema) });
+export const MembwDataSchema = BandwidthSchema.extend({ bytes: z.number(), ok: z.boolean() });
+export const TransferDataSchema = z.looseObject({
+  bytes: z.number(),
+  pinned: z.boolean().optional(),
+  h2d: BandwidthSchema.optional(),
+  d2h: BandwidthSchema.optional(),
+  ok: z.boolean().optional(),
+  error: str,
+});
+export const NcclDataSchema = z.looseObject({
+  worldSize: z.number(),
+  skipped: str,
+  backend: str,
+  sizes: z
+    .array(z.object({ bytes: z.number(), medianMs: z.number(), algbwGBs: z.number(), busbwGBs: z.number() }))
+    .optional(),
+});
+
+const SmiGpuSchema = z.looseObject({
+  index: z.number().nullable(),
+  name: z.string(),
+  pcie_link_gen_current: num,
+  pcie_link_gen_max: num,
+  pcie_link_width_current: num,
+  pcie_link_width_max: num,
+});
+
+export const PayloadSchema = z.object({
+  schema: z.literal(PAYLOAD_SCHEMA_ID),
+  schemaVersion: z.literal(PAYLOAD_SCHEMA_VERSION),
+  python: z.object({ executable: z.string(), version: z.string() }),
+  options: z.record(z.string(), z.unknown()),
+  nvidiaSmi: z.object({
+    status: z.enum(["ok", "not-found", "failed"]),
+    error: str,
+    gpus: z.array(SmiGpuSchema),
+  }),
+  env: z.object({ run: ChildRunSchema, result: EnvSchema.nullable() }),
+  extensions: z
+    .array(
+      z.object({
+        module: z.string(),
+        installed: z.boolean(),
+        run: ChildRunSchema.nullable(),
+        result: z.object({ version: str }).nullable(),
+      }),
+    )
+    .nullable(),
+  model: z.object({ run: ChildRunSchema, result: ModelSchema.nullable() }).nullable(),
+  benchmarks: z.object({
+    run: ChildRunSchema.nullable(),
+    results: z.array(BenchResultSchema),
+    running: str,
+    wanted: z.array(z.string()),
+  }),
+  durationMs: z.number(),
+});
+
+export type Payload = z.infer<typeof PayloadSchema>;
+export type PayloadEnv = z.infer<typeof EnvSchema>;
+export type BenchResult = z.infer<typeof BenchResultSchema>;
+export type ChildRun = z.infer<typeof ChildRunSchema>;
+
+export const BENCHMARK_NAMES = ["sdpa", "matmul", "membw", "transfer", "nccl"] as const;
+export const CHECK_NAMES = ["extensions", "model"] as const;
+export const ONLY_NAMES = [...BENCHMARK_NAMES, ...CHECK_NAMES, "checks", "benchmarks"] as const;
+
+export interface PayloadOptions {
+  quick?: boolean;
+  only?: string[];
+  model?: string;
+  /** "cpu": every benchmark at toy sizes on the CPU. Only for testing on machines without a GPU. */
+  device?: "cuda" | "cpu";
+  extensions?: string[];
+  timeouts?: Partial<Record<"env" | "bench" | "extension" | "model", number>>;
+}
+
+/** Parse the payload's stdout (or a saved copy); a clear UserError when it is not one. */
+export function parsePayload(data: unknown, origin: string): Payload {
+  const parsed = PayloadSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue ? issue.path.join(".") || "(top level)" : "(unknown)";
+    throw new UserError(
+      `${origin} is not a validate payload this gpuprep reads (at ${where}: ${issue?.message ?? "invalid"})`,
+      "run `gpuprep validate` again with this gpuprep version",
+    );
+  }
+  return parsed.data;
+}
+
+export const PAYLOAD_PATH = fileURLToPath(new URL("./validate.py", import.meta.url));
+
+/**
+ * Runs validate.py with `python` and parses its JSON. The payload keeps its own per-section time
+ * limits; this outer limit only catches an interpreter that hangs before it starts.
+ */
+export async function runPayload(
+  python: string,
+  options: PayloadOptions,
+  timeoutMs = 1_500_000,
+): Promise<Payload> {
+  const { stdout, stderr, code, signal } = await new Promise<{
+    stdout: string;
+    stderr: string;
+    code: number | null;
+    signal: string | null;
+  }>((resolve, reject) => {
+    const child = spawn(python, [PAYLOAD_PATH, JSON.stringify(options)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    // Our own timer (not spawn's timeout option), cleared on every ending so it never holds the process open.
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      if (error.code === "ENOENT") {
+        reject(new UserError(`Python interpreter "${python}" was not found`, "pass one with --python PATH"));
+      } else reject(new UserError(`could not start "${python}": ${errorMessage(error)}`, null));
+    });
+    child.on("close", (exitCode, exitSignal) => {
+      clearTimeout(timer);
+      resolve({ stdout: out, stderr: err, code: exitCode, signal: exitSignal });
+    });
+  });
+  const lastLine = stdout.trim().split("\n").pop() ?? "";
+  let data: unknown;
+  try {
+    data = JSON.parse(lastLine);
+  } catch {
+    const why = signal ? `was killed by ${signal}` : `exited with code ${String(code)} and printed no JSON`;
+    const detail = stderr.trim().split("\n").slice(-1)[0] ?? "";
+    throw new UserError(
+      `the validate payload run by ${python} ${why}${detail ? `: ${detail}` : ""}`,
+      "the payload needs Python >= 3.8; check the interpreter with `--python PATH`",
+    );
+  }
+  return parsePayload(data, `the output of ${python}`);
+}

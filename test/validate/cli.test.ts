@@ -1,0 +1,83 @@
+/** `gpuprep validate` as a user runs it: exit codes, one-line errors, JUnit and JSON outputs. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FIXTURES } from "./fixtures.js";
+
+const MAIN = join(import.meta.dirname, "..", "..", "src", "cli", "main.js");
+const work = mkdtempSync(join(tmpdir(), "gpuprep-validate-cli-"));
+const gpuprep = (...args: string[]) =>
+  spawnSync(process.execPath, [MAIN, "validate", ...args], { encoding: "utf8" });
+
+test("bad input is one line and a hint, exit 2", () => {
+  const notJson = join(work, "not.json");
+  writeFileSync(notJson, "{}");
+  const cases: Array<[string[], RegExp]> = [
+    [["--only", "matmul,bogus"], /--only does not know "bogus"/],
+    [["--model", join(work, "missing.safetensors")], /--model .* does not exist/],
+    [["--python", join(work, "no-such-python")], /Python interpreter ".*no-such-python" was not found/],
+    [["--from", notJson], /is not a validate report/],
+    [["--frobnicate"], /validate: Unknown option '--frobnicate'/],
+  ];
+  for (const [args, message] of cases) {
+    const run = gpuprep(...args);
+    assert.equal(run.status, 2, `${args.join(" ")}: ${run.stderr}`);
+    const lines = run.stderr.trim().split("\n");
+    assert.equal(lines.length, 2, run.stderr);
+    assert.match(lines[0] ?? "", message);
+    assert.match(lines[1] ?? "", /^ {2}hint: /);
+  }
+});
+
+test("a failing run exits 1 and writes well-formed JUnit XML with one case per item", () => {
+  const file = join(FIXTURES, "report-debian-torch-cpu.json");
+  const saved = JSON.parse(readFileSync(file, "utf8")) as {
+    summary: Record<string, number>;
+    items: unknown[];
+  };
+  const xml = join(work, "validate.xml");
+  const run = gpuprep("--from", file, "--junit", xml);
+  assert.equal(run.status, 1, run.stderr);
+  assert.match(run.stdout, /FAIL\s+torch built with CUDA/);
+  // Python's XML parser reads it back: counts match the report.
+  const parsed = spawnSync(
+    "python3",
+    [
+      "-c",
+      "import sys,json,xml.etree.ElementTree as E;r=E.parse(sys.argv[1]).getroot();print(json.dumps([r.get('tests'),r.get('failures'),r.get('skipped'),len(r.findall('.//testcase')),len(r.findall('.//failure')),len(r.findall('.//skipped'))]))",
+      xml,
+    ],
+    { encoding: "utf8" },
+  );
+  assert.equal(parsed.status, 0, parsed.stderr);
+  const [tests, failures, skipped, cases, failureTags, skippedTags] = JSON.parse(parsed.stdout) as [
+    string,
+    string,
+    string,
+    number,
+    number,
+    number,
+  ];
+  assert.equal(Number(tests), saved.items.length);
+  assert.equal(cases, saved.items.length);
+  assert.equal(Number(failures), saved.summary.fail);
+  assert.equal(failureTags, saved.summary.fail);
+  assert.equal(Number(skipped), saved.summary.skip);
+  assert.equal(skippedTags, saved.summary.skip);
+});
+
+test("--json prints the report with its raw payload", () => {
+  const run = gpuprep("--from", join(FIXTURES, "report-no-torch.json"), "--json");
+  assert.equal(run.status, 1);
+  const report = JSON.parse(run.stdout) as {
+    schema: string;
+    payload: { schema: string };
+    items: Array<{ id: string; status: string }>;
+  };
+  assert.equal(report.schema, "gpuprep.validate");
+  assert.equal(report.payload.schema, "gpuprep.validate.payload");
+  assert.equal(report.items.find((i) => i.id === "check.torch-import")?.status, "fail");
+});
