@@ -13,7 +13,7 @@ export const numpyAbiMismatch: Rule = {
   id: "numpy-abi-mismatch",
   title: "NumPy 1.x / 2.x ABI mismatch",
   severity: "error",
-  check(facts) {
+  check(facts, kb) {
     const numpy = facts.python.numpy;
     const live = torchLive(facts);
     const evidence: Evidence[] = [
@@ -28,6 +28,17 @@ export const numpyAbiMismatch: Rule = {
     if (torchWarning) {
       if (!broken.includes("torch")) broken.push("torch");
       evidence.push(ev("torch warning", torchWarning));
+    }
+    // Without a live run (--fast), the knowledge base says what NumPy torch's wheels were built for.
+    const torch = facts.python.torch;
+    const platform = facts.host.cpuArch === "aarch64" ? "linux-aarch64" : "linux-x86_64";
+    const builds = torch
+      ? kb.torchBuildsForVersion(torch.version).filter((b) => b.platform === platform)
+      : [];
+    const builtForNumpy1 = builds.length > 0 && builds.every((b) => b.numpyBuildMajor === 1);
+    if (!live && torch && builtForNumpy1 && numpy?.version.startsWith("2.")) {
+      broken.push("torch");
+      evidence.push(ev("knowledge base", `torch ${torch.version} Linux wheels were built against NumPy 1.x`));
     }
     for (const ext of facts.python.extensions) {
       const text = `${ext.error ?? ""}\n${ext.stderrTail ?? ""}`;
