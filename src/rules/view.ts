@@ -21,8 +21,11 @@ export function envVar(facts: Facts, name: string): string | undefined {
   return facts.python.env[name];
 }
 
-/** Environment variables that NVIDIA's NGC PyTorch images set; the first present names the image. */
-const NGC_MARKERS = ["NVIDIA_PYTORCH_VERSION", "PYTORCH_BUILD_VERSION", "NVIDIA_BUILD_ID"] as const;
+/**
+ * The variable NGC PyTorch images set to their release ("25.01"). Only this one: PYTORCH_BUILD_VERSION
+ * is also set by anyone building torch from source, and NVIDIA_BUILD_ID by every NGC image.
+ */
+const NGC_MARKERS = ["NVIDIA_PYTORCH_VERSION"] as const;
 
 /** The NGC PyTorch marker seen ("NVIDIA_PYTORCH_VERSION=25.01"), or null outside such an image. */
 export function ngcMarker(facts: Facts): { name: string; value: string } | null {
