@@ -2,10 +2,29 @@
  * The one module rules and the planner ask compatibility questions through. They hold no tables
  * of their own.
  */
-import { loadPackagedData, type KnowledgeBaseData } from "./load.js";
-import type { ArchRow, CudaToolkitRow } from "./types.js";
+import { loadData, type KnowledgeBaseData } from "./load.js";
+import type { ArchRow, CudaToolkitRow, ExtensionRow, GpuRow, NgcImageRow, TorchBuildRow } from "./types.js";
 import { driverSupport, parseComputeCapability, type DriverSupport } from "./compat.js";
 import { compareVersions, majorMinor } from "../util/version.js";
+import { resolveGpu, type GpuResolution } from "./queries/gpu.js";
+import {
+  effectiveDriver,
+  evaluateTorchBuilds,
+  type TorchBuildChoice,
+  type TorchBuildEvaluation,
+  type TorchBuildQuery,
+} from "./queries/torch.js";
+import { judgeNgcImage, ngcImagesFor, type NgcImageQuery, type NgcImageVerdict } from "./queries/ngc.js";
+
+export type { GpuResolution } from "./queries/gpu.js";
+export type {
+  TorchBuildChoice,
+  TorchBuildEvaluation,
+  TorchBuildQuery,
+  TorchBuildRejection,
+  CpuArch,
+} from "./queries/torch.js";
+export type { NgcImageQuery, NgcImageVerdict } from "./queries/ngc.js";
 
 export class KnowledgeBase {
   constructor(readonly data: KnowledgeBaseData) {}
@@ -41,12 +60,98 @@ export class KnowledgeBase {
     native.sort((a, b) => compareVersions(b.version, a.version));
     return native[0] ?? null;
   }
+
+  /** A GPU by name (nvidia-smi, torch or user spelling) or capability ("12.1", "sm_120"). */
+  gpu(nameOrCc: string): GpuRow | null {
+    return this.resolveGpu(nameOrCc).match;
+  }
+
+  /** Like gpu(), plus the closest rows when nothing matches (for error messages). */
+  resolveGpu(text: string): GpuResolution {
+    return resolveGpu(this.data.gpus, text);
+  }
+
+  /**
+   * The build of a torch version ("2.5.1", "2.11", "2.11.0+cu130") for a variant ("cu124") and
+   * platform; the variant may be left empty when the version carries it (+cu130).
+   */
+  torchBuild(torch: string, variant: string, platform: TorchBuildRow["platform"]): TorchBuildRow | null {
+    const tag = variant || (torch.includes("+") ? (torch.split("+")[1] ?? "") : "");
+    const series = majorMinor(torch);
+    return (
+      this.data.torchBuilds.find(
+        (row) => row.torch === series && row.variant === tag && row.platform === platform,
+      ) ?? null
+    );
+  }
+
+  /** Every build (variant x platform) of a torch release ("2.11" or "2.11.0"). */
+  torchBuildsForVersion(torch: string): TorchBuildRow[] {
+    const series = majorMinor(torch);
+    return this.data.torchBuilds.filter((row) => row.torch === series);
+  }
+
+  /** Builds that run on this GPU + driver + CPU + Python, best first, with install commands. */
+  torchBuildsFor(query: TorchBuildQuery): TorchBuildChoice[] {
+    return this.evaluateTorchBuilds(query).choices;
+  }
+
+  /** torchBuildsFor plus every build of the platform that was turned down, with the reason. */
+  evaluateTorchBuilds(query: TorchBuildQuery): TorchBuildEvaluation {
+    const gpuMinDriver = this.minDriverForCapability(query.computeCapability);
+    return evaluateTorchBuilds(this.data.torchBuilds, this.data.cudaToolkits, query, gpuMinDriver);
+  }
+
+  /**
+   * The lowest driver NVIDIA states for GPUs of this capability (e.g. HGX B200: 570.133.20), or
+   * null where we have none. Taken from the GPU table, the highest among rows of that capability.
+   */
+  minDriverForCapability(computeCapability: string): string | null {
+    const cc = parseComputeCapability(computeCapability);
+    if (!cc) return null;
+    const floors = this.data.gpus
+      .filter((row) => row.computeCapability === `${cc.major}.${cc.minor}` && row.minDriverLinux)
+      .map((row) => row.minDriverLinux as string)
+      .sort(compareVersions);
+    return floors[floors.length - 1] ?? null;
+  }
+
+  /** Is this driver too old for this GPU (null when we know no floor). */
+  driverTooOldForGpu(gpu: GpuRow, driverVersion: string): boolean | null {
+    if (!gpu.minDriverLinux) return null;
+    return compareVersions(effectiveDriver(driverVersion), gpu.minDriverLinux) < 0;
+  }
+
+  /** An NGC PyTorch image by tag ("25.01", "25.01-py3" or the full nvcr.io reference). */
+  ngcImage(tag: string): NgcImageRow | null {
+    const match = /(\d{2}\.\d{2})/.exec(tag);
+    if (!match) return null;
+    return this.data.ngcImages.find((row) => row.tag === match[1]) ?? null;
+  }
+
+  /** NGC images that run on this GPU + driver + CPU architecture, newest first. */
+  ngcImagesFor(query: NgcImageQuery): NgcImageRow[] {
+    return ngcImagesFor(this.data.ngcImages, this.data.cudaToolkits, query);
+  }
+
+  /** Every NGC image with the verdict for this machine and its reason, newest first. */
+  judgeNgcImages(query: NgcImageQuery): NgcImageVerdict[] {
+    return this.data.ngcImages
+      .map((image) => judgeNgcImage(image, this.data.cudaToolkits, query))
+      .sort((a, b) => compareVersions(b.image.tag, a.image.tag));
+  }
+
+  /** An extension package row by PyPI name (case and -/_ insensitive). */
+  extension(name: string): ExtensionRow | null {
+    const norm = (text: string) => text.toLowerCase().replace(/[-_.]+/g, "-");
+    return this.data.extensions.find((row) => norm(row.name) === norm(name)) ?? null;
+  }
 }
 
 let cached: KnowledgeBase | null = null;
 
-/** The packaged knowledge base (loaded once per process). */
+/** The packaged knowledge base merged with the user's overlay (loaded once per process). */
 export function loadKnowledgeBase(): KnowledgeBase {
-  cached ??= new KnowledgeBase(loadPackagedData());
+  cached ??= new KnowledgeBase(loadData());
   return cached;
 }

@@ -1,21 +1,109 @@
-/** Loads the packaged knowledge-base tables (src/kb/data/*.json, copied into dist/ by the build). */
+/**
+ * Loads the packaged knowledge-base tables (src/kb/data/*.json, copied into dist/ by the build),
+ * checks every row against its schema, and merges the user's overlay (written by `gpuprep kb
+ * update`) over them.
+ */
 import { readFileSync } from "node:fs";
-import type { ArchRow, CudaToolkitRow } from "./types.js";
+import type { z } from "zod";
+import type { ArchRow, CudaToolkitRow, ExtensionRow, GpuRow, NgcImageRow, TorchBuildRow } from "./types.js";
+import {
+  archRowSchema,
+  cudaToolkitRowSchema,
+  extensionRowSchema,
+  gpuRowSchema,
+  ngcImageRowSchema,
+  tableSchema,
+  torchBuildRowSchema,
+} from "./schema.js";
+import { readOverlay, type Overlay } from "./overlay.js";
 
 export interface KnowledgeBaseData {
   archs: ArchRow[];
   cudaToolkits: CudaToolkitRow[];
+  gpus: GpuRow[];
+  torchBuilds: TorchBuildRow[];
+  ngcImages: NgcImageRow[];
+  extensions: ExtensionRow[];
 }
 
-function readTable<Row>(file: string): Row[] {
+/** The table files, their table names and row schemas. */
+export const TABLES = {
+  archs: { file: "archs.json", schema: archRowSchema },
+  cudaToolkits: { file: "cuda-toolkits.json", schema: cudaToolkitRowSchema },
+  gpus: { file: "gpus.json", schema: gpuRowSchema },
+  torchBuilds: { file: "torch-builds.json", schema: torchBuildRowSchema },
+  ngcImages: { file: "ngc-images.json", schema: ngcImageRowSchema },
+  extensions: { file: "extensions.json", schema: extensionRowSchema },
+} as const;
+
+export class KnowledgeBaseDataError extends Error {
+  override name = "KnowledgeBaseDataError";
+}
+
+/** Validate one table document; the error names the file, the row and the field. */
+export function parseTable<Row extends z.ZodType>(
+  name: string,
+  file: string,
+  rowSchema: Row,
+  json: unknown,
+): z.infer<Row>[] {
+  const result = tableSchema(name, rowSchema).safeParse(json);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue ? issue.path.join(".") : "?";
+    throw new KnowledgeBaseDataError(`${file}: ${where}: ${issue?.message ?? "invalid"}`);
+  }
+  return result.data.rows as z.infer<Row>[];
+}
+
+function readTable<K extends keyof KnowledgeBaseData>(name: K): KnowledgeBaseData[K] {
+  const { file, schema } = TABLES[name];
   const url = new URL(`./data/${file}`, import.meta.url);
-  const parsed = JSON.parse(readFileSync(url, "utf8")) as { rows: Row[] };
-  return parsed.rows;
+  return parseTable(
+    name,
+    file,
+    schema as z.ZodType,
+    JSON.parse(readFileSync(url, "utf8")),
+  ) as KnowledgeBaseData[K];
 }
 
+/** The tables exactly as packaged, validated. */
 export function loadPackagedData(): KnowledgeBaseData {
   return {
-    archs: readTable<ArchRow>("archs.json"),
-    cudaToolkits: readTable<CudaToolkitRow>("cuda-toolkits.json"),
+    archs: readTable("archs"),
+    cudaToolkits: readTable("cudaToolkits"),
+    gpus: readTable("gpus"),
+    torchBuilds: readTable("torchBuilds"),
+    ngcImages: readTable("ngcImages"),
+    extensions: readTable("extensions"),
   };
+}
+
+/**
+ * Packaged data with the overlay's torch builds merged in: a build we already know keeps its
+ * sourced arch list and gains any Python versions the index shows; a build we do not know is
+ * added as the index shows it (arch list empty: the index has file names only).
+ */
+export function mergeOverlay(data: KnowledgeBaseData, overlay: Overlay | null): KnowledgeBaseData {
+  if (!overlay) return data;
+  const torchBuilds = data.torchBuilds.map((row) => ({ ...row, pythons: [...row.pythons] }));
+  const key = (row: Pick<TorchBuildRow, "torch" | "variant" | "platform">) =>
+    `${row.torch}|${row.variant}|${row.platform}`;
+  const byKey = new Map(torchBuilds.map((row) => [key(row), row]));
+  for (const seen of overlay.torchBuilds) {
+    const known = byKey.get(key(seen));
+    if (known) {
+      for (const python of seen.pythons) if (!known.pythons.includes(python)) known.pythons.push(python);
+      known.pythons.sort((a, b) => Number(a.slice(2).replace("t", "")) - Number(b.slice(2).replace("t", "")));
+    } else {
+      torchBuilds.push(seen);
+      byKey.set(key(seen), seen);
+    }
+  }
+  return { ...data, torchBuilds };
+}
+
+/** Packaged data plus the user's overlay, if one exists and is valid. */
+export function loadData(overlayPath?: string): KnowledgeBaseData {
+  return mergeOverlay(loadPackagedData(), readOverlay(overlayPath));
 }

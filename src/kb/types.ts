@@ -11,8 +11,12 @@ export interface Source {
   note?: string;
 }
 
-/** primary: vendor doc or project file; measured: our own run; secondary: maintainer statement or third-party measurement. */
-export type Confidence = "primary" | "measured" | "secondary";
+/**
+ * primary: vendor doc or project file; measured: our own run; secondary: maintainer statement or
+ * third-party measurement; index: seen on the PyTorch wheel index by `gpuprep kb update` (file
+ * names only, so the arch list is unknown).
+ */
+export type Confidence = "primary" | "measured" | "secondary" | "index";
 
 /** One compute capability (e.g. 9.0): its names and what code can target it. */
 export interface ArchRow {
@@ -57,6 +61,10 @@ export interface GpuRow {
   /** Integrated systems: the host CPU architecture and whether CPU and GPU share memory. */
   hostCpuArch: "x86_64" | "aarch64" | null;
   unifiedMemory: boolean;
+  /** Lowest Linux driver that supports this GPU at all, where NVIDIA states one. */
+  minDriverLinux?: string | null;
+  /** Jetson-class SoC (integrated, Tegra). */
+  tegra?: boolean;
   sources: Source[];
 }
 
@@ -74,6 +82,60 @@ export interface TorchBuildRow {
   indexUrl: string;
   /** This variant is what a plain `pip install torch` from PyPI gets on this platform. */
   pypiDefault: boolean;
+  /**
+   * true where the build script says +PTX but no shipped wheel was inspected (PyTorch strips PTX
+   * from some releases only): archList then holds only the SASS entries, so queries never count
+   * on PTX for this build.
+   */
+  ptxUnverified?: boolean;
+  confidence: Confidence;
+  sources: Source[];
+}
+
+/** One NVIDIA NGC PyTorch container release (nvcr.io/nvidia/pytorch:YY.MM-py3). */
+export interface NgcImageRow {
+  /** "25.01" */
+  tag: string;
+  /** "nvcr.io/nvidia/pytorch:25.01-py3" */
+  image: string;
+  /** The torch version string the image reports, e.g. "2.6.0a0+ecf3bae40a". */
+  torch: string;
+  /** CUDA toolkit inside the image, e.g. "12.8.0". */
+  cuda: string;
+  /** The driver the release notes require (the toolkit's own driver), Linux. */
+  minDriverLinux: string | null;
+  ubuntu: string | null;
+  python: string | null;
+  numpy: string | null;
+  /** An arm64 (sbsa) image is published under the same tag. */
+  arm64: boolean | null;
+  /** Compute capabilities the release notes say the image supports, e.g. ["7.5", "8.0", ...]. */
+  gpuArchs: string[];
+  /** Bundled packages and the versions the release notes name ("flash-attn": "2.4.2"). */
+  packages: Record<string, string>;
+  /** The pip constraint file the image installs, where the release notes say so. */
+  pipConstraintFile: string | null;
+  confidence: Confidence;
+  sources: Source[];
+}
+
+/** An extension package and which GPUs/platforms its published binaries serve. */
+export interface ExtensionRow {
+  /** PyPI name: flash-attn, xformers, bitsandbytes ... */
+  name: string;
+  /** Short statement per fact, each backed by the row's sources. */
+  summary: string;
+  /** Compute capabilities its kernels are built for or documented to support, as "8.0" etc. */
+  supportedComputeCapabilities: string[];
+  /** Where binary wheels are published: "pypi", "github-releases", "source-only" ... */
+  distribution: string[];
+  /** Platforms its binaries exist for. */
+  platforms: Array<"linux-x86_64" | "linux-aarch64" | "windows-x86_64">;
+  /** Version constraints on torch that its wheels carry, where sourced. */
+  torchPins: string | null;
+  /** GPUs (by capability) for which users must build from source or use another path. */
+  buildFromSourceFor: string[];
+  notes: string[];
   confidence: Confidence;
   sources: Source[];
 }

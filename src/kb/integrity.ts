@@ -1,0 +1,100 @@
+/**
+ * Cross-table contradictions the schemas cannot see: a torch build claiming an arch its CUDA
+ * cannot compile, a toolkit whose GA driver is below its own minor-compatibility floor, two PyPI
+ * defaults for one release, a GPU of an unknown capability. Returns one line per problem.
+ */
+import { existsSync } from "node:fs";
+import { parseCodeTarget } from "./compat.js";
+import type { KnowledgeBaseData } from "./load.js";
+import { compareVersions, majorMinor } from "../util/version.js";
+
+export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): string[] {
+  const problems: string[] = [];
+  const toolkits = new Map(data.cudaToolkits.map((row) => [row.version, row]));
+  const archs = new Set(data.archs.map((row) => row.computeCapability));
+
+  for (const row of data.cudaToolkits) {
+    if (
+      row.minorCompatMinDriverLinux &&
+      compareVersions(row.minDriverLinux, row.minorCompatMinDriverLinux) < 0
+    )
+      problems.push(
+        `CUDA ${row.version}: GA driver ${row.minDriverLinux} is below its minor-compat floor ${row.minorCompatMinDriverLinux}`,
+      );
+  }
+  const byVersion = [...data.cudaToolkits].sort((a, b) => compareVersions(a.version, b.version));
+  for (let i = 1; i < byVersion.length; i++) {
+    const previous = byVersion[i - 1]!;
+    const current = byVersion[i]!;
+    if (compareVersions(current.minDriverLinux, previous.minDriverLinux) < 0)
+      problems.push(
+        `CUDA ${current.version} needs an older driver (${current.minDriverLinux}) than CUDA ${previous.version} (${previous.minDriverLinux})`,
+      );
+  }
+
+  const defaults = new Map<string, string>();
+  for (const build of data.torchBuilds) {
+    const name = `torch ${build.torch} ${build.variant} ${build.platform}`;
+    if (build.cuda && `cu${build.cuda.replace(".", "")}` !== build.variant)
+      problems.push(`${name}: variant does not match CUDA ${build.cuda}`);
+    const toolkit = build.cuda ? toolkits.get(build.cuda) : undefined;
+    if (build.cuda && !toolkit) problems.push(`${name}: CUDA ${build.cuda} is not in the toolkit table`);
+    for (const entry of build.archList) {
+      const target = parseCodeTarget(entry);
+      if (!target) continue;
+      const sm = `${target.major}${target.minor}`;
+      if (toolkit?.sassTargets && !toolkit.sassTargets.includes(sm))
+        problems.push(
+          `${name}: ${entry} cannot be compiled by CUDA ${build.cuda} (targets ${toolkit.sassTargets.join(", ")})`,
+        );
+    }
+    if (build.ptxUnverified && build.archList.some((entry) => entry.startsWith("compute_")))
+      problems.push(`${name}: claims PTX although its PTX is marked unverified`);
+    if (build.pypiDefault) {
+      const key = `${build.torch} ${build.platform}`;
+      if (defaults.has(key))
+        problems.push(`torch ${key}: two PyPI defaults (${defaults.get(key)} and ${build.variant})`);
+      defaults.set(key, build.variant);
+    }
+    if (build.indexUrl !== `https://download.pytorch.org/whl/${build.variant}`)
+      problems.push(`${name}: index URL ${build.indexUrl} does not match the variant`);
+  }
+
+  for (const gpu of data.gpus) {
+    if (!archs.has(gpu.computeCapability))
+      problems.push(`GPU ${gpu.name}: capability ${gpu.computeCapability} is not in the arch table`);
+    const { bf16, fp16, tf32 } = gpu.peakTflops;
+    // Dense tensor TF32 is half of dense BF16 on every NVIDIA part with both; a sparse figure would break it.
+    if (bf16 && tf32 && Math.abs(bf16 / tf32 - 2) > 0.05)
+      problems.push(`GPU ${gpu.name}: BF16 ${bf16} vs TF32 ${tf32} is not 2:1 (sparse figure?)`);
+    if (bf16 && fp16 && bf16 !== fp16) problems.push(`GPU ${gpu.name}: BF16 and FP16 tensor peaks differ`);
+  }
+
+  for (const image of data.ngcImages) {
+    const toolkit = toolkits.get(majorMinor(image.cuda));
+    if (!toolkit) problems.push(`NGC ${image.tag}: CUDA ${image.cuda} is not in the toolkit table`);
+    if (
+      toolkit &&
+      image.minDriverLinux &&
+      compareVersions(image.minDriverLinux, toolkit.minorCompatMinDriverLinux ?? toolkit.minDriverLinux) < 0
+    )
+      problems.push(
+        `NGC ${image.tag}: driver ${image.minDriverLinux} is below CUDA ${toolkit.version}'s floor`,
+      );
+    for (const cc of image.gpuArchs) {
+      const sm = cc.replace(".", "");
+      if (toolkit?.sassTargets && !toolkit.sassTargets.includes(sm))
+        problems.push(`NGC ${image.tag}: ${cc} cannot be compiled by CUDA ${toolkit.version}`);
+    }
+  }
+
+  if (repoRoot) {
+    const tables = Object.entries(data) as Array<[string, Array<{ sources: Array<{ url: string }> }>]>;
+    for (const [table, rows] of tables)
+      for (const row of rows)
+        for (const source of row.sources)
+          if (!source.url.startsWith("http") && !existsSync(`${repoRoot}/${source.url}`))
+            problems.push(`${table}: source ${source.url} does not exist in the repository`);
+  }
+  return problems;
+}

@@ -1,0 +1,161 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { KnowledgeBase } from "./index.js";
+import { loadPackagedData } from "./load.js";
+import { coverageFor, parseComputeCapability } from "./compat.js";
+
+const kb = new KnowledgeBase(loadPackagedData());
+
+test("GPU names as nvidia-smi, torch and users write them", () => {
+  assert.equal(kb.gpu("NVIDIA H100 80GB HBM3")?.name, "NVIDIA H100 80GB HBM3");
+  assert.equal(kb.gpu("h100")?.computeCapability, "9.0");
+  assert.equal(kb.gpu("NVIDIA H100 PCIe")?.memoryBandwidthGBs, 2000);
+  assert.equal(kb.gpu("NVIDIA GB10")?.computeCapability, "12.1");
+  assert.equal(kb.gpu("gb10")?.name, "NVIDIA GB10");
+  assert.equal(kb.gpu("dgx spark")?.name, "NVIDIA GB10");
+  assert.equal(kb.gpu("NVIDIA GeForce RTX 5070 Ti")?.computeCapability, "12.0");
+  assert.equal(kb.gpu("5070ti")?.name, "NVIDIA GeForce RTX 5070 Ti");
+  assert.equal(kb.gpu("rtx 5070 ti")?.name, "NVIDIA GeForce RTX 5070 Ti");
+  assert.equal(kb.gpu("sm_120")?.computeCapability, "12.0");
+  assert.equal(kb.gpu("12.1")?.name, "NVIDIA GB10");
+  assert.equal(kb.gpu("Tesla T4")?.computeCapability, "7.5");
+  assert.equal(kb.gpu("NVIDIA H100 NVL")?.name, "NVIDIA H100 NVL");
+});
+
+test("an unknown GPU name gives the closest matches", () => {
+  const result = kb.resolveGpu("H1OO");
+  assert.equal(result.match, null);
+  assert.ok(
+    result.candidates.some((row) => row.name === "NVIDIA H100 80GB HBM3"),
+    result.candidates.map((r) => r.name).join(),
+  );
+  assert.equal(kb.resolveGpu("quantum toaster").match, null);
+});
+
+test("H100 SXM peaks are the dense datasheet figures (half the sparse ones)", () => {
+  const h100 = kb.gpu("h100")!;
+  assert.deepEqual(h100.peakTflops, { bf16: 989.5, fp16: 989.5, tf32: 494.5, fp32: 67 });
+  assert.equal(h100.memoryBandwidthGBs, 3350);
+});
+
+test("GB10 + driver 580 + aarch64 + Python 3.12: a CUDA 13 aarch64 wheel with sm_120 SASS", () => {
+  const choices = kb.torchBuildsFor({
+    computeCapability: "12.1",
+    driverVersion: "580",
+    cpuArch: "aarch64",
+    python: "3.12",
+  });
+  assert.ok(choices.length > 0);
+  for (const choice of choices) {
+    assert.equal(choice.build.platform, "linux-aarch64");
+    assert.ok(choice.build.pythons.includes("3.12"));
+    assert.equal(choice.runs, "sass"); // GB10 (12.1) runs sm_120 cubins
+  }
+  const best = choices[0]!;
+  assert.equal(best.build.variant, "cu130");
+  assert.equal(best.driver, "native");
+  assert.deepEqual(best.via, ["sm_120"]);
+  assert.equal(
+    best.pip,
+    `pip install "torch==${best.build.torch}.*" --index-url https://download.pytorch.org/whl/cu130`,
+  );
+  // cu126 aarch64 wheels carry only 8.0/9.0: never offered for GB10
+  assert.ok(!choices.some((choice) => choice.build.variant === "cu126"));
+  // 2.11 is the first release whose PyPI aarch64 wheel is CUDA (cu130): offered without an index
+  const pypi = choices.find((choice) => choice.build.torch === "2.11" && choice.build.variant === "cu130")!;
+  assert.equal(pypi.pip, 'pip install "torch==2.11.*"');
+});
+
+test("RTX 5070 Ti + torch 2.5.1 cu124: no kernel image (the crash in the field)", () => {
+  const gpu = kb.gpu("NVIDIA GeForce RTX 5070 Ti")!;
+  const build = kb.torchBuild("2.5.1", "cu124", "linux-x86_64")!;
+  assert.ok(build);
+  assert.equal(build.archList.includes("sm_120"), false);
+  assert.equal(coverageFor(build.archList, parseComputeCapability(gpu.computeCapability)!).how, "none");
+  const evaluation = kb.evaluateTorchBuilds({
+    computeCapability: gpu.computeCapability,
+    driverVersion: "570.133.07",
+    cpuArch: "x86_64",
+  });
+  const rejected = evaluation.rejected.find((entry) => entry.build === build)!;
+  assert.match(rejected.reason, /no kernel image for sm_120/);
+  assert.ok(evaluation.choices.every((choice) => choice.build.torch !== "2.5"));
+  assert.ok(
+    evaluation.choices.some((choice) => choice.build.torch === "2.7" && choice.build.variant === "cu128"),
+  );
+});
+
+test("H100 + torch 2.11.0+cu130 on driver 580.159.04: native sm_90 SASS (our capture)", () => {
+  const build = kb.torchBuild("2.11.0+cu130", "", "linux-x86_64")!;
+  assert.deepEqual(build.archList, ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]);
+  assert.equal(build.confidence, "measured");
+  assert.ok(build.sources.some((source) => source.url === "docs/measurements/2026-11-22-h100.md"));
+  const choice = kb
+    .torchBuildsFor({
+      computeCapability: "9.0",
+      driverVersion: "580.159.04",
+      cpuArch: "x86_64",
+      python: "3.12",
+    })
+    .find((entry) => entry.build === build)!;
+  assert.equal(choice.runs, "sass");
+  assert.deepEqual(choice.via, ["sm_90"]);
+  assert.equal(choice.driver, "native");
+});
+
+test("B200 with driver 535: no build runs, the driver predates the GPU", () => {
+  const b200 = kb.gpu("NVIDIA B200")!;
+  assert.equal(b200.minDriverLinux, "570.133.20");
+  assert.equal(kb.driverTooOldForGpu(b200, "535.230.02"), true);
+  const evaluation = kb.evaluateTorchBuilds({
+    computeCapability: "10.0",
+    driverVersion: "535.230.02",
+    cpuArch: "x86_64",
+  });
+  assert.deepEqual(evaluation.choices, []);
+  const cu128 = evaluation.rejected.find(
+    (entry) => entry.build.torch === "2.11" && entry.build.variant === "cu128",
+  )!;
+  assert.match(cu128.reason, /older than 570\.133\.20, the first driver that supports this GPU/);
+  // with a supported driver the cu128/cu130 builds come back
+  assert.ok(
+    kb.torchBuildsFor({ computeCapability: "10.0", driverVersion: "580.95.05", cpuArch: "x86_64" }).length >
+      0,
+  );
+});
+
+test("driver rules: too old for CUDA 13, and PTX JIT refused under minor-version compatibility", () => {
+  const evaluation = kb.evaluateTorchBuilds({
+    computeCapability: "8.0",
+    driverVersion: "550.54.14",
+    cpuArch: "x86_64",
+  });
+  const cu130 = evaluation.rejected.find((entry) => entry.build.variant === "cu130")!;
+  assert.match(cu130.reason, /too old for CUDA 13\.0/);
+  const cu128 = evaluation.choices.find((entry) => entry.build.variant === "cu128")!;
+  assert.equal(cu128.driver, "minor-compat");
+  // A 13.x GPU has no SASS in 2.7 cu128; only compute_120 PTX, which a 12.x-minor-compat driver cannot JIT.
+  const future = kb.evaluateTorchBuilds({
+    computeCapability: "13.0",
+    driverVersion: "560.35.03",
+    cpuArch: "x86_64",
+  });
+  const ptx = future.rejected.find(
+    (entry) => entry.build.torch === "2.7" && entry.build.variant === "cu128",
+  )!;
+  assert.match(ptx.reason, /only PTX \(compute_120\) covers this GPU/);
+});
+
+test("torch builds per version and unknown versions", () => {
+  const builds = kb.torchBuildsForVersion("2.11.0");
+  assert.deepEqual(builds.map((row) => `${row.variant}/${row.platform}`).sort(), [
+    "cu126/linux-aarch64",
+    "cu126/linux-x86_64",
+    "cu128/linux-aarch64",
+    "cu128/linux-x86_64",
+    "cu130/linux-aarch64",
+    "cu130/linux-x86_64",
+  ]);
+  assert.equal(kb.torchBuild("1.13.1", "cu117", "linux-x86_64"), null);
+  assert.equal(kb.cudaToolkit("13.0")?.sassTargets?.includes("70"), false);
+});

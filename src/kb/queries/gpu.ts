@@ -1,0 +1,87 @@
+/** What a GPU name (as nvidia-smi, torch or a user writes it) or a capability refers to. */
+import { parseComputeCapability } from "../compat.js";
+import type { GpuRow } from "../types.js";
+
+export interface GpuResolution {
+  match: GpuRow | null;
+  /** The closest rows by name, best first (for "did you mean" messages); empty on an exact match. */
+  candidates: GpuRow[];
+}
+
+/** Vendor and family words nvidia-smi adds that users leave out. */
+const NOISE = /\b(nvidia|geforce|tesla|graphics|gpu)\b/g;
+
+/** "NVIDIA GeForce RTX 5070 Ti" -> "rtx5070ti"; "5070ti" -> "5070ti". */
+export function compactName(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(NOISE, " ")
+    .replace(/[^a-z0-9]+/g, "");
+}
+
+function keysOf(row: GpuRow): string[] {
+  const keys = [row.name, ...row.aliases].map(compactName);
+  // "rtx5070ti" is also typed as "5070ti": accept both without listing every spelling.
+  for (const key of [...keys]) if (key.startsWith("rtx") && /^\d/.test(key.slice(3))) keys.push(key.slice(3));
+  return keys;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const saved = row[j] as number;
+      row[j] = Math.min(
+        (row[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        previous + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      previous = saved;
+    }
+  }
+  return row[b.length] as number;
+}
+
+export function resolveGpu(rows: GpuRow[], text: string): GpuResolution {
+  const query = text.trim();
+  if (query === "") return { match: null, candidates: [] };
+  // A capability ("12.1", "sm_120") stands for the first GPU listed with it.
+  if (/^(sm_)?\d{2,3}[af]?$|^\d{1,2}\.\d$/i.test(query)) {
+    const cc = parseComputeCapability(query);
+    const key = cc ? `${cc.major}.${cc.minor}` : "";
+    const same = rows.filter((row) => row.computeCapability === key);
+    if (same.length > 0) return { match: same[0] as GpuRow, candidates: [] };
+  }
+  const wanted = compactName(query);
+  if (wanted === "") return { match: null, candidates: [] };
+  const exact = rows.find((row) => keysOf(row).includes(wanted));
+  if (exact) return { match: exact, candidates: [] };
+  // nvidia-smi names can carry a memory suffix we have not listed ("... 94GB"): accept a unique
+  // row whose key is a prefix of the query.
+  const prefixed = rows.filter((row) => keysOf(row).some((key) => key.length >= 3 && wanted.startsWith(key)));
+  const longest = (row: GpuRow) =>
+    Math.max(
+      ...keysOf(row)
+        .filter((key) => wanted.startsWith(key))
+        .map((key) => key.length),
+    );
+  prefixed.sort((a, b) => longest(b) - longest(a));
+  if (
+    prefixed.length > 0 &&
+    (prefixed.length === 1 || longest(prefixed[0] as GpuRow) > longest(prefixed[1] as GpuRow))
+  )
+    return { match: prefixed[0] as GpuRow, candidates: [] };
+  const scored = rows.map((row) => ({
+    row,
+    score: Math.min(
+      ...keysOf(row).map((key) =>
+        key.includes(wanted) || wanted.includes(key) ? 0 : editDistance(key, wanted),
+      ),
+    ),
+  }));
+  scored.sort((a, b) => a.score - b.score);
+  const candidates = scored.filter((entry) => entry.score <= Math.max(3, wanted.length / 2)).slice(0, 5);
+  return { match: null, candidates: candidates.map((entry) => entry.row) };
+}

@@ -1,0 +1,148 @@
+/**
+ * Which PyTorch builds run on a GPU + driver + CPU architecture + Python, best first, with the
+ * install command for each. A build runs when its wheel carries code the GPU can execute (SASS
+ * of the same major, or PTX the driver can JIT) and the driver runs its CUDA runtime.
+ */
+import {
+  coverageFor,
+  driverSupport,
+  parseComputeCapability,
+  type ComputeCapability,
+  type DriverSupport,
+} from "../compat.js";
+import type { CudaToolkitRow, TorchBuildRow } from "../types.js";
+import { compareVersions, majorMinor, versionParts } from "../../util/version.js";
+
+export type CpuArch = "x86_64" | "aarch64";
+
+export interface TorchBuildQuery {
+  computeCapability: string;
+  driverVersion: string;
+  cpuArch: CpuArch;
+  /** "3.12" or "3.12.3"; leave out to accept any Python. */
+  python?: string;
+}
+
+export interface TorchBuildChoice {
+  build: TorchBuildRow;
+  runs: "sass" | "ptx-jit";
+  /** The arch-list entries that make it run, best first. */
+  via: string[];
+  driver: DriverSupport;
+  pip: string;
+  uv: string;
+  reasons: string[];
+}
+
+export interface TorchBuildRejection {
+  build: TorchBuildRow;
+  reason: string;
+}
+
+export interface TorchBuildEvaluation {
+  choices: TorchBuildChoice[];
+  rejected: TorchBuildRejection[];
+}
+
+export function platformOf(cpuArch: CpuArch): TorchBuildRow["platform"] {
+  return cpuArch === "aarch64" ? "linux-aarch64" : "linux-x86_64";
+}
+
+/**
+ * A bare driver branch ("580") stands for that branch at its newest patch: users type the branch,
+ * and every released 580.x driver is at least 580.65.06 (the CUDA 13.0 GA driver).
+ */
+export function effectiveDriver(driverVersion: string): string {
+  return versionParts(driverVersion).length === 1
+    ? `${versionParts(driverVersion)[0]}.9999.9999`
+    : driverVersion;
+}
+
+export function pythonMatches(build: TorchBuildRow, python: string | undefined): boolean {
+  if (!python) return true;
+  const wanted = python.endsWith("t") ? python : majorMinor(python);
+  return build.pythons.includes(wanted);
+}
+
+/** `pip` and `uv pip` commands that install this build's torch (series or exact version). */
+export function installCommands(build: TorchBuildRow, torchVersion?: string): { pip: string; uv: string } {
+  const pin = torchVersion ? `torch==${torchVersion.split("+")[0]}` : `torch==${build.torch}.*`;
+  const fromPypi = build.pypiDefault;
+  const index = fromPypi ? "" : ` --index-url ${build.indexUrl}`;
+  return { pip: `pip install "${pin}"${index}`, uv: `uv pip install "${pin}"${index}` };
+}
+
+function rank(a: TorchBuildChoice, b: TorchBuildChoice): number {
+  if (a.runs !== b.runs) return a.runs === "sass" ? -1 : 1;
+  const byTorch = compareVersions(b.build.torch, a.build.torch);
+  if (byTorch !== 0) return byTorch;
+  if (a.build.pypiDefault !== b.build.pypiDefault) return a.build.pypiDefault ? -1 : 1;
+  if (a.driver !== b.driver) return a.driver === "native" ? -1 : 1;
+  return compareVersions(b.build.cuda ?? "0", a.build.cuda ?? "0");
+}
+
+export function evaluateTorchBuilds(
+  builds: TorchBuildRow[],
+  toolkits: CudaToolkitRow[],
+  query: TorchBuildQuery,
+  gpuMinDriver: string | null = null,
+): TorchBuildEvaluation {
+  const cc = parseComputeCapability(query.computeCapability);
+  const platform = platformOf(query.cpuArch);
+  const driver = effectiveDriver(query.driverVersion);
+  const choices: TorchBuildChoice[] = [];
+  const rejected: TorchBuildRejection[] = [];
+  for (const build of builds) {
+    if (build.platform !== platform) continue;
+    const reason = rejectionReason(build, toolkits, query, cc, driver, gpuMinDriver);
+    if (typeof reason === "string") rejected.push({ build, reason });
+    else choices.push(reason);
+  }
+  choices.sort(rank);
+  return { choices, rejected };
+}
+
+function rejectionReason(
+  build: TorchBuildRow,
+  toolkits: CudaToolkitRow[],
+  query: TorchBuildQuery,
+  cc: ComputeCapability | null,
+  driver: string,
+  gpuMinDriver: string | null,
+): TorchBuildChoice | string {
+  if (!cc) return `"${query.computeCapability}" is not a compute capability`;
+  if (!build.cuda) return "CPU-only build";
+  if (!pythonMatches(build, query.python))
+    return `no wheel for Python ${query.python} (wheels: ${build.pythons.join(", ")})`;
+  if (build.archList.length === 0) return "arch list unknown (seen on the wheel index only)";
+  if (gpuMinDriver && compareVersions(driver, gpuMinDriver) < 0)
+    return `driver ${query.driverVersion} is older than ${gpuMinDriver}, the first driver that supports this GPU`;
+  const coverage = coverageFor(build.archList, cc);
+  const archs = build.archList.join(", ");
+  if (coverage.how === "none")
+    return `no kernel image for sm_${cc.major}${cc.minor}: the wheel has ${archs} and no PTX this GPU can JIT`;
+  const toolkit = toolkits.find((row) => row.version === build.cuda);
+  if (!toolkit) return `CUDA ${build.cuda} is not in the toolkit table`;
+  const support = driverSupport(driver, toolkit);
+  if (support === "unsupported")
+    return `driver ${query.driverVersion} is too old for CUDA ${build.cuda} (needs ${toolkit.minDriverLinux}, or ${toolkit.minorCompatMinDriverLinux ?? "-"} under minor-version compatibility)`;
+  if (coverage.how === "ptx-jit" && support !== "native")
+    return `only PTX (${coverage.via.join(", ")}) covers this GPU, and JIT of CUDA ${build.cuda} PTX needs driver ${toolkit.minDriverLinux} or newer`;
+  const reasons = [
+    coverage.how === "sass"
+      ? `${coverage.via[0] ?? ""} SASS runs natively on compute capability ${cc.major}.${cc.minor}`
+      : `runs through PTX JIT of ${coverage.via[0] ?? ""} (slow first start, no tuned kernels)`,
+    support === "native"
+      ? `driver ${query.driverVersion} runs CUDA ${build.cuda} natively`
+      : `driver ${query.driverVersion} runs CUDA ${build.cuda} under minor-version compatibility`,
+  ];
+  if (build.pypiDefault) reasons.push("this is what a plain `pip install torch` gets from PyPI");
+  return {
+    build,
+    runs: coverage.how,
+    via: coverage.via,
+    driver: support,
+    ...installCommands(build),
+    reasons,
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * Runtime schemas of the knowledge-base tables. Every JSON table is checked against these when it
+ * is loaded, so a malformed row (or an overlay written by an older gpuprep) fails loudly instead
+ * of producing wrong answers. Types stay in types.ts; the `satisfies`-style checks below keep the
+ * two in step at compile time.
+ */
+import { z } from "zod";
+import type { ArchRow, CudaToolkitRow, ExtensionRow, GpuRow, NgcImageRow, TorchBuildRow } from "./types.js";
+
+const version = z.string().regex(/^\d+(\.\d+)*$/, "a dotted numeric version");
+const computeCapability = z.string().regex(/^\d{1,2}\.\d$/, "a compute capability like 9.0");
+const sassTarget = z.string().regex(/^\d{2,3}$/, "an sm number like 90");
+const archListEntry = z.string().regex(/^(sm|compute)_\d{2,3}[af]?$/, "sm_XY or compute_XY");
+
+/** A documentation URL, or a file of this repository (docs/measurements/...). */
+export const sourceSchema = z.object({
+  url: z
+    .string()
+    .refine(
+      (url) => /^https?:\/\/\S+$/.test(url) || /^docs\/[\w./-]+\.md$/.test(url),
+      "a http(s) URL or a docs/*.md file of this repository",
+    ),
+  note: z.string().min(1).optional(),
+});
+
+const sources = z.array(sourceSchema).min(1, "every row needs at least one source");
+const confidence = z.enum(["primary", "measured", "secondary", "index"]);
+
+export const archRowSchema = z.object({
+  computeCapability,
+  architecture: z.string().min(1),
+  examples: z.array(z.string()),
+  tegra: z.boolean(),
+  confidence,
+  sources,
+});
+
+export const cudaToolkitRowSchema = z.object({
+  version: z.string().regex(/^\d+\.\d+$/),
+  minDriverLinux: version,
+  minorCompatMinDriverLinux: version.nullable(),
+  sassTargets: z.array(sassTarget).optional(),
+  ptxIsa: z
+    .string()
+    .regex(/^\d+\.\d+$/)
+    .optional(),
+  confidence,
+  sources,
+});
+
+const tflops = z.number().positive().nullable();
+
+export const gpuRowSchema = z.object({
+  name: z.string().min(1),
+  aliases: z.array(z.string().min(1)),
+  computeCapability,
+  architecture: z.string().min(1),
+  memoryGiB: z.number().positive().nullable(),
+  memoryType: z.string().nullable(),
+  memoryBandwidthGBs: z.number().positive().nullable(),
+  peakTflops: z.object({ bf16: tflops, fp16: tflops, tf32: tflops, fp32: tflops }),
+  hostCpuArch: z.enum(["x86_64", "aarch64"]).nullable(),
+  unifiedMemory: z.boolean(),
+  minDriverLinux: version.nullable().optional(),
+  tegra: z.boolean().optional(),
+  sources,
+});
+
+export const torchBuildRowSchema = z.object({
+  torch: z.string().regex(/^\d+\.\d+$/, "a release series like 2.11"),
+  variant: z.string().regex(/^(cu\d{3}|cpu)$/),
+  platform: z.enum(["linux-x86_64", "linux-aarch64"]),
+  cuda: z
+    .string()
+    .regex(/^\d+\.\d+$/)
+    .nullable(),
+  archList: z.array(archListEntry),
+  pythons: z.array(z.string().regex(/^3\.\d+t?$/)).min(1),
+  numpyBuildMajor: z.number().int().min(1).max(3).nullable(),
+  indexUrl: z.string().url(),
+  pypiDefault: z.boolean(),
+  ptxUnverified: z.boolean().optional(),
+  confidence,
+  sources,
+});
+
+export const ngcImageRowSchema = z.object({
+  tag: z.string().regex(/^\d{2}\.\d{2}$/),
+  image: z.string().regex(/^nvcr\.io\/nvidia\/pytorch:\d{2}\.\d{2}-py3$/),
+  torch: z.string().min(1),
+  cuda: version,
+  minDriverLinux: version.nullable(),
+  ubuntu: z.string().nullable(),
+  python: z.string().nullable(),
+  numpy: z.string().nullable(),
+  arm64: z.boolean().nullable(),
+  gpuArchs: z.array(computeCapability),
+  packages: z.record(z.string(), z.string()),
+  pipConstraintFile: z.string().nullable(),
+  confidence,
+  sources,
+});
+
+export const extensionRowSchema = z.object({
+  name: z.string().min(1),
+  summary: z.string().min(1),
+  supportedComputeCapabilities: z.array(computeCapability),
+  distribution: z.array(z.string().min(1)),
+  platforms: z.array(z.enum(["linux-x86_64", "linux-aarch64", "windows-x86_64"])),
+  torchPins: z.string().nullable(),
+  buildFromSourceFor: z.array(computeCapability),
+  notes: z.array(z.string()),
+  confidence,
+  sources,
+});
+
+/** One table file: { table, rows }. */
+export function tableSchema<Row extends z.ZodType>(name: string, row: Row) {
+  return z.object({ table: z.literal(name), rows: z.array(row) });
+}
+
+// Compile-time agreement between the schemas and the hand-written row types.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const agree: [
+  Same<z.infer<typeof archRowSchema>, ArchRow>,
+  Same<z.infer<typeof cudaToolkitRowSchema>, CudaToolkitRow>,
+  Same<z.infer<typeof gpuRowSchema>, GpuRow>,
+  Same<z.infer<typeof torchBuildRowSchema>, TorchBuildRow>,
+  Same<z.infer<typeof ngcImageRowSchema>, NgcImageRow>,
+  Same<z.infer<typeof extensionRowSchema>, ExtensionRow>,
+] = [true, true, true, true, true, true];
+void agree;

@@ -1,0 +1,138 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, existsSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { KnowledgeBase } from "../src/kb/index.js";
+import { loadData } from "../src/kb/load.js";
+import { parseWheelName } from "../src/kb/update.js";
+
+const run = promisify(execFile);
+const repo = fileURLToPath(new URL("../..", import.meta.url));
+const fixtures = join(repo, "test/fixtures/kb-index/whl/torch");
+const cli = join(repo, "dist/src/cli/main.js");
+
+/** Serves the recorded index pages: PEP 691 JSON when asked for it (unless htmlOnly), else PEP 503 HTML. */
+async function serveIndex(htmlOnly: boolean): Promise<{ server: Server; base: string; requests: string[] }> {
+  const requests: string[] = [];
+  const server = createServer((request, response) => {
+    requests.push(`${request.url} ${request.headers.accept ?? ""}`);
+    if (request.url !== "/whl/torch/") {
+      response.writeHead(404).end("not found");
+      return;
+    }
+    const wantsJson =
+      !htmlOnly && (request.headers.accept ?? "").includes("application/vnd.pypi.simple.v1+json");
+    const file = wantsJson ? "index.json" : "index.html";
+    response.writeHead(200, {
+      "content-type": wantsJson ? "application/vnd.pypi.simple.v1+json" : "text/html",
+    });
+    response.end(readFileSync(join(fixtures, file)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  assert.ok(address && typeof address === "object");
+  return { server, base: `http://127.0.0.1:${address.port}/whl`, requests };
+}
+
+async function gpuprep(args: string[], cacheHome: string) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [cli, ...args], {
+      env: { ...process.env, XDG_CACHE_HOME: cacheHome, NO_COLOR: "1" },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+test("wheel names: variant, Python (incl. free-threaded) and platform; others skipped", () => {
+  assert.deepEqual(
+    parseWheelName("/whl/cu130/torch-2.11.0%2Bcu130-cp314-cp314t-manylinux_2_28_aarch64.whl#sha256=ab"),
+    {
+      torch: "2.11",
+      variant: "cu130",
+      python: "3.14t",
+      platform: "linux-aarch64",
+    },
+  );
+  assert.equal(parseWheelName("torch-2.11.0+cu130-cp312-cp312-win_amd64.whl"), null);
+  assert.equal(parseWheelName("torchvision-0.26.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl"), null);
+});
+
+for (const htmlOnly of [false, true]) {
+  test(`kb update writes a user overlay from the ${htmlOnly ? "PEP 503 HTML" : "PEP 691 JSON"} index, merged at load`, async () => {
+    const { server, base, requests } = await serveIndex(htmlOnly);
+    const cacheHome = mkdtempSync(join(tmpdir(), "gpuprep-kb-"));
+    try {
+      const result = await gpuprep(["kb", "update", "--index-url", base, "--json"], cacheHome);
+      assert.equal(result.code, 0, result.stderr);
+      const summary = JSON.parse(result.stdout);
+      const overlayPath = join(cacheHome, "gpuprep", "kb-overlay.json");
+      assert.equal(summary.overlay, overlayPath);
+      assert.deepEqual(summary.releases.sort(), ["2.11", "2.14"]);
+      assert.match(requests[0] ?? "", /^\/whl\/torch\/ application\/vnd\.pypi\.simple\.v1\+json/);
+
+      const kb = new KnowledgeBase(loadData(overlayPath));
+      // a known build keeps its sourced arch list and gains the free-threaded wheel
+      const known = kb.torchBuild("2.11", "cu130", "linux-aarch64")!;
+      assert.deepEqual(known.archList, ["sm_80", "sm_90", "sm_100", "sm_110", "sm_120"]);
+      assert.ok(known.pythons.includes("3.14t"));
+      assert.notEqual(known.confidence, "index");
+      // a build the packaged data lacks arrives without an arch list, and is never recommended
+      const unknown = kb.torchBuild("2.14.0", "cu129", "linux-x86_64")!;
+      assert.equal(unknown.confidence, "index");
+      assert.deepEqual(unknown.archList, []);
+      assert.equal(unknown.sources[0]?.url, `${base}/torch/`);
+      const evaluation = kb.evaluateTorchBuilds({
+        computeCapability: "9.0",
+        driverVersion: "580.95.05",
+        cpuArch: "x86_64",
+      });
+      assert.ok(
+        evaluation.rejected.some(
+          (entry) => entry.build === unknown && /arch list unknown/.test(entry.reason),
+        ),
+      );
+      // the packaged data itself is untouched
+      assert.equal(
+        readFileSync(join(repo, "src/kb/data/torch-builds.json"), "utf8").includes('"2.14"'),
+        false,
+      );
+    } finally {
+      server.close();
+    }
+  });
+}
+
+test("kb update: an unreachable index and an HTTP error are one-line errors", async () => {
+  const cacheHome = mkdtempSync(join(tmpdir(), "gpuprep-kb-"));
+  const { server, base } = await serveIndex(true);
+  try {
+    const missing = await gpuprep(["kb", "update", "--index-url", `${base}/nothing`], cacheHome);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /gpuprep: error: .*HTTP 404/);
+    assert.doesNotMatch(missing.stderr, /at .*\.js:\d+/);
+    assert.equal(existsSync(join(cacheHome, "gpuprep", "kb-overlay.json")), false);
+  } finally {
+    server.close();
+  }
+  const refused = await gpuprep(["kb", "update", "--index-url", "http://127.0.0.1:9/whl"], cacheHome);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /cannot reach http:\/\/127\.0\.0\.1:9\/whl\/torch\//);
+});
+
+test("a broken overlay is a clear error, not a crash", async () => {
+  const cacheHome = mkdtempSync(join(tmpdir(), "gpuprep-kb-"));
+  mkdirSync(join(cacheHome, "gpuprep"), { recursive: true });
+  writeFileSync(join(cacheHome, "gpuprep", "kb-overlay.json"), '{"format": 7}');
+  const result = await gpuprep(["kb", "gpu", "h100"], cacheHome);
+  assert.equal(result.code, 2);
+  assert.match(result.stderr, /overlay .* does not match/);
+  assert.match(result.stderr, /hint: run `gpuprep kb update` again or delete/);
+});
