@@ -53,8 +53,7 @@ mkdir -p "$WORK/project"
 printf '[project]\nname = "trainer"\nversion = "0.1.0"\ndependencies = ["torch==2.5.1"]\n' >"$WORK/project/pyproject.toml"
 capture h100-project-pins-torch-2.5.1 -- --python "$PY" --project "$WORK/project"
 
-# Wall time beside the anchor in the same run (issue 2: full doctor <= collect_env, --fast <= 1 s).
-bash "$ROOT/bench/doctor-wall-time.sh" "$PY" 3 >>"$LOG" 2>&1
+# Timings beside collect_env are bench/doctor-bench.sh's job; run it in the same session.
 
 tar -C "$WORK" -czf "$OUT/doctor-captures.tar.gz" captures
 cat "$LOG"

@@ -23,6 +23,21 @@ test("gatherFacts: Debian torch + a project -> a Facts snapshot that survives --
   assert.deepEqual(parseFacts(JSON.stringify(facts), "facts.json"), facts);
 });
 
+test("gatherFacts: the current directory is the project when it holds a manifest", async () => {
+  const cwd = process.cwd();
+  const fixture = resolve("test/fixtures/projects/uv-pytorch-extras");
+  process.chdir(fixture);
+  try {
+    const facts = await gatherFacts({ python: "/usr/bin/python3", fast: true });
+    assert.equal(facts.project?.dir, fixture);
+    assert.equal(facts.project?.uvLock?.packages.length, 4);
+    process.chdir(mkdtempSync(join(tmpdir(), "gpuprep-empty-")));
+    assert.equal((await gatherFacts({ python: "/usr/bin/python3", fast: true })).project, null);
+  } finally {
+    process.chdir(cwd);
+  }
+});
+
 test("gatherFacts: no project when asked for none; a malformed manifest fails before the probe", async () => {
   const facts = await gatherFacts({ python: "/usr/bin/python3", projectDir: null, fast: true });
   assert.equal(facts.project, null);

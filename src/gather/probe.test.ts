@@ -218,8 +218,13 @@ test("nvidia-smi: the H100 capture replayed; a driver that fails", async () => {
 test("environment: relevant variables kept, credentials dropped or masked; PIP_CONSTRAINT pins read", async () => {
   const constraints = join(tempDir(), "constraint.txt");
   writeFileSync(constraints, "# pins of the base image\ntorch==2.5.1\nnumpy==1.26.4  # ABI\n");
+  const fromConf = join(tempDir(), "pins.txt");
+  writeFileSync(fromConf, "pyarrow==17.0.0\n");
+  const pipConf = join(tempDir(), "pip.conf");
+  writeFileSync(pipConf, `[install]\nconstraint = ${fromConf}\n`);
   const vars: Record<string, string> = {
     PIP_CONSTRAINT: constraints,
+    PIP_CONFIG_FILE: pipConf,
     PIP_INDEX_URL: "https://user:s3cret@pypi.example.com/simple",
     HF_TOKEN: "hf_secret",
     UV_NO_SYNC: "1",
@@ -248,4 +253,7 @@ test("environment: relevant variables kept, credentials dropped or masked; PIP_C
       ["numpy", "==1.26.4"],
     ],
   );
+  const conf = out.python.constraintFiles.find((f) => f.path === fromConf);
+  assert.equal(conf?.origin, `pip.conf ${pipConf} [install]`);
+  assert.equal(conf?.pins[0]?.spec, "==17.0.0");
 });

@@ -560,7 +560,8 @@ with warnings.catch_warnings(record=True) as caught:
          "deviceCount": 0, "devices": [], "archList": [], "cudnnVersion": None, "ncclVersion": None}
     try:
         r["cudaAvailable"] = bool(torch.cuda.is_available())
-        if r["cudaAvailable"]:
+        # is_available() only says False; init() raises the reason (no driver, driver too old, ...).
+        if r["cudaAvailable"] or r["cudaBuilt"]:
             torch.cuda.init()
             r["deviceCount"] = torch.cuda.device_count()
     except Exception as error:
@@ -634,16 +635,20 @@ def skipped(reason):
             "stderrTail": None}
 
 
-def installed_extensions(sys_path, dists):
+def installed_extensions(sys_path):
+    """(module, location, distribution names) of the extensions present, found by files only."""
     found = []
     for module, dist_names in EXTENSIONS:
         location, _ = find_package(sys_path, module)
-        if location is None:
-            continue
-        dist = next((d for d in dists if d["normalizedName"] in dist_names and d["location"] == location), None)
-        dist = dist or next((d for d in dists if d["normalizedName"] in dist_names), None)
-        found.append((module, dist))
+        if location is not None:
+            found.append((module, location, dist_names))
     return found
+
+
+def owning_distribution(dists, location, dist_names):
+    same_place = [d for d in dists if d["normalizedName"] in dist_names and d["location"] == location]
+    anywhere = [d for d in dists if d["normalizedName"] in dist_names]
+    return (same_place or anywhere or [None])[0]
 
 
 # ---------------------------------------------------------------- env and constraints
@@ -741,25 +746,26 @@ def main():
     nvidia_children = start_nvidia_smi()
     interpreter = interpreter_facts()
     sys_path = interpreter["sysPath"]
-    dists = distributions(sys_path)
-    torch = torch_static(sys_path)
-    extensions = installed_extensions(sys_path, dists)
+    torch_location, _ = find_package(sys_path, "torch")
+    extensions = installed_extensions(sys_path)
 
-    # Start every risky child at once so the total time is that of the slowest.
+    # Start every risky child first and at once: the total is the slowest child, and the file
+    # reading below overlaps with their imports.
     torch_child = None
     ext_children = []
     if not fast:
-        if torch is not None:
+        if torch_location is not None:
             torch_child = python_child(TORCH_CHILD, timeout)
-        for module, _ in extensions:
+        for module, _, _ in extensions:
             ext_children.append(python_child(EXTENSION_CHILD % {"module": module, "mark": RESULT_MARK}, timeout))
 
+    dists = distributions(sys_path)
     host = host_facts(nvidia_children)
     python = {
         "interpreter": interpreter,
         "distributions": dists,
         "duplicates": duplicates(dists),
-        "torch": torch,
+        "torch": torch_static(sys_path),
         "numpy": numpy_static(sys_path, dists),
         "env": env_facts(),
         "constraintFiles": constraint_files(),
@@ -777,12 +783,13 @@ def main():
     python["torchLive"] = live
 
     python["extensions"] = []
-    for index, (module, dist) in enumerate(extensions):
+    for index, (module, location, dist_names) in enumerate(extensions):
         if fast:
             run = skipped("--fast: extensions not imported")
             imported = None
         else:
             run, imported = child_run(ext_children[index].collect())
+        dist = owning_distribution(dists, location, dist_names)
         version = (imported or {}).get("version") or (dist["version"] if dist else None)
         run.update(module=module, distribution=dist["name"] if dist else None, version=version)
         python["extensions"].append(run)
