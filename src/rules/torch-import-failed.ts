@@ -32,7 +32,11 @@ export const torchImportFailed: Rule = {
               : "Reproduce the import and read the first error; a broken or mixed install is fixed by reinstalling torch.",
           commands: [
             `${facts.python.interpreter.executable} -X faulthandler -c "import torch; print(torch.__version__)"`,
-            `${facts.python.interpreter.executable} -m pip install --force-reinstall --no-deps torch==${torch.version}`,
+            // A local tag (+cu130) names a PyTorch index build: keep the tag's index, pin the release.
+            `${facts.python.interpreter.executable} -m pip install --force-reinstall torch==${torch.version.split("+")[0]}` +
+              (/\+(cu\d+|cpu|rocm[\d.]+)$/.test(torch.version)
+                ? ` --index-url https://download.pytorch.org/whl/${torch.version.split("+")[1]}`
+                : ""),
           ],
         },
       }),
