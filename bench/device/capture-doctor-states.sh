@@ -41,6 +41,13 @@ bash "$ROOT/test/fixtures/builders/sm80-extension/build.sh" "$PY" "$WORK/sm80-sr
 "$PY" -m pip install -q --no-build-isolation --no-deps --target "$WORK/sm80-site" "$WORK/sm80-src" >>"$LOG" 2>&1
 capture h100-extension-sm80-only PYTHONPATH="$WORK/sm80-site" -- --python "$PY" --project "$WORK/no-project"
 
+# Two real import failures, checked with --import-check: a torch extension built with the other
+# C++ string ABI (undefined symbol) and a module compiled against NumPy 1.x headers under NumPy 2.
+"$PY" "$ROOT/test/fixtures/builders/abi-extension/build.py" "$WORK/exts" >>"$LOG" 2>&1
+bash "$ROOT/test/fixtures/builders/numpy1-module/build.sh" "$PY" "$ROOT/.device-extra/numpy1-include" "$WORK/exts" >>"$LOG" 2>&1
+capture h100-extensions-abi-numpy1 PYTHONPATH="$WORK/exts" -- --python "$PY" --project "$WORK/no-project" \
+  --import-check abi_ext --import-check np1_module
+
 # torch installed twice: a second, complete copy of the same torch earlier on sys.path.
 SITE=$("$PY" -c 'import torch, os; print(os.path.dirname(os.path.dirname(torch.__file__)))')
 mkdir -p "$WORK/torch-copy"

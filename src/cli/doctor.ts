@@ -31,6 +31,8 @@ where the Python environment is (one of; default: the active venv, else python3)
 
   --project DIR       the project to check pins of (default: the current directory, if it has one)
   --fast              no torch import and no extension imports: facts read from files only
+  --import-check MOD  also import MOD in a child process and report how it fails (your own
+                      compiled extensions); repeatable
   --save FILE         also write the facts snapshot to FILE (for --from, bug reports)
   --json              print { findings, facts, summary } as JSON instead of text
   --sarif FILE        also write the findings as SARIF 2.1.0 to FILE
@@ -45,6 +47,7 @@ const OPTIONS = {
   from: { type: "string" },
   project: { type: "string" },
   fast: { type: "boolean" },
+  "import-check": { type: "string", multiple: true },
   save: { type: "string" },
   json: { type: "boolean" },
   sarif: { type: "string" },
@@ -56,6 +59,19 @@ function writeReport(path: string, text: string, flag: string): void {
   } catch (error) {
     throw new UserError(`cannot write ${path}: ${errorMessage(error)}`, `check the path given to ${flag}`);
   }
+}
+
+/** Module names are dotted identifiers; anything else would only fail obscurely in the probe. */
+function checkedModuleNames(names: string[]): string[] {
+  for (const name of names) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(name)) {
+      throw new UserError(
+        `doctor: --import-check "${name}" is not a Python module name`,
+        "give the name you would write after `import`, e.g. --import-check my_ext",
+      );
+    }
+  }
+  return names;
 }
 
 export const doctorCommand: Command = {
@@ -107,6 +123,7 @@ export const doctorCommand: Command = {
         // Not given: gather checks the current directory when it holds a manifest.
         projectDir: values.project,
         fast: values.fast ?? false,
+        importChecks: checkedModuleNames(values["import-check"] ?? []),
       });
       if (values.save !== undefined) writeFactsFile(values.save, facts);
     }

@@ -24,6 +24,8 @@ export interface GatherOptions {
   /** undefined: the current directory when it holds a manifest; null: no project. */
   projectDir?: string | null;
   fast?: boolean;
+  /** Extra modules to import-check beside the known extensions (a user's own compiled builds). */
+  importChecks?: string[];
   /** Limit for the probe run as a whole (default 120 s; a fresh image pull is not included). */
   timeoutMs?: number;
 }
@@ -63,6 +65,7 @@ export async function gatherFacts(options: GatherOptions): Promise<Facts> {
   const project = projectDir === null ? null : readProject(projectDir);
   const probe = await runProbe(transport, {
     fast: options.fast ?? false,
+    importChecks: options.importChecks ?? [],
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
   return {

@@ -15,6 +15,8 @@ export function probeSource(): string {
 
 export interface ProbeRunOptions {
   fast: boolean;
+  /** Module names the probe import-checks in a child process each, beside the known extensions. */
+  importChecks?: string[];
   /** Limit for the whole probe run; each risky child inside gets a share of it. */
   timeoutMs: number;
 }
@@ -27,6 +29,7 @@ export function childTimeoutSeconds(timeoutMs: number): number {
 export async function runProbe(transport: Transport, options: ProbeRunOptions): Promise<ProbeOutput> {
   const args = ["--child-timeout", String(childTimeoutSeconds(options.timeoutMs))];
   if (options.fast) args.unshift("--fast");
+  for (const module of options.importChecks ?? []) args.push("--import", module);
   const result = await transport.runPython(probeSource(), args, options.timeoutMs);
   return parseProbeResult(transport, result, options.timeoutMs);
 }

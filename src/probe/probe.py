@@ -40,6 +40,7 @@ EXTENSIONS = [
     ("vllm", ["vllm"]),
     ("apex", ["apex"]),
     ("transformer_engine", ["transformer-engine", "transformer-engine-torch"]),
+    ("cudf", ["cudf-cu12", "cudf-cu13", "cudf"]),
 ]
 
 ENV_NAMES = {
@@ -727,7 +728,7 @@ def constraint_files():
 
 
 def parse_args(argv):
-    fast, timeout = False, 60.0
+    fast, timeout, extra_imports = False, 60.0, []
     args = list(argv)
     while args:
         arg = args.pop(0)
@@ -735,19 +736,27 @@ def parse_args(argv):
             fast = True
         elif arg == "--child-timeout" and args:
             timeout = float(args.pop(0))
+        elif arg == "--import" and args:
+            extra_imports.append(args.pop(0))
         else:
             sys.stderr.write("gpuprep probe: unknown argument %r\n" % arg)
             sys.exit(3)
-    return fast, timeout
+    return fast, timeout, extra_imports
 
 
 def main():
-    fast, timeout = parse_args(sys.argv[1:])
+    fast, timeout, extra_imports = parse_args(sys.argv[1:])
     nvidia_children = start_nvidia_smi()
     interpreter = interpreter_facts()
     sys_path = interpreter["sysPath"]
     torch_location, _ = find_package(sys_path, "torch")
     extensions = installed_extensions(sys_path)
+    # Modules the user asked to import-check (their own builds): checked even when not found,
+    # so a typo or a missing build shows up as a failed import rather than silence.
+    known = set(module for module, _, _ in extensions)
+    for module in extra_imports:
+        if module not in known:
+            extensions.append((module, find_package(sys_path, module)[0], []))
 
     # Start every risky child first and at once: the total is the slowest child, and the file
     # reading below overlaps with their imports.
