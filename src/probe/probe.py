@@ -496,7 +496,8 @@ def version_from_file(path, names):
     text = read_text(path, 65536) or ""
     values = {}
     for name in names:
-        match = re.search(r"^%s\s*(?::\s*\w+\s*)?=\s*(?:['\"]([^'\"]*)['\"]|(None))" % name, text, re.M)
+        # torch >= 2.1 annotates: `cuda: Optional[str] = '13.0'`; older files have `cuda = '11.8'`.
+        match = re.search(r"^%s\s*(?::[^=\n]+)?=\s*(?:['\"]([^'\"]*)['\"]|(None))" % name, text, re.M)
         if match:
             values[name] = match.group(1) if match.group(2) is None else None
     return values
@@ -617,6 +618,13 @@ with warnings.catch_warnings(record=True) as caught:
 EXTENSION_CHILD = r'''
 import sys, json, importlib
 sys.dont_write_bytecode = True
+if %(torch_first)r:
+    # As in real use: torch extensions are imported after torch, whose libraries (libc10.so ...)
+    # they link against without an rpath. A torch that fails to import is torch-import's finding.
+    try:
+        import torch
+    except BaseException:
+        pass
 try:
     module = importlib.import_module(%(module)r)
     version = getattr(module, "__version__", None)
@@ -766,7 +774,9 @@ def main():
         if torch_location is not None:
             torch_child = python_child(TORCH_CHILD, timeout)
         for module, _, _ in extensions:
-            ext_children.append(python_child(EXTENSION_CHILD % {"module": module, "mark": RESULT_MARK}, timeout))
+            source = EXTENSION_CHILD % {"module": module, "mark": RESULT_MARK,
+                                        "torch_first": torch_location is not None}
+            ext_children.append(python_child(source, timeout))
 
     dists = distributions(sys_path)
     host = host_facts(nvidia_children)

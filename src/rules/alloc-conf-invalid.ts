@@ -27,7 +27,7 @@ export const allocConfInvalid: Rule = {
     if (value === undefined) return [];
     const live = torchLive(facts);
     const torchError = [live?.kernel.error, live?.cudaInitError, facts.python.torchLive.error].find(
-      (e) => e && /CachingAllocator option|ALLOC_CONF/i.test(e),
+      (e) => e && /CachingAllocator option|ALLOC_CONF|allocator config/i.test(e),
     );
     const malformed = malformedEntries(value);
     if (!torchError && malformed.length === 0) return [];

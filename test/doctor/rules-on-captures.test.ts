@@ -64,6 +64,57 @@ const ROWS: Row[] = [
     fires: { "cpu-only-torch": "info" },
     silent: ["cuda-visible-devices-hides-gpus", "torch-cuda-unavailable"],
   },
+  {
+    capture: "h100-healthy",
+    fires: { "tf32-disabled": "info" },
+    silent: [
+      "torch-arch-not-covered",
+      "torch-cuda-unavailable",
+      "cpu-only-torch",
+      "torch-driver-too-old",
+      "torch-kernel-launch-failed",
+      "sdpa-fast-kernels-off",
+      "extension-import-failed",
+      "torch-installed-twice",
+      "cuda-visible-devices-hides-gpus",
+      "nvidia-driver-unavailable",
+    ],
+  },
+  {
+    capture: "h100-cuda-visible-devices-empty",
+    fires: { "cuda-visible-devices-hides-gpus": "error", "torch-cuda-unavailable": "error" },
+    silent: ["cpu-only-torch", "nvidia-driver-unavailable", "torch-arch-not-covered"],
+  },
+  {
+    capture: "h100-cuda-visible-devices-invalid",
+    fires: { "cuda-visible-devices-hides-gpus": "error", "torch-cuda-unavailable": "error" },
+    silent: ["cpu-only-torch", "nvidia-driver-unavailable"],
+  },
+  {
+    capture: "h100-alloc-conf-invalid",
+    fires: { "alloc-conf-invalid": "error", "torch-cuda-unavailable": "error" },
+    silent: ["cpu-only-torch", "cuda-visible-devices-hides-gpus"],
+  },
+  {
+    capture: "h100-extension-sm80-only",
+    fires: { "extension-import-failed": "error" },
+    silent: ["torch-arch-not-covered", "torch-cuda-unavailable", "numpy-abi-mismatch"],
+  },
+  {
+    capture: "h100-extensions-abi-numpy1",
+    fires: { "numpy-abi-mismatch": "error", "extension-import-failed": "error" },
+    silent: ["torch-cuda-unavailable", "torch-installed-twice"],
+  },
+  {
+    capture: "h100-torch-installed-twice",
+    fires: { "torch-installed-twice": "warning" },
+    silent: ["torch-cuda-unavailable", "cpu-only-torch"],
+  },
+  {
+    capture: "h100-project-pins-torch-2.5.1",
+    fires: { "project-torch-pin-mismatch": "warning" },
+    silent: ["torch-cuda-unavailable", "uv-sync-replaces-torch"],
+  },
 ];
 
 const kb = loadKnowledgeBase();
