@@ -1,0 +1,80 @@
+/** One file (.so, .o, or an .a archive of objects) to its fatbin entries, or a typed error. */
+import { FileReader } from "./file-reader.js";
+import { isElfMagic, readElfSections } from "./elf.js";
+import { readFatbinSection, type FatbinEntry } from "./fatbin.js";
+import { AR_MAGIC, readArchiveMembers } from "./archive.js";
+import { ScanError, type ScanErrorCode } from "./errors.js";
+import { errorMessage } from "../errors.js";
+
+/** Sections that hold fatbin containers: linked code, and pre-linked relocatable (-rdc) code. */
+const FATBIN_SECTIONS = new Set([".nv_fatbin", "__nv_relfatbin"]);
+
+export interface ScannedEntry extends FatbinEntry {
+  /** The archive member it came from; null for a plain ELF file. */
+  member: string | null;
+}
+
+export interface FileScan {
+  path: string;
+  sizeBytes: number;
+  entries: ScannedEntry[];
+  error: { code: ScanErrorCode; message: string } | null;
+}
+
+async function entriesOfElf(reader: FileReader, base: number, limit: number, member: string | null) {
+  const entries: ScannedEntry[] = [];
+  for (const section of await readElfSections(reader, base, limit)) {
+    if (!FATBIN_SECTIONS.has(section.name) || !section.hasBits || section.size === 0) continue;
+    if (section.offset - base + section.size > limit) {
+      throw new ScanError("truncated", `section ${section.name} lies past the end of the file`);
+    }
+    for (const entry of await readFatbinSection(reader, section.name, section.offset, section.size)) {
+      entries.push({ ...entry, member });
+    }
+  }
+  return entries;
+}
+
+export async function scanFile(path: string): Promise<FileScan> {
+  let reader: FileReader;
+  try {
+    reader = await FileReader.open(path);
+  } catch (error) {
+    return { path, sizeBytes: 0, entries: [], error: { code: "unreadable", message: errorMessage(error) } };
+  }
+  try {
+    const head = await reader.read(0, Math.min(8, reader.size), "file header");
+    let entries: ScannedEntry[];
+    if (head.toString("latin1") === AR_MAGIC) {
+      entries = [];
+      for (const member of await readArchiveMembers(reader)) {
+        const memberHead = await reader.read(member.offset, Math.min(4, member.size), "archive member");
+        if (!isElfMagic(memberHead)) continue; // symbol tables, text members
+        entries.push(...(await entriesOfElf(reader, member.offset, member.size, member.name)));
+      }
+    } else if (isElfMagic(head)) {
+      entries = await entriesOfElf(reader, 0, reader.size, null);
+    } else {
+      throw new ScanError("not-elf", "not an ELF file or ar archive");
+    }
+    return { path, sizeBytes: reader.size, entries, error: null };
+  } catch (error) {
+    const scanError = error instanceof ScanError ? error : new ScanError("unreadable", errorMessage(error));
+    return {
+      path,
+      sizeBytes: reader.size,
+      entries: [],
+      error: { code: scanError.code, message: scanError.message },
+    };
+  } finally {
+    await reader.close();
+  }
+}
+
+/** Distinct targets of one kind, in a stable order (by SM number, plain before a before f). */
+export function distinctTargets(entries: FatbinEntry[], kind: FatbinEntry["kind"]): string[] {
+  const order = (e: FatbinEntry) => e.sm * 10 + (e.variant === "a" ? 1 : e.variant === "f" ? 2 : 0);
+  const seen = new Map<string, number>();
+  for (const entry of entries) if (entry.kind === kind) seen.set(entry.target, order(entry));
+  return [...seen.entries()].sort((a, b) => a[1] - b[1]).map(([target]) => target);
+}
