@@ -20,11 +20,12 @@ capture() {
   local envs=()
   while [ "$1" != "--" ]; do envs+=("$1"); shift; done
   shift
-  local start=$(date +%s.%N)
+  local start
+  start=$(date +%s.%N)
   (cd "$WORK/no-project" && env "${envs[@]}" node "$ROOT/dist/src/cli/main.js" doctor "$@" \
     --save "$CAPS/$name.json" >"$CAPS/$name.report.txt" 2>&1)
   local code=$?
-  echo "$name: env ${envs[*]} gpuprep doctor $* --save $name.json -> exit $code in $(echo "$(date +%s.%N) - $start" | bc) s" >>"$LOG"
+  echo "$name: env ${envs[*]} gpuprep doctor $* --save $name.json -> exit $code in $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s" >>"$LOG"
 }
 
 echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)" >"$LOG"

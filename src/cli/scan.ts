@@ -1,15 +1,244 @@
-/** Placeholder until the scan command lands: it says so instead of pretending. */
-import { UserError } from "../errors.js";
-import type { Command } from "./command.js";
+/** `gpuprep scan`: which GPU architectures the CUDA code in binaries covers, and what a GPU can run. */
+import { execFile } from "node:child_process";
+import { stat } from "node:fs/promises";
+import { promisify } from "node:util";
+import { UserError, errorMessage } from "../errors.js";
+import { EXIT_FINDINGS, EXIT_OK, type Command } from "./command.js";
+import { parseCommandArgs } from "./args.js";
+import { makeStyle, useColor, type Style } from "./output.js";
+import { findBinaries, scanFiles, coverageOf, distinctTargets, type FileScan } from "../fatbin/index.js";
+import { loadKnowledgeBase } from "../kb/index.js";
+import {
+  coverageFor,
+  formatComputeCapability,
+  parseComputeCapability,
+  type ComputeCapability,
+  type CoverageVerdict,
+} from "../kb/compat.js";
+
+const run = promisify(execFile);
+
+const HELP = `gpuprep scan: which GPU architectures the CUDA code in binaries covers
+
+usage:
+  gpuprep scan FILE|DIR...          .so / .o / .a files, directories searched recursively
+  gpuprep scan --python PATH        every binary in that interpreter's site-packages
+                                    (torch/lib and nvidia/* included)
+
+flags:
+  --gpu NAME|sm_XY|X.Y   the GPU to judge for (default: the local GPU from nvidia-smi)
+  --all                  also list libraries without CUDA code
+  --json                 machine-readable output
+
+verdicts: native (a SASS cubin runs), ptx-jit (the driver compiles PTX at first load; slow
+first run), none (cannot run: "no kernel image is available for execution on the device").
+exit status: 0 every library with CUDA code can run on the GPU, 1 some cannot, 2 error`;
+
+interface Device {
+  label: string;
+  capability: ComputeCapability;
+}
+
+async function localDevice(): Promise<Device | null> {
+  try {
+    const { stdout } = await run("nvidia-smi", ["--query-gpu=name,compute_cap", "--format=csv,noheader"], {
+      timeout: 15_000,
+    });
+    const [name, cap] = (stdout.trim().split("\n")[0] ?? "").split(",").map((s) => s.trim());
+    const capability = cap ? parseComputeCapability(cap) : null;
+    return capability && name ? { label: `${name} (local)`, capability } : null;
+  } catch {
+    return null;
+  }
+}
+
+function deviceFromFlag(text: string): Device {
+  const capability = parseComputeCapability(text);
+  if (capability) return { label: `sm_${capability.major}${capability.minor}`, capability };
+  const kb = loadKnowledgeBase();
+  const resolution = kb.resolveGpu(text);
+  const row = resolution.match;
+  const rowCapability = row ? parseComputeCapability(row.computeCapability) : null;
+  if (!row || !rowCapability) {
+    const close = resolution.candidates.slice(0, 4).map((c) => c.name);
+    throw new UserError(
+      `scan: unknown GPU "${text}"`,
+      close.length
+        ? `did you mean: ${close.join(", ")}? (or give sm_XY / X.Y)`
+        : "give a capability: sm_120 or 12.0",
+    );
+  }
+  return { label: `${row.name} (${row.computeCapability})`, capability: rowCapability };
+}
+
+/** The directories a Python environment loads binaries from, asked of the interpreter itself. */
+async function sitePackages(python: string): Promise<string[]> {
+  const script =
+    "import json, site, sysconfig\n" +
+    "paths = list(site.getsitepackages()) + [site.getusersitepackages()]\n" +
+    "paths += [sysconfig.get_paths()['purelib'], sysconfig.get_paths()['platlib']]\n" +
+    "print(json.dumps(sorted(set(paths))))";
+  try {
+    const { stdout } = await run(python, ["-c", script], { timeout: 30_000 });
+    return JSON.parse(stdout) as string[];
+  } catch (error) {
+    throw new UserError(
+      `scan: cannot ask ${python} for its site-packages (${errorMessage(error).split("\n")[0]})`,
+      "give an interpreter path that runs, e.g. --python .venv/bin/python",
+    );
+  }
+}
+
+interface LibraryReport {
+  path: string;
+  sizeBytes: number;
+  sass: string[];
+  ptx: string[];
+  /** LTO-IR (device-link-time code): linked into a program at build time, never loaded as is. */
+  lto: string[];
+  entryCount: number;
+  error: string | null;
+  verdict: CoverageVerdict | null;
+}
+
+function progressReporter(): ((p: { done: number; total: number }) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  let last = 0;
+  return ({ done, total }) => {
+    const now = Date.now();
+    if (now - last < 100 && done < total) return;
+    last = now;
+    process.stderr.write(`\rscanning ${done}/${total}${done === total ? "\n" : ""}`);
+  };
+}
+
+const VERDICT_TEXT: Record<CoverageVerdict["how"], string> = {
+  sass: "native",
+  "ptx-jit": "ptx-jit",
+  none: "CANNOT RUN",
+};
+
+function renderText(reports: LibraryReport[], device: Device | null, examined: number, style: Style): string {
+  const lines: string[] = [];
+  lines.push(
+    style.bold(`gpuprep scan`) +
+      (device
+        ? ` for ${device.label}, ${formatComputeCapability(device.capability)}`
+        : " (no GPU given or found: targets only)"),
+  );
+  const withCode = reports.filter((r) => r.entryCount > 0);
+  for (const report of reports) {
+    const targets = [...report.sass, ...report.ptx, ...report.lto].join(" ") || "(no CUDA code)";
+    let verdict = "";
+    if (report.error) verdict = style.red(`error: ${report.error}`);
+    else if (report.verdict) {
+      const text = `${VERDICT_TEXT[report.verdict.how]}${report.verdict.via.length ? " via " + report.verdict.via[0] : ""}`;
+      verdict =
+        report.verdict.how === "sass"
+          ? style.green(text)
+          : report.verdict.how === "ptx-jit"
+            ? style.yellow(text)
+            : style.red(text);
+    }
+    lines.push(`  ${report.path}`);
+    lines.push(`    ${targets}${verdict ? "  ->  " + verdict : ""}`);
+  }
+  const count = (how: CoverageVerdict["how"]) => withCode.filter((r) => r.verdict?.how === how).length;
+  const errors = reports.filter((r) => r.error).length;
+  lines.push("");
+  lines.push(
+    `${examined} files examined, ${withCode.length} with CUDA code` +
+      (device
+        ? `: ${count("sass")} native, ${count("ptx-jit")} PTX JIT only, ${count("none")} cannot run`
+        : "") +
+      (errors ? `, ${errors} unreadable` : ""),
+  );
+  if (device && count("ptx-jit") > 0) {
+    lines.push(
+      "PTX JIT: the driver compiles these at first load (seconds to minutes); keep the JIT cache between runs: " +
+        "CUDA_CACHE_MAXSIZE=4294967296 and a persistent CUDA_CACHE_PATH (default ~/.nv/ComputeCache).",
+    );
+  }
+  if (device && count("none") > 0) {
+    const arch = `${device.capability.major}.${device.capability.minor}`;
+    lines.push(
+      `Libraries that cannot run fail with "no kernel image is available for execution on the device": ` +
+        `install a build that includes sm_${device.capability.major}${device.capability.minor}, or rebuild with TORCH_CUDA_ARCH_LIST="${arch}".`,
+    );
+  }
+  return lines.join("\n") + "\n";
+}
 
 export const scanCommand: Command = {
   name: "scan",
-  summary: "scan",
-  help: "gpuprep scan: not available in this build yet",
-  async run() {
-    throw new UserError(
-      "gpuprep scan is not available in this build yet",
-      "see the README for the commands that are",
-    );
+  summary: "which GPU architectures the CUDA code in .so files covers",
+  help: HELP,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs("scan", {
+      args: argv,
+      allowPositionals: true,
+      options: {
+        python: { type: "string" },
+        gpu: { type: "string" },
+        all: { type: "boolean" },
+        json: { type: "boolean" },
+      },
+    });
+    if (positionals.length === 0 && values.python === undefined) {
+      throw new UserError("scan: nothing to scan", "give files or directories, or --python PATH");
+    }
+    for (const path of positionals) {
+      const info = await stat(path).catch(() => null);
+      if (!info)
+        throw new UserError(
+          `scan: cannot read ${path}`,
+          "check the path; directories are searched recursively",
+        );
+    }
+    const roots = [...positionals, ...(values.python !== undefined ? await sitePackages(values.python) : [])];
+    const device = values.gpu !== undefined ? deviceFromFlag(values.gpu) : await localDevice();
+
+    const files = await findBinaries(roots);
+    const scans: FileScan[] = await scanFiles(files, { onProgress: progressReporter() });
+    const explicit = new Set(positionals);
+    const reports: LibraryReport[] = scans
+      // A text file named .so (a linker script) inside a directory is not an error; one named on
+      // the command line is reported.
+      .filter(
+        (s) =>
+          values.all ||
+          s.entries.length > 0 ||
+          (s.error && (s.error.code !== "not-elf" || explicit.has(s.path))),
+      )
+      .map((scan) => {
+        const coverage = coverageOf(scan);
+        const loadable = [...coverage.sass, ...coverage.ptx];
+        return {
+          ...coverage,
+          lto: distinctTargets(scan.entries, "lto-ir"),
+          verdict: device && loadable.length > 0 ? coverageFor(loadable, device.capability) : null,
+        };
+      })
+      .sort((a, b) => a.path.localeCompare(b.path));
+
+    const cannotRun = reports.some((r) => r.verdict?.how === "none");
+    if (values.json) {
+      process.stdout.write(
+        JSON.stringify(
+          {
+            device: device
+              ? { label: device.label, computeCapability: formatComputeCapability(device.capability) }
+              : null,
+            filesExamined: files.length,
+            libraries: reports,
+          },
+          null,
+          1,
+        ) + "\n",
+      );
+    } else {
+      process.stdout.write(renderText(reports, device, files.length, makeStyle(useColor())));
+    }
+    return cannotRun ? EXIT_FINDINGS : EXIT_OK;
   },
 };

@@ -13,6 +13,7 @@ import { containerTransport, imageTransport } from "../transports/docker.js";
 import { sshTransport } from "../transports/ssh.js";
 import type { Transport } from "../transports/types.js";
 import { runProbe } from "./probe.js";
+import { gatherBinaries } from "./binaries.js";
 import { hasProjectManifest, readProject } from "./project.js";
 
 export interface GatherOptions {
@@ -63,6 +64,7 @@ export async function gatherFacts(options: GatherOptions): Promise<Facts> {
         : null
       : options.projectDir;
   const project = projectDir === null ? null : readProject(projectDir);
+  const binaries = gatherBinaries(transport, options.fast ?? false);
   const probe = await runProbe(transport, {
     fast: options.fast ?? false,
     importChecks: options.importChecks ?? [],
@@ -77,7 +79,6 @@ export async function gatherFacts(options: GatherOptions): Promise<Facts> {
     host: probe.host,
     python: probe.python,
     project,
-    // The binary scan (scanEnvironmentBinaries) is wired in by the doctor command.
-    binaries: { scanned: false, reason: "not wired yet", durationMs: 0, files: [], filesExamined: 0 },
+    binaries: await binaries,
   };
 }

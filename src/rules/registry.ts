@@ -27,6 +27,9 @@ import { tf32Disabled } from "./tf32-disabled.js";
 import { allocConfInvalid } from "./alloc-conf-invalid.js";
 import { externallyManagedPython } from "./externally-managed-python.js";
 import { ldLibraryPathForeignCuda } from "./ld-library-path-foreign-cuda.js";
+import { torchBinaryArchMissing } from "./torch-binary-arch-missing.js";
+import { extensionArchMissing } from "./extension-arch-missing.js";
+import { ptxOnlyCoverage } from "./ptx-only-coverage.js";
 
 export const RULES: readonly Rule[] = [
   nvidiaDriverUnavailable,
@@ -35,6 +38,7 @@ export const RULES: readonly Rule[] = [
   cpuOnlyTorch,
   torchDriverTooOld,
   torchArchNotCovered,
+  torchBinaryArchMissing,
   torchCudaUnavailable,
   torchKernelLaunchFailed,
   torchInstalledTwice,
@@ -47,6 +51,8 @@ export const RULES: readonly Rule[] = [
   numpyAbiMismatch,
   pyarrowCudfMismatch,
   extensionImportFailed,
+  extensionArchMissing,
+  ptxOnlyCoverage,
   shmTooSmall,
   memlockLimited,
   cudaVisibleDevicesHidesGpus,

@@ -1,0 +1,45 @@
+/**
+ * The binary half of gathering: which CUDA code the environment's shared libraries carry, read by
+ * the fatbin scanner from the local filesystem. Runs beside the probe (it is I/O, the probe is
+ * mostly torch's import), so it adds little to doctor's wall time.
+ */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import type { BinariesFacts } from "../facts/schema.js";
+import { scanEnvironmentBinaries } from "../fatbin/index.js";
+import type { Transport } from "../transports/types.js";
+
+const run = promisify(execFile);
+
+export function notScanned(reason: string): BinariesFacts {
+  return { scanned: false, reason, durationMs: 0, files: [], filesExamined: 0 };
+}
+
+/**
+ * The sys.path directories the interpreter imports from, without the standard library (which
+ * holds no CUDA code): site-packages, PYTHONPATH entries, user site.
+ */
+async function importDirectories(python: string): Promise<string[]> {
+  const script =
+    "import json, os, sys, sysconfig\n" +
+    "std = {os.path.realpath(sysconfig.get_paths()[k]) for k in ('stdlib', 'platstdlib')}\n" +
+    "dirs = [p for p in sys.path if p and os.path.isdir(p)]\n" +
+    "print(json.dumps([p for p in dirs if os.path.realpath(p) not in std and not os.path.realpath(p).endswith('lib-dynload')]))";
+  const { stdout } = await run(python, ["-c", script], { timeout: 30_000 });
+  return JSON.parse(stdout) as string[];
+}
+
+export async function gatherBinaries(transport: Transport, fast: boolean): Promise<BinariesFacts> {
+  if (fast) return notScanned("--fast: binaries not scanned");
+  if (transport.kind !== "local")
+    return notScanned(`the environment is not on this filesystem (${transport.kind})`);
+  try {
+    return await scanEnvironmentBinaries(await importDirectories(transport.python));
+  } catch (error) {
+    // The probe reports a broken interpreter with a proper message; here a failure only means
+    // no binary facts.
+    return notScanned(
+      `could not list the interpreter's import directories: ${(error as Error).message.split("\n")[0]}`,
+    );
+  }
+}

@@ -1,0 +1,43 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const cli = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+const fixtures = fileURLToPath(new URL("../../test/fixtures/fatbin", import.meta.url));
+
+function gpuprep(...args: string[]) {
+  const result = spawnSync(process.execPath, [cli, "scan", ...args], {
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+test("scan --json: per-library targets and the verdict for the named GPU", () => {
+  const result = gpuprep(fixtures, "--gpu", "dgx spark", "--json");
+  assert.equal(result.code, 1, result.stderr); // some fixtures cannot run on 12.1
+  const report = JSON.parse(result.stdout);
+  assert.equal(report.device.computeCapability, "12.1");
+  const byName = new Map(report.libraries.map((l: { path: string }) => [l.path.split("/").pop(), l]));
+  const verdict = (name: string) => (byName.get(name) as { verdict: { how: string } }).verdict.how;
+  assert.equal(verdict("sm_120+sm_121.so"), "sass");
+  assert.equal(verdict("compute_75.so"), "ptx-jit");
+  assert.equal(verdict("sm_90a.so"), "none");
+  assert.equal(verdict("sm_100f.so"), "none");
+});
+
+test("scan text: exit 0 when everything can run, with the PTX JIT cache advice", () => {
+  const result = gpuprep(`${fixtures}/compute_75.so`, `${fixtures}/sm_90+compute_90.so`, "--gpu", "sm_90");
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /sm_90 compute_90 {2}-> {2}native via sm_90/);
+  assert.match(result.stdout, /CUDA_CACHE_MAXSIZE/);
+});
+
+test("scan: bad input is one line and a hint, exit 2", () => {
+  for (const args of [["/no/such/path"], ["--gpu", "rtx 9999", fixtures], ["--bogus"], []]) {
+    const result = gpuprep(...args);
+    assert.equal(result.code, 2, args.join(" "));
+    assert.match(result.stderr, /^gpuprep: error: .+\n {2}hint: .+\n$/);
+  }
+});
