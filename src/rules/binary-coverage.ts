@@ -23,6 +23,16 @@ export function ownerOf(path: string, sysPath: string[]): string {
   return rest.split("/")[0] ?? rest;
 }
 
+/**
+ * NVIDIA's CUDA library wheels (site-packages/nvidia/...: cuBLAS, cuFFT, cuDNN, NCCL, cuFile ...)
+ * are left out: their GPU coverage follows their CUDA version (the knowledge base's toolkit table),
+ * and some keep most kernels outside the fatbin sections. On the H100 capture, libcufft.so.12's
+ * fatbin holds a single sm_75 cubin (cuobjdump agrees) although cuFFT runs on every GPU of CUDA 13.
+ */
+export function isCudaToolkitLibrary(owner: string): boolean {
+  return owner === "nvidia";
+}
+
 export function binaryVerdicts(facts: Facts): BinaryVerdict[] {
   if (!facts.binaries.scanned) return [];
   const devices = deviceCapabilities(facts);
@@ -31,6 +41,7 @@ export function binaryVerdicts(facts: Facts): BinaryVerdict[] {
     const targets = [...file.sass, ...file.ptx];
     if (file.error || targets.length === 0) continue;
     const owner = ownerOf(file.path, facts.python.interpreter.sysPath);
+    if (isCudaToolkitLibrary(owner)) continue;
     for (const device of devices) {
       verdicts.push({ file, owner, device, verdict: coverageFor(targets, device.cc) });
     }

@@ -75,3 +75,16 @@ test("cpu-only-torch is info without a GPU, and silent without torch", () => {
   assert.equal(finding?.severity, "info");
   assert.deepEqual(run(cpuOnlyTorch, "no-torch-python3"), []);
 });
+
+test("H100 captures: torch's CUDA version read statically, binaries scanned beside the probe", () => {
+  const healthy = loadCapture("h100-healthy");
+  assert.equal(healthy.python.torch?.cudaVersion, "13.0"); // annotated `cuda: Optional[str] = '13.0'`
+  assert.equal(healthy.binaries.scanned, true);
+  assert.ok(healthy.binaries.filesExamined > 800);
+  const torchCuda = healthy.binaries.files.find((f) => f.path.endsWith("torch/lib/libtorch_cuda.so"));
+  // As measured with cuobjdump there (test/fixtures/h100-raw/cuobj-elf.txt), plus the family
+  // suffix cuobjdump does not print.
+  assert.deepEqual(torchCuda?.ptx, []);
+  assert.ok(torchCuda?.sass.includes("sm_90") && torchCuda.sass.includes("sm_90a"));
+  assert.equal(loadCapture("h100-fast").binaries.scanned, false);
+});

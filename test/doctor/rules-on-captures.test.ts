@@ -78,7 +78,17 @@ const ROWS: Row[] = [
       "torch-installed-twice",
       "cuda-visible-devices-hides-gpus",
       "nvidia-driver-unavailable",
+      // 851 binaries scanned, nvidia/* CUDA libraries included: no false alarms.
+      "extension-arch-missing",
+      "torch-binary-arch-missing",
+      "ptx-only-coverage",
     ],
+  },
+  {
+    // --fast: no torch import, no binary scan; the static facts alone must not accuse torch.
+    capture: "h100-fast",
+    fires: {},
+    silent: ["cpu-only-torch", "torch-cuda-unavailable", "torch-not-installed", "extension-arch-missing"],
   },
   {
     capture: "h100-cuda-visible-devices-empty",
@@ -97,7 +107,7 @@ const ROWS: Row[] = [
   },
   {
     capture: "h100-extension-sm80-only",
-    fires: { "extension-import-failed": "error" },
+    fires: { "extension-import-failed": "error", "extension-arch-missing": "error" },
     silent: ["torch-arch-not-covered", "torch-cuda-unavailable", "numpy-abi-mismatch"],
   },
   {
