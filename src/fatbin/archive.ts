@@ -3,7 +3,7 @@
  * the 60-byte member headers only. GNU long names ("/123" into the "//" table) and BSD names
  * ("#1/len") are resolved; the symbol tables ("/", "/SYM64/") are skipped.
  */
-import type { FileReader } from "./file-reader.js";
+import type { ByteSource } from "./file-reader.js";
 import { ScanError } from "./errors.js";
 
 export const AR_MAGIC = "!<arch>\n";
@@ -16,7 +16,7 @@ export interface ArchiveMember {
   size: number;
 }
 
-export async function readArchiveMembers(reader: FileReader): Promise<ArchiveMember[]> {
+export async function readArchiveMembers(reader: ByteSource): Promise<ArchiveMember[]> {
   const members: ArchiveMember[] = [];
   let longNames: Buffer | null = null;
   let at = AR_MAGIC.length;

@@ -3,7 +3,7 @@
  * names. Reads the ELF header, the section header table and the section-name string table, and
  * nothing else. (System V gABI, "ELF Header" and "Sections": https://refspecs.linuxfoundation.org/elf/gabi4+/ch4.eheader.html)
  */
-import type { FileReader } from "./file-reader.js";
+import type { ByteSource } from "./file-reader.js";
 import { ScanError } from "./errors.js";
 
 export interface ElfSection {
@@ -31,7 +31,7 @@ export function isElfMagic(head: Buffer): boolean {
 
 /** The sections of the ELF file starting at `base` (0 for a file, the member offset in an archive). */
 export async function readElfSections(
-  reader: FileReader,
+  reader: ByteSource,
   base: number,
   limit: number,
 ): Promise<ElfSection[]> {

@@ -1,5 +1,6 @@
 /** A file the scanner could not read as claimed: reported for that file, the scan goes on. */
-export type ScanErrorCode = "unreadable" | "not-elf" | "unsupported" | "truncated" | "corrupt";
+/** "internal" marks an exception the reader did not anticipate: a bug (the fuzzer fails on it). */
+export type ScanErrorCode = "unreadable" | "not-elf" | "unsupported" | "truncated" | "corrupt" | "internal";
 
 export class ScanError extends Error {
   constructor(

@@ -12,7 +12,7 @@
  * - flags: 0x1 64-bit, 0x10 Linux, 0x2000 LZ4-compressed, 0x8000 ZSTD-compressed,
  *   0x100000 arch-specific target (sm_90a), 0x200000 family-specific target (sm_100f).
  */
-import type { FileReader } from "./file-reader.js";
+import type { ByteSource } from "./file-reader.js";
 import { ScanError } from "./errors.js";
 
 export const FATBIN_MAGIC = 0xba55ed50;
@@ -75,7 +75,7 @@ function describeEntry(header: Buffer, payloadBytes: number, section: string): F
 }
 
 /** Offset of the next non-zero 8-byte word at or after `from`, or `end` when only zeros remain. */
-async function skipZeroPadding(reader: FileReader, from: number, end: number): Promise<number> {
+async function skipZeroPadding(reader: ByteSource, from: number, end: number): Promise<number> {
   let at = from;
   while (at + 8 <= end) {
     const length = Math.min(PADDING_WINDOW, end - at) & ~7;
@@ -90,7 +90,7 @@ async function skipZeroPadding(reader: FileReader, from: number, end: number): P
 
 /** Every entry of every container in the section [start, start + size). */
 export async function readFatbinSection(
-  reader: FileReader,
+  reader: ByteSource,
   section: string,
   start: number,
   size: number,

@@ -1,5 +1,5 @@
 /** The CUDA fatbin reader: what GPU code a binary carries, read from headers only. */
-export { scanFile, distinctTargets, type FileScan, type ScannedEntry } from "./scan-file.js";
+export { scanFile, scanBuffer, distinctTargets, type FileScan, type ScannedEntry } from "./scan-file.js";
 export {
   findBinaries,
   scanFiles,

@@ -1,5 +1,5 @@
 /** One file (.so, .o, or an .a archive of objects) to its fatbin entries, or a typed error. */
-import { FileReader } from "./file-reader.js";
+import { BufferSource, FileReader, type ByteSource } from "./file-reader.js";
 import { isElfMagic, readElfSections } from "./elf.js";
 import { readFatbinSection, type FatbinEntry } from "./fatbin.js";
 import { AR_MAGIC, readArchiveMembers } from "./archive.js";
@@ -21,7 +21,7 @@ export interface FileScan {
   error: { code: ScanErrorCode; message: string } | null;
 }
 
-async function entriesOfElf(reader: FileReader, base: number, limit: number, member: string | null) {
+async function entriesOfElf(reader: ByteSource, base: number, limit: number, member: string | null) {
   const entries: ScannedEntry[] = [];
   for (const section of await readElfSections(reader, base, limit)) {
     if (!FATBIN_SECTIONS.has(section.name) || !section.hasBits || section.size === 0) continue;
@@ -43,6 +43,19 @@ export async function scanFile(path: string): Promise<FileScan> {
     return { path, sizeBytes: 0, entries: [], error: { code: "unreadable", message: errorMessage(error) } };
   }
   try {
+    return await scanSource(reader, path);
+  } finally {
+    await reader.close();
+  }
+}
+
+/** The same reading over bytes in memory (the fuzzer's entry point). */
+export function scanBuffer(bytes: Buffer, name = "(buffer)"): Promise<FileScan> {
+  return scanSource(new BufferSource(bytes), name);
+}
+
+async function scanSource(reader: ByteSource, path: string): Promise<FileScan> {
+  try {
     const head = await reader.read(0, Math.min(8, reader.size), "file header");
     let entries: ScannedEntry[];
     if (head.toString("latin1") === AR_MAGIC) {
@@ -59,16 +72,23 @@ export async function scanFile(path: string): Promise<FileScan> {
     }
     return { path, sizeBytes: reader.size, entries, error: null };
   } catch (error) {
-    const scanError = error instanceof ScanError ? error : new ScanError("unreadable", errorMessage(error));
+    const scanError =
+      error instanceof ScanError
+        ? error
+        : // An operating-system error (EIO, EACCES ...) is the file's; anything else is ours.
+          new ScanError(isSystemError(error) ? "unreadable" : "internal", errorMessage(error));
     return {
       path,
       sizeBytes: reader.size,
       entries: [],
       error: { code: scanError.code, message: scanError.message },
     };
-  } finally {
-    await reader.close();
   }
+}
+
+function isSystemError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^E[A-Z]+$/.test(code);
 }
 
 /** Distinct targets of one kind, in a stable order (by SM number, plain before a before f). */
