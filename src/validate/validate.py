@@ -762,7 +762,7 @@ def bench_transfer(b):
                 run = lambda i: device_buffer.copy_(pinned, non_blocking=True)  # noqa: E731
             else:
                 run = lambda i: back.copy_(device_buffer, non_blocking=True)  # noqa: E731
-            timing = b.time_ms(run, budget_ms=300, max_reps=50)
+            timing = b.time_ms(run, budget_ms=600, max_reps=100)
             b.sync()
             record = dict(timing)
             record["gbps"] = size / (timing["medianMs"] * 1e-3) / 1e9
