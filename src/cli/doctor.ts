@@ -10,13 +10,23 @@ import { parseCommandArgs } from "./args.js";
 import { makeStyle, useColor } from "./output.js";
 import { readFactsFile, writeFactsFile } from "../facts/io.js";
 import type { Facts } from "../facts/schema.js";
-import { loadKnowledgeBase } from "../kb/index.js";
-import { diagnose } from "../rules/diagnose.js";
-import { RULES } from "../rules/registry.js";
-import { renderText } from "../report/text.js";
-import { renderJson } from "../report/json.js";
-import { renderSarif } from "../report/sarif.js";
 import { gatherFacts } from "../gather/index.js";
+
+/**
+ * The rules, the knowledge base and the renderers are loaded while the probe runs, not before it
+ * starts: doctor's wall time is the probe's (torch's import) plus what cannot overlap with it.
+ */
+async function loadDiagnosis() {
+  const [{ loadKnowledgeBase }, { diagnose }, { RULES }, text, json, sarif] = await Promise.all([
+    import("../kb/index.js"),
+    import("../rules/diagnose.js"),
+    import("../rules/registry.js"),
+    import("../report/text.js"),
+    import("../report/json.js"),
+    import("../report/sarif.js"),
+  ]);
+  return { kb: loadKnowledgeBase(), diagnose, RULES, ...text, ...json, ...sarif };
+}
 
 const HELP = `gpuprep doctor: will PyTorch work on this GPU, here, and if not, why and what to type
 
@@ -112,10 +122,12 @@ export const doctorCommand: Command = {
     }
 
     let facts: Facts;
+    let diagnosis: ReturnType<typeof loadDiagnosis>;
     if (values.from !== undefined) {
       facts = readFactsFile(values.from);
+      diagnosis = loadDiagnosis();
     } else {
-      facts = await gatherFacts({
+      const gathering = gatherFacts({
         python: values.python,
         container: values.container,
         image: values.image,
@@ -125,10 +137,14 @@ export const doctorCommand: Command = {
         fast: values.fast ?? false,
         importChecks: checkedModuleNames(values["import-check"] ?? []),
       });
+      diagnosis = loadDiagnosis();
+      diagnosis.catch(() => {}); // awaited below; a gathering error must not leave it unhandled
+      facts = await gathering;
       if (values.save !== undefined) writeFactsFile(values.save, facts);
     }
 
-    const findings = diagnose(facts, loadKnowledgeBase());
+    const { kb, diagnose, RULES, renderText, renderJson, renderSarif } = await diagnosis;
+    const findings = diagnose(facts, kb);
     const exitCode = findings.some((f) => f.severity === "error") ? EXIT_FINDINGS : EXIT_OK;
     if (values.sarif !== undefined) writeReport(values.sarif, renderSarif(findings, RULES), "--sarif");
     process.stdout.write(

@@ -64,12 +64,14 @@ export async function gatherFacts(options: GatherOptions): Promise<Facts> {
         : null
       : options.projectDir;
   const project = projectDir === null ? null : readProject(projectDir);
-  const binaries = gatherBinaries(transport, options.fast ?? false);
-  const probe = await runProbe(transport, {
+  // The probe (torch's import) is the long pole: start it first, scan binaries beside it.
+  const probing = runProbe(transport, {
     fast: options.fast ?? false,
     importChecks: options.importChecks ?? [],
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
+  const binaries = gatherBinaries(transport, options.fast ?? false);
+  const probe = await probing;
   return {
     schema: FACTS_SCHEMA_ID,
     schemaVersion: FACTS_SCHEMA_VERSION,
