@@ -29,12 +29,16 @@ export function isElfMagic(head: Buffer): boolean {
   return head.length >= 4 && head.readUInt32LE(0) === ELF_MAGIC;
 }
 
+export interface ElfFile {
+  /** e_type: relocatable objects (.o) keep device code for linking, shared libraries load theirs. */
+  kind: "relocatable" | "executable" | "shared" | "other";
+  sections: ElfSection[];
+}
+
+const KIND_BY_TYPE: Record<number, ElfFile["kind"]> = { 1: "relocatable", 2: "executable", 3: "shared" };
+
 /** The sections of the ELF file starting at `base` (0 for a file, the member offset in an archive). */
-export async function readElfSections(
-  reader: ByteSource,
-  base: number,
-  limit: number,
-): Promise<ElfSection[]> {
+export async function readElfFile(reader: ByteSource, base: number, limit: number): Promise<ElfFile> {
   const header = await reader.read(base, 64, "ELF header");
   if (!isElfMagic(header)) throw new ScanError("not-elf", "not an ELF file");
   if (header[4] !== ELFCLASS64 || header[5] !== ELFDATA2LSB) {
@@ -44,7 +48,8 @@ export async function readElfSections(
   const entrySize = header.readUInt16LE(0x3a);
   let count = header.readUInt16LE(0x3c);
   let nameIndex = header.readUInt16LE(0x3e);
-  if (sectionTable === 0) return [];
+  const kind = KIND_BY_TYPE[header.readUInt16LE(0x10)] ?? "other";
+  if (sectionTable === 0) return { kind, sections: [] };
   if (entrySize < SECTION_HEADER_SIZE)
     throw new ScanError("corrupt", `section header size ${entrySize} < 64`);
   // ELF extended numbering: counts past 0xff00 live in section 0.
@@ -74,7 +79,7 @@ export async function readElfSections(
     throw new ScanError("truncated", "the section name table lies past the end of the file");
   }
   const nameTable = await reader.read(base + names.offset, names.size, "section name table");
-  return raw.map((section) => {
+  const sections = raw.map((section) => {
     const end = nameTable.indexOf(0, section.nameOffset);
     return {
       name:
@@ -86,4 +91,5 @@ export async function readElfSections(
       hasBits: section.type !== SHT_NOBITS,
     };
   });
+  return { kind, sections };
 }

@@ -1,13 +1,21 @@
 /** One file (.so, .o, or an .a archive of objects) to its fatbin entries, or a typed error. */
 import { BufferSource, FileReader, type ByteSource } from "./file-reader.js";
-import { isElfMagic, readElfSections } from "./elf.js";
+import { isElfMagic, readElfFile } from "./elf.js";
 import { readFatbinSection, type FatbinEntry } from "./fatbin.js";
 import { AR_MAGIC, readArchiveMembers } from "./archive.js";
 import { ScanError, type ScanErrorCode } from "./errors.js";
 import { errorMessage } from "../errors.js";
 
-/** Sections that hold fatbin containers: linked code, and pre-linked relocatable (-rdc) code. */
-const FATBIN_SECTIONS = new Set([".nv_fatbin", "__nv_relfatbin"]);
+/**
+ * Sections that hold fatbin containers: .nv_fatbin is what the CUDA runtime registers and loads;
+ * __nv_relfatbin holds relocatable (-rdc) device code for a later device link. In an object file
+ * that relocatable code is its device code; a shared library may also carry it for programs that
+ * link against it (NCCL's and NVSHMEM's device libraries do), but never loads it itself, and
+ * cuobjdump does not list it there (bench/device/scan-compare.sh on the H100 environment).
+ */
+function fatbinSections(kind: string): Set<string> {
+  return kind === "relocatable" ? new Set([".nv_fatbin", "__nv_relfatbin"]) : new Set([".nv_fatbin"]);
+}
 
 export interface ScannedEntry extends FatbinEntry {
   /** The archive member it came from; null for a plain ELF file. */
@@ -23,8 +31,10 @@ export interface FileScan {
 
 async function entriesOfElf(reader: ByteSource, base: number, limit: number, member: string | null) {
   const entries: ScannedEntry[] = [];
-  for (const section of await readElfSections(reader, base, limit)) {
-    if (!FATBIN_SECTIONS.has(section.name) || !section.hasBits || section.size === 0) continue;
+  const elf = await readElfFile(reader, base, limit);
+  const wanted = fatbinSections(elf.kind);
+  for (const section of elf.sections) {
+    if (!wanted.has(section.name) || !section.hasBits || section.size === 0) continue;
     if (section.offset - base + section.size > limit) {
       throw new ScanError("truncated", `section ${section.name} lies past the end of the file`);
     }

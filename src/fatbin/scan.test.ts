@@ -33,6 +33,8 @@ const EXPECTED: Record<string, string[]> = {
   "sm_80.compress-all-zstd.so": ["sm_80:zstd", "sm_80:zstd"],
   "sm_80.compress-all-lz4.so": ["sm_80:lz4", "sm_80:lz4"],
   "sm_90.o": ["sm_90:none"],
+  // Only .nv_fatbin: the __nv_relfatbin copy is for programs that device-link against the library.
+  "sm_90.rdc.so": ["sm_90:none"],
   "sm_90+compute_75.rdc.o": ["sm_90:zstd", "compute_75:zstd"],
   "lto_90.rdc.o": ["lto_90:zstd"],
   "objects.a": [
