@@ -85,6 +85,19 @@ const ROWS: Row[] = [
     ],
   },
   {
+    // Two GPUs, both visible to torch: nothing hidden, nothing missing.
+    capture: "h200x2-healthy",
+    fires: { "tf32-disabled": "info" },
+    silent: [
+      "cuda-visible-devices-hides-gpus",
+      "torch-arch-not-covered",
+      "extension-arch-missing",
+      "torch-binary-arch-missing",
+      "mig-enabled",
+      "torch-cuda-unavailable",
+    ],
+  },
+  {
     // --fast: no torch import, no binary scan; the static facts alone must not accuse torch.
     capture: "h100-fast",
     fires: {},
