@@ -3,8 +3,8 @@
  * Exit 0: no errors (warnings/info only); 1: errors found; 2: the tool could not run.
  * Writes only what it is asked to: --save (facts snapshot) and --sarif (report).
  */
-import { writeFileSync } from "node:fs";
-import { UserError, errorMessage } from "../errors.js";
+import { writeOutputFile } from "../util/write-output.js";
+import { UserError } from "../errors.js";
 import { EXIT_FINDINGS, EXIT_OK, type Command } from "./command.js";
 import { parseCommandArgs } from "./args.js";
 import { makeStyle, useColor } from "./output.js";
@@ -62,14 +62,6 @@ const OPTIONS = {
   json: { type: "boolean" },
   sarif: { type: "string" },
 } as const;
-
-function writeReport(path: string, text: string, flag: string): void {
-  try {
-    writeFileSync(path, text);
-  } catch (error) {
-    throw new UserError(`cannot write ${path}: ${errorMessage(error)}`, `check the path given to ${flag}`);
-  }
-}
 
 /** Module names are dotted identifiers; anything else would only fail obscurely in the probe. */
 function checkedModuleNames(names: string[]): string[] {
@@ -146,7 +138,7 @@ export const doctorCommand: Command = {
     const { kb, diagnose, RULES, renderText, renderJson, renderSarif } = await diagnosis;
     const findings = diagnose(facts, kb);
     const exitCode = findings.some((f) => f.severity === "error") ? EXIT_FINDINGS : EXIT_OK;
-    if (values.sarif !== undefined) writeReport(values.sarif, renderSarif(findings, RULES), "--sarif");
+    if (values.sarif !== undefined) writeOutputFile(values.sarif, renderSarif(findings, RULES), "--sarif");
     process.stdout.write(
       values.json
         ? renderJson(facts, findings, exitCode)

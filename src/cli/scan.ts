@@ -1,5 +1,6 @@
 /** `gpuprep scan`: which GPU architectures the CUDA code in binaries covers, and what a GPU can run. */
 import { execFile } from "node:child_process";
+import { importDirectories } from "../gather/binaries.js";
 import { stat } from "node:fs/promises";
 import { promisify } from "node:util";
 import { UserError, errorMessage } from "../errors.js";
@@ -71,19 +72,13 @@ function deviceFromFlag(text: string): Device {
   return { label: `${row.name} (${row.computeCapability})`, capability: rowCapability };
 }
 
-/** The directories a Python environment loads binaries from, asked of the interpreter itself. */
+/** The directories the interpreter imports from (site-packages, PYTHONPATH, user site). */
 async function sitePackages(python: string): Promise<string[]> {
-  const script =
-    "import json, site, sysconfig\n" +
-    "paths = list(site.getsitepackages()) + [site.getusersitepackages()]\n" +
-    "paths += [sysconfig.get_paths()['purelib'], sysconfig.get_paths()['platlib']]\n" +
-    "print(json.dumps(sorted(set(paths))))";
   try {
-    const { stdout } = await run(python, ["-c", script], { timeout: 30_000 });
-    return JSON.parse(stdout) as string[];
+    return await importDirectories(python);
   } catch (error) {
     throw new UserError(
-      `scan: cannot ask ${python} for its site-packages (${errorMessage(error).split("\n")[0]})`,
+      `scan: cannot ask ${python} for its import directories (${errorMessage(error).split("\n")[0]})`,
       "give an interpreter path that runs, e.g. --python .venv/bin/python",
     );
   }

@@ -1,5 +1,6 @@
 /** `gpuprep validate`: environment checks and GPU benchmarks, judged against the GPU's own peak. */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { writeOutputFile } from "../util/write-output.js";
 import { resolve } from "node:path";
 import { UserError, errorMessage } from "../errors.js";
 import { loadKnowledgeBase } from "../kb/index.js";
@@ -72,8 +73,9 @@ export const validateCommand: Command = {
       payload = await runPayload(values.python ?? "python3", payloadOptions(values));
     }
     const report = judgePayload(payload, kb, { transport });
-    if (values.junit) writeOutput(values.junit, renderJUnit(toJUnitSuites(report), "gpuprep validate"));
-    if (values.html) writeOutput(values.html, renderHtmlReport(toHtmlReport(report)));
+    if (values.junit)
+      writeOutputFile(values.junit, renderJUnit(toJUnitSuites(report), "gpuprep validate"), "--junit");
+    if (values.html) writeOutputFile(values.html, renderHtmlReport(toHtmlReport(report)), "--html");
     if (values.json) console.log(JSON.stringify(report, null, 2));
     else console.log(renderText(report, makeStyle(useColor())));
     return report.summary.fail > 0 ? EXIT_FINDINGS : EXIT_OK;
@@ -136,15 +138,4 @@ function readSaved(file: string): { payload: Payload; transport: string } {
     );
   }
   return { payload: parsePayload(report.payload, file), transport: String(report.transport ?? "local") };
-}
-
-function writeOutput(file: string, content: string): void {
-  try {
-    writeFileSync(file, content);
-  } catch (error) {
-    throw new UserError(
-      `validate: cannot write ${file} (${errorMessage(error)})`,
-      "choose a path in a writable directory",
-    );
-  }
 }

@@ -1,5 +1,6 @@
 /** Reading and writing Facts snapshots (`--save FILE`, `--from FILE`). */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { writeOutputFile } from "../util/write-output.js";
 import { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION, FactsSchema, type Facts } from "./schema.js";
 import { UserError, errorMessage } from "../errors.js";
 
@@ -49,9 +50,5 @@ export function readFactsFile(path: string): Facts {
 }
 
 export function writeFactsFile(path: string, facts: Facts): void {
-  try {
-    writeFileSync(path, JSON.stringify(facts, null, 1) + "\n");
-  } catch (error) {
-    throw new UserError(`cannot write ${path}: ${errorMessage(error)}`, "check the path given to --save");
-  }
+  writeOutputFile(path, JSON.stringify(facts, null, 1) + "\n", "--save");
 }

@@ -19,7 +19,7 @@ export function notScanned(reason: string): BinariesFacts {
  * The sys.path directories the interpreter imports from, without the standard library (which
  * holds no CUDA code): site-packages, PYTHONPATH entries, user site.
  */
-async function importDirectories(python: string): Promise<string[]> {
+export async function importDirectories(python: string): Promise<string[]> {
   const script =
     "import json, os, sys, sysconfig\n" +
     "std = {os.path.realpath(sysconfig.get_paths()[k]) for k in ('stdlib', 'platstdlib')}\n" +
