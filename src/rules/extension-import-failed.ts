@@ -74,8 +74,8 @@ export const extensionImportFailed: Rule = {
     for (const ext of facts.python.extensions) {
       if (ext.status === "ok" || ext.status === "skipped") continue;
       const text = `${ext.error ?? ""}\n${ext.stderrTail ?? ""}`;
-      // Not installed at all: nothing to diagnose.
-      if (ext.distribution === null && new RegExp(`No module named '${ext.module}'`).test(text)) continue;
+      // The probe imports known extensions only when their files are there, and modules named
+      // with --import-check always: "No module named" then means a broken install or a typo.
       const evidence = [
         ev("module", `${ext.module}${ext.distribution ? ` (${ext.distribution} ${ext.version ?? ""})` : ""}`),
         ev("status", ext.status),

@@ -52,3 +52,15 @@ test(
     assert.equal(facts.python.torch?.cudaVersion, null);
   },
 );
+
+test("--import-check: a module of the user's that does not import is a finding; a bad name exits 2", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gpuprep-live-"));
+  const { code, ids } = doctorJson(DEBIAN_PYTHON, dir, ["--import-check", "gpuprep_no_such_module"]);
+  assert.equal(code, 1);
+  assert.ok(ids.includes("extension-import-failed:error"), ids.join(", "));
+  const bad = spawnSync(process.execPath, [CLI, "doctor", "--import-check", "not a module"], {
+    encoding: "utf8",
+  });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /is not a Python module name\n {2}hint: /);
+});
