@@ -261,7 +261,7 @@ async function showExtension(
   print(style.bold(row.name));
   print(`  ${row.summary}`);
   print(
-    `  GPUs: ${row.supportedComputeCapabilities.join(", ") || "not recorded"}; platforms: ${row.platforms.join(", ")}; from: ${row.distribution.join(", ")}`,
+    `  GPUs: ${row.supportedComputeCapabilities.join(", ") || "not recorded"}; platforms: ${row.platforms.join(", ") || "not recorded"}; from: ${row.distribution.join(", ")}`,
   );
   if (row.buildFromSourceFor.length > 0)
     print(`  build from source for: ${row.buildFromSourceFor.join(", ")}`);
