@@ -1,15 +1,264 @@
-/** Placeholder until the init command lands: it says so instead of pretending. */
+/**
+ * `gpuprep init`: plan a setup for the project on a machine and write its files. Every decision is
+ * printed with its reason and source; --dry-run prints the files' diffs and writes nothing; files
+ * the user edited are never overwritten without --force (and then kept as a backup).
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { UserError } from "../errors.js";
-import type { Command } from "./command.js";
+import { EXIT_OK, type Command } from "./command.js";
+import { parseCommandArgs } from "./args.js";
+import { makeStyle, useColor } from "./output.js";
+import { readFactsFile } from "../facts/io.js";
+import { gatherFacts } from "../gather/index.js";
+import { hasProjectManifest, readProject } from "../gather/project.js";
+import { loadKnowledgeBase } from "../kb/index.js";
+import { makePlan, type InitOptions, type Plan } from "../plan/index.js";
+import { targetFromFacts, targetFromName } from "../plan/target.js";
+import { generateFiles } from "../generate/index.js";
+import { applyWrites, blocked, planWrites, type FilePlan } from "../generate/write.js";
+import { unifiedDiff } from "../generate/diff.js";
+
+const HELP = `gpuprep init: plan and write a working setup for this project on a GPU machine
+
+usage: gpuprep init [flags]
+
+the project:
+  --project DIR            the project (default: the current directory); reads pyproject.toml,
+                           requirements*.txt, uv.lock
+
+the machine (default: this one, as doctor sees it):
+  --target NAME            a GPU or system by name: dgx-spark, rtx-5090, rtx-5070-ti, b200, h100, l4, ...
+  --gpu NAME               the same, also a compute capability (12.0)
+  --driver VER             the machine's NVIDIA driver (580.95.05 or a branch, 580); without it the
+                           plan says which driver it needs
+  --arch x86_64|aarch64    the host CPU (integrated systems such as DGX Spark set it themselves)
+  --from FILE              a snapshot saved with \`gpuprep doctor --save\`
+
+the setup:
+  --strategy S             container (NGC PyTorch image), native (uv venv) or auto (default)
+  --jupyter                add a Jupyter service on 127.0.0.1:8888 that needs a token
+  --non-root               run as a user with the host user's ids instead of root
+  --volume HOST:CTR[:ro]   one more volume (repeatable)
+  --build-from-source PKG  compile this extension for exactly the target GPU (repeatable, or a,b)
+  --wheelhouse DIR         offline build: install only from this directory of wheels (in the project)
+  --index-url URL          install from this index instead of PyPI (a mirror)
+  --shm-size SIZE          a /dev/shm of this size instead of sharing the host's IPC namespace
+  --python VER             Python for the native venv (default: from the torch build and project)
+
+writing:
+  --dry-run                print the plan and every file's diff; write nothing
+  --force                  also replace files you edited (backups under .gpuprep/backups/)
+  --json                   print the plan and the file list as JSON
+
+exit status: 0 written (or dry run), 2 gpuprep could not plan or write`;
+
+const OPTIONS = {
+  project: { type: "string" },
+  target: { type: "string" },
+  gpu: { type: "string" },
+  driver: { type: "string" },
+  arch: { type: "string" },
+  from: { type: "string" },
+  strategy: { type: "string" },
+  jupyter: { type: "boolean" },
+  "non-root": { type: "boolean" },
+  volume: { type: "string", multiple: true },
+  "build-from-source": { type: "string", multiple: true },
+  wheelhouse: { type: "string" },
+  "index-url": { type: "string" },
+  "shm-size": { type: "string" },
+  python: { type: "string" },
+  "dry-run": { type: "boolean" },
+  force: { type: "boolean" },
+  json: { type: "boolean" },
+} as const;
+
+type Values = ReturnType<typeof parseCommandArgs<{ options: typeof OPTIONS }>>["values"];
+
+function fail(message: string, hint: string): never {
+  throw new UserError(`init: ${message}`, hint);
+}
+
+function checkedOptions(values: Values, projectDir: string): InitOptions {
+  const strategy = values.strategy ?? "auto";
+  if (strategy !== "auto" && strategy !== "container" && strategy !== "native")
+    fail(`--strategy "${strategy}" is not one of container, native, auto`, "pick one of the three");
+  for (const volume of values.volume ?? []) {
+    const parts = volume.split(":");
+    if (
+      parts.length < 2 ||
+      parts.length > 3 ||
+      !parts[0] ||
+      !parts[1]?.startsWith("/") ||
+      (parts[2] && parts[2] !== "ro" && parts[2] !== "rw")
+    )
+      fail(
+        `--volume "${volume}" is not HOST:CONTAINER[:ro]`,
+        "e.g. --volume /data/imagenet:/datasets/imagenet:ro",
+      );
+  }
+  let wheelhouse: string | null = null;
+  if (values.wheelhouse !== undefined) {
+    const full = resolve(projectDir, values.wheelhouse);
+    if (!existsSync(full) || !statSync(full).isDirectory())
+      fail(
+        `--wheelhouse ${values.wheelhouse} is not a directory`,
+        "give a directory of .whl files inside the project",
+      );
+    wheelhouse = relative(projectDir, full);
+    if (wheelhouse.startsWith("..") || isAbsolute(wheelhouse))
+      fail(
+        `--wheelhouse ${values.wheelhouse} is outside the project`,
+        "Docker can only mount directories of the build context: move it into the project",
+      );
+  }
+  if (values["index-url"] !== undefined && !/^https?:\/\//.test(values["index-url"]))
+    fail(
+      `--index-url "${values["index-url"]}" is not an http(s) URL`,
+      "e.g. --index-url https://mirror.example/simple",
+    );
+  if (values["index-url"] !== undefined && wheelhouse)
+    fail("--wheelhouse and --index-url cannot be combined", "an offline build uses only the wheelhouse");
+  if (values["shm-size"] !== undefined && !/^\d+[bkmg]?$/i.test(values["shm-size"]))
+    fail(`--shm-size "${values["shm-size"]}" is not a size`, "e.g. --shm-size 16g");
+  if (values.python !== undefined && !/^3\.\d+(\.\d+)?$/.test(values.python))
+    fail(`--python "${values.python}" is not a Python version`, "e.g. --python 3.12");
+  return {
+    strategy,
+    jupyter: values.jupyter ?? false,
+    nonRoot: values["non-root"] ?? false,
+    volumes: values.volume ?? [],
+    buildFromSource: (values["build-from-source"] ?? [])
+      .flatMap((v) => v.split(","))
+      .map((v) => v.trim())
+      .filter(Boolean),
+    wheelhouse,
+    indexUrl: values["index-url"] ?? null,
+    shmSize: values["shm-size"] ?? null,
+    python: values.python ?? null,
+  };
+}
+
+async function resolveTarget(values: Values, kb: ReturnType<typeof loadKnowledgeBase>) {
+  const named = values.target ?? values.gpu;
+  if (values.target !== undefined && values.gpu !== undefined)
+    fail("--target and --gpu name the same thing", "give one of them");
+  if (named !== undefined && values.from !== undefined)
+    fail("--from and --target/--gpu cannot be combined", "name one machine");
+  if (named !== undefined)
+    return targetFromName(kb, {
+      gpu: named,
+      driver: values.driver ?? null,
+      cpuArch: values.arch ?? null,
+      flag: values.target !== undefined ? "--target" : "--gpu",
+    });
+  if (values.driver !== undefined || values.arch !== undefined)
+    fail(
+      "--driver and --arch describe a named machine",
+      "add --target NAME (or --gpu NAME), or drop them to plan for this machine",
+    );
+  if (values.from !== undefined) return targetFromFacts(kb, readFactsFile(values.from), values.from);
+  const facts = await gatherFacts({ fast: true, importChecks: [], projectDir: null });
+  return targetFromFacts(kb, facts, "this machine");
+}
+
+const STATUS_TEXT: Record<FilePlan["status"], string> = {
+  create: "new",
+  unchanged: "unchanged",
+  update: "updated",
+  edited: "EDITED by you: kept unless --force",
+  foreign: "exists, not written by gpuprep: kept unless --force",
+  "user-file": "your file, lines added (backup kept)",
+};
+
+function renderPlanText(plan: Plan, writes: FilePlan[], notes: string[], dryRun: boolean): string {
+  const style = makeStyle(useColor());
+  const out: string[] = [];
+  out.push(style.bold(`gpuprep init: ${plan.project.name} on ${plan.target.gpuName} → ${plan.strategy}`), "");
+  for (const d of plan.decisions) {
+    out.push(`  ${style.bold(d.topic)}: ${d.choice}`);
+    out.push(`    why: ${d.reason}`);
+    for (const source of new Set(d.sources)) out.push(`    source: ${source}`);
+  }
+  if (plan.conflicts.length > 0) {
+    out.push("", style.bold("pins in the project that are not obeyed:"));
+    for (const c of plan.conflicts) out.push(`  - ${c.message}`);
+  }
+  const warnings = [...plan.warnings, ...notes];
+  if (warnings.length > 0) {
+    out.push("", style.bold("notes:"));
+    for (const w of warnings) out.push(`  - ${w}`);
+  }
+  out.push("", style.bold(dryRun ? "files (dry run: nothing written):" : "files:"));
+  for (const w of writes) out.push(`  ${w.file.path}: ${STATUS_TEXT[w.status]}`);
+  if (dryRun) {
+    for (const w of writes) {
+      if (w.status === "unchanged") continue;
+      out.push("", unifiedDiff(w.file.path, w.before, w.file.content).trimEnd());
+    }
+  }
+  return out.join("\n") + "\n";
+}
 
 export const initCommand: Command = {
   name: "init",
-  summary: "init",
-  help: "gpuprep init: not available in this build yet",
-  async run() {
-    throw new UserError(
-      "gpuprep init is not available in this build yet",
-      "see the README for the commands that are",
+  summary: "plan and write a working setup (NGC container or native uv) for a project on a GPU",
+  help: HELP,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs("init", {
+      args: argv,
+      options: OPTIONS,
+      allowPositionals: true,
+    });
+    if (positionals.length > 0)
+      fail(`unexpected argument "${positionals[0]}"`, "give the project with --project DIR");
+    const projectDir = resolve(values.project ?? ".");
+    if (!existsSync(projectDir))
+      fail(`project directory ${values.project} does not exist`, "pass an existing directory with --project");
+    if (!hasProjectManifest(projectDir))
+      fail(
+        `${projectDir} has no pyproject.toml or requirements*.txt`,
+        "run init in the project's directory, or pass --project DIR",
+      );
+    const options = checkedOptions(values, projectDir);
+    const kb = loadKnowledgeBase();
+    const target = await resolveTarget(values, kb);
+    const project = readProject(projectDir);
+    const plan = makePlan(kb, project, target, options);
+    const pyprojectPath = join(projectDir, "pyproject.toml");
+    const { files, notes } = generateFiles(
+      plan,
+      existsSync(pyprojectPath) ? readFileSync(pyprojectPath, "utf8") : null,
     );
+    const writes = planWrites(projectDir, files);
+    const dryRun = values["dry-run"] ?? false;
+    let backup: string | null = null;
+    if (!dryRun) backup = applyWrites(projectDir, writes, values.force ?? false);
+    if (values.json) {
+      process.stdout.write(
+        JSON.stringify(
+          {
+            plan,
+            files: writes.map((w) => ({ path: w.file.path, status: w.status, content: w.file.content })),
+            notes,
+            dryRun,
+            backup,
+          },
+          null,
+          2,
+        ) + "\n",
+      );
+      return EXIT_OK;
+    }
+    let text = renderPlanText(plan, writes, notes, dryRun);
+    if (backup) text += `\nbackups of replaced files: ${relative(process.cwd(), backup) || backup}\n`;
+    if (!dryRun)
+      text += `\nnext: ${plan.strategy === "container" ? "scripts/run-container.sh" : "scripts/setup-native.sh"} (SETUP.md explains the setup)\n`;
+    else if (blocked(writes).length > 0)
+      text +=
+        "\nwriting would stop at the files marked above: rerun with --force to replace them (backups kept)\n";
+    process.stdout.write(text);
+    return EXIT_OK;
   },
 };

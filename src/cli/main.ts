@@ -17,7 +17,7 @@ const SUMMARIES: Record<string, string> = {
   doctor: "what is wrong with PyTorch on this GPU, the evidence, and the exact fix",
   scan: "which GPU architectures the CUDA code in .so files covers",
   kb: "the compatibility knowledge: GPUs, CUDA, PyTorch builds, NGC images",
-  init: "(not available yet) generate a container or native setup for this project",
+  init: "plan and write a setup (NGC container or native uv venv) for this project on a GPU",
   validate: "environment checks and GPU benchmarks against the hardware's peak",
 };
 

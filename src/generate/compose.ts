@@ -1,0 +1,55 @@
+/**
+ * compose.yaml: the same container the run script starts (GPU access, shared IPC or a sized shm,
+ * NVIDIA's memlock and stack limits, cache/data/checkpoint volumes, credentials read-only), plus an
+ * optional Jupyter service bound to 127.0.0.1 that refuses to start without a token.
+ */
+import { stringify } from "yaml";
+import type { Plan } from "../plan/types.js";
+import { JUPYTER_PORT, MEMLOCK, STACK_BYTES, WORKDIR, header, imageName, volumes } from "./paths.js";
+
+function volumeText(host: string, container: string, readOnly: boolean): string {
+  return `${host}:${container}${readOnly ? ":ro" : ""}`;
+}
+
+export function renderCompose(plan: Plan): string {
+  const service: Record<string, unknown> = {
+    build: {
+      context: ".",
+      dockerfile: "Dockerfile",
+      args: { USER_UID: "${GPUPREP_UID:-1000}", USER_GID: "${GPUPREP_GID:-1000}" },
+    },
+    image: `${imageName(plan)}:latest`,
+  };
+  if (!plan.options.nonRoot) delete (service["build"] as Record<string, unknown>)["args"];
+  if (plan.options.shmSize) service["shm_size"] = plan.options.shmSize;
+  else service["ipc"] = "host";
+  service["ulimits"] = { memlock: MEMLOCK, stack: STACK_BYTES };
+  service["deploy"] = {
+    resources: { reservations: { devices: [{ driver: "nvidia", count: "all", capabilities: ["gpu"] }] } },
+  };
+  // Passed through from the host when set; never written into a file.
+  service["environment"] = ["HF_TOKEN", "WANDB_API_KEY"];
+  service["volumes"] = volumes(plan).map((v) => volumeText(v.host, v.container, v.readOnly));
+  service["working_dir"] = WORKDIR;
+  service["stdin_open"] = true;
+  service["tty"] = true;
+  const services: Record<string, unknown> = { app: service };
+  if (plan.options.jupyter) {
+    const jupyter: Record<string, unknown> = { ...service };
+    delete jupyter["stdin_open"];
+    delete jupyter["tty"];
+    jupyter["environment"] = [...(service["environment"] as string[]), "JUPYTER_TOKEN"];
+    jupyter["ports"] = [`127.0.0.1:${JUPYTER_PORT}:${JUPYTER_PORT}`];
+    const allowRoot = plan.options.nonRoot ? "" : " --allow-root";
+    // Listening on all interfaces inside the container is what makes the port mapping work; the
+    // mapping itself binds to the host's loopback only.
+    jupyter["command"] = [
+      "sh",
+      "-c",
+      `if [ -z "$$JUPYTER_TOKEN" ]; then echo "set JUPYTER_TOKEN (e.g. export JUPYTER_TOKEN=$$(openssl rand -hex 24)) before starting jupyter" >&2; exit 1; fi; exec python3 -m jupyter lab --ip=0.0.0.0 --port=${JUPYTER_PORT} --no-browser${allowRoot}`,
+    ];
+    services["jupyter"] = jupyter;
+  }
+  const body = stringify({ services }, { lineWidth: 0 });
+  return `${header(plan, "#")}# Start: docker compose up -d app && docker compose exec app bash (or scripts/run-container.sh)\n${body}`;
+}

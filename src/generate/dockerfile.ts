@@ -1,0 +1,119 @@
+/**
+ * The Dockerfile: the NGC base, a constraints file that pins everything the image ships, one build
+ * stage per source-built extension (exactly the target's architecture, MAX_JOBS from cores and
+ * memory, pip and ccache cache mounts), then the project's requirements under those constraints.
+ */
+import type { Plan, SourceBuild } from "../plan/types.js";
+import { normalizeName } from "../gather/requirement.js";
+import {
+  CONSTRAINTS_FILE,
+  GPUPREP_DIR_IN_IMAGE,
+  HF_HOME,
+  REQUIREMENTS_FILE,
+  TORCH_HOME,
+  WORKDIR,
+  header,
+} from "./paths.js";
+
+/** GiB of memory one compile job may take: nvcc on PyTorch extensions often needs several. */
+export const GIB_PER_BUILD_JOB = 4;
+
+/** pip options and the RUN mount an offline wheelhouse or a mirror needs. */
+function pipSource(plan: Plan): { mount: string; options: string } {
+  if (plan.options.wheelhouse)
+    return {
+      mount: ` --mount=type=bind,source=${plan.options.wheelhouse},target=/wheelhouse`,
+      options: " --no-index --find-links /wheelhouse",
+    };
+  if (plan.options.indexUrl) return { mount: "", options: ` --index-url ${plan.options.indexUrl}` };
+  return { mount: "", options: "" };
+}
+
+/** A regex alternative for a package name in any of pip's spellings (xformers, flash_attn, flash-attn). */
+function namePattern(name: string): string {
+  return normalizeName(name).replace(/-/g, "[-_.]");
+}
+
+function buildStage(build: SourceBuild, plan: Plan): string {
+  const source = pipSource(plan);
+  return `
+# ${build.name}: ${build.reason}.
+FROM base AS build-${normalizeName(build.name)}
+ARG MAX_JOBS=
+ENV TORCH_CUDA_ARCH_LIST="${build.archList}" \\
+    CCACHE_DIR=/root/.cache/ccache
+# MAX_JOBS: cores, but at most one job per ${GIB_PER_BUILD_JOB} GiB of available memory (nvcc runs out of memory first).
+RUN --mount=type=cache,target=/root/.cache/pip --mount=type=cache,target=/root/.cache/ccache${source.mount} \\
+    jobs="$MAX_JOBS"; \\
+    if [ -z "$jobs" ]; then \\
+      mem_gib=$(awk '/^MemAvailable:/ { print int($2 / 1048576) }' /proc/meminfo); \\
+      jobs=$((mem_gib / ${GIB_PER_BUILD_JOB})); \\
+      if [ "$jobs" -gt "$(nproc)" ]; then jobs=$(nproc); fi; \\
+      if [ "$jobs" -lt 1 ]; then jobs=1; fi; \\
+    fi; \\
+    if [ -d /usr/lib/ccache ]; then PATH="/usr/lib/ccache:$PATH"; fi; \\
+    echo "building ${build.name} for TORCH_CUDA_ARCH_LIST=$TORCH_CUDA_ARCH_LIST with MAX_JOBS=$jobs"; \\
+    MAX_JOBS="$jobs" python3 -m pip wheel --no-build-isolation --no-deps --no-binary ${build.name}${source.options} \\
+      --wheel-dir /wheels ${shellQuote(build.requirement)}
+`;
+}
+
+export function shellQuote(text: string): string {
+  return /^[A-Za-z0-9._=<>~!,/:+@-]+$/.test(text) && !/[<>]/.test(text)
+    ? text
+    : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+export function renderDockerfile(plan: Plan): string {
+  const image = plan.container?.image;
+  if (!image) throw new Error("renderDockerfile needs a container plan");
+  const source = pipSource(plan);
+  const rebuilt = plan.sourceBuilds.map((b) => namePattern(b.name));
+  // The freeze of the base pins everything it ships, except what we rebuild on purpose.
+  const freeze = rebuilt.length
+    ? `python3 -m pip list --format=freeze | grep -viE '^(${rebuilt.join("|")})==' > ${GPUPREP_DIR_IN_IMAGE}/base-packages.txt`
+    : `python3 -m pip list --format=freeze > ${GPUPREP_DIR_IN_IMAGE}/base-packages.txt`;
+  const lines: string[] = [];
+  lines.push(header(plan, "#").trimEnd());
+  lines.push(`# Base: ${image.image}, ${image.tag}: torch ${image.torch}, CUDA ${image.cuda}; needs driver ${plan.requiredDriver} or newer.
+ARG BASE_IMAGE=${image.image}
+FROM \${BASE_IMAGE} AS base
+# Every later pip install (here and inside the running container) keeps the image's own builds:
+# PIP_CONSTRAINT pins what the image ships, as \`pip list\` reports it at build time.
+COPY ${CONSTRAINTS_FILE} ${GPUPREP_DIR_IN_IMAGE}/constraints.txt
+RUN ${freeze}
+ENV PIP_CONSTRAINT="${GPUPREP_DIR_IN_IMAGE}/constraints.txt ${GPUPREP_DIR_IN_IMAGE}/base-packages.txt" \\
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \\
+    PYTHONUNBUFFERED=1 \\
+    HF_HOME=${HF_HOME} \\
+    TORCH_HOME=${TORCH_HOME}`);
+  for (const build of plan.sourceBuilds) lines.push(buildStage(build, plan).trimEnd());
+  lines.push(`
+FROM base AS app`);
+  for (const build of plan.sourceBuilds)
+    lines.push(`COPY --from=build-${normalizeName(build.name)} /wheels ${GPUPREP_DIR_IN_IMAGE}/wheels/`);
+  const wheels = plan.sourceBuilds.length > 0 ? ` ${GPUPREP_DIR_IN_IMAGE}/wheels/*.whl` : "";
+  const hasRequirements = plan.install.length > 0 || plan.options.jupyter;
+  if (hasRequirements || wheels) {
+    if (hasRequirements) lines.push(`COPY ${REQUIREMENTS_FILE} ${GPUPREP_DIR_IN_IMAGE}/requirements.txt`);
+    const requirements = hasRequirements ? ` -r ${GPUPREP_DIR_IN_IMAGE}/requirements.txt` : "";
+    lines.push(`RUN --mount=type=cache,target=/root/.cache/pip${source.mount} \\
+    python3 -m pip install${source.options}${wheels}${requirements} \\
+ && python3 -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda)"`);
+  }
+  if (plan.options.nonRoot) {
+    lines.push(`# A user with the host user's ids, so files written to the mounted project stay yours.
+ARG USER_UID=1000
+ARG USER_GID=1000
+RUN if ! getent group "$USER_GID" > /dev/null; then groupadd --gid "$USER_GID" app; fi \\
+ && if ! getent passwd "$USER_UID" > /dev/null; then useradd --uid "$USER_UID" --gid "$USER_GID" --create-home --shell /bin/bash app; fi \\
+ && mkdir -p ${HF_HOME} ${TORCH_HOME} ${WORKDIR} \\
+ && chown "$USER_UID:$USER_GID" ${HF_HOME} ${TORCH_HOME} ${WORKDIR}
+USER \${USER_UID}:\${USER_GID}`);
+  }
+  lines.push(`WORKDIR ${WORKDIR}
+COPY . ${WORKDIR}
+CMD ["bash"]
+`);
+  return lines.join("\n");
+}

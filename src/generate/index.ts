@@ -1,0 +1,103 @@
+/** All the files of a plan, consistent with one another: one generator per artifact. */
+import type { Plan } from "../plan/types.js";
+import { renderCompose } from "./compose.js";
+import { renderConstraints, renderRequirements } from "./constraints.js";
+import { renderDevcontainer } from "./devcontainer.js";
+import { renderDockerfile } from "./dockerfile.js";
+import { renderDockerignore } from "./dockerignore.js";
+import { CONSTRAINTS_FILE, REQUIREMENTS_FILE } from "./paths.js";
+import { pinPyproject } from "./pyproject-pin.js";
+import { renderRunContainer } from "./run-container.js";
+import { renderSetupMd } from "./setup-md.js";
+import { renderSetupNative } from "./setup-native.js";
+import type { GeneratedFile } from "./types.js";
+
+export type { GeneratedFile } from "./types.js";
+
+function file(path: string, content: string, purpose: string, executable = false): GeneratedFile {
+  return { path, content, purpose, executable, kind: "generated" };
+}
+
+/**
+ * @param currentPyproject the project's pyproject.toml as it is now (native plans edit it), or null.
+ * @returns the files, and notes for the summary (e.g. why pyproject.toml was left alone).
+ */
+export function generateFiles(
+  plan: Plan,
+  currentPyproject: string | null,
+): { files: GeneratedFile[]; notes: string[] } {
+  const files: GeneratedFile[] = [];
+  const notes: string[] = [];
+  if (plan.strategy === "container") {
+    files.push(
+      file(
+        "Dockerfile",
+        renderDockerfile(plan),
+        "the image: NGC base, pinned base packages, source builds, the project's requirements",
+      ),
+    );
+    files.push(
+      file("compose.yaml", renderCompose(plan), "the container(s) with GPU access, IPC, limits and volumes"),
+    );
+    files.push(
+      file(
+        ".dockerignore",
+        renderDockerignore(plan),
+        "keeps venvs, caches, data and credentials out of the image",
+      ),
+    );
+    files.push(
+      file(
+        ".devcontainer/devcontainer.json",
+        renderDevcontainer(plan),
+        "VS Code / devcontainer CLI: the compose service",
+      ),
+    );
+    files.push(
+      file(
+        "scripts/run-container.sh",
+        renderRunContainer(plan),
+        "build and start the container (checks the driver first)",
+        true,
+      ),
+    );
+    files.push(file(CONSTRAINTS_FILE, renderConstraints(plan), "pins for what the image provides"));
+    files.push(
+      file(
+        REQUIREMENTS_FILE,
+        renderRequirements(plan),
+        "the project's requirements as installed into the image",
+      ),
+    );
+  } else {
+    files.push(
+      file(
+        "scripts/setup-native.sh",
+        renderSetupNative(plan),
+        "creates .venv with torch from the right PyTorch index",
+        true,
+      ),
+    );
+    files.push(
+      file(
+        CONSTRAINTS_FILE,
+        renderConstraints(plan),
+        "keeps torch on the planned release while the project installs",
+      ),
+    );
+    if (currentPyproject !== null) {
+      const pin = pinPyproject(plan, currentPyproject);
+      notes.push(`pyproject.toml: ${pin.note}`);
+      if (pin.content !== null && pin.content !== currentPyproject)
+        files.push({
+          path: "pyproject.toml",
+          content: pin.content,
+          purpose: "torch routed to the planned PyTorch index (lines appended)",
+          executable: false,
+          kind: "user-file",
+        });
+    }
+  }
+  files.push(file("SETUP.md", renderSetupMd(plan, files), "this explanation"));
+  return { files, notes };
+}

@@ -1,0 +1,76 @@
+/**
+ * scripts/run-container.sh: build the image and start the container with the flags compose.yaml
+ * uses. It checks the driver the image needs before starting, and starts without --gpus (with a
+ * warning) where the host has no NVIDIA GPU, so the same script serves CI machines.
+ */
+import type { Plan } from "../plan/types.js";
+import { MEMLOCK, STACK_BYTES, header, imageName, volumes } from "./paths.js";
+
+function hostPath(host: string): string {
+  if (host === ".") return '"$PWD"';
+  if (host.startsWith("./")) return `"$PWD/${host.slice(2)}"`;
+  return `"${host.replace("${HOME}", "$HOME")}"`;
+}
+
+export function renderRunContainer(plan: Plan): string {
+  const image = plan.container?.image;
+  if (!image) throw new Error("renderRunContainer needs a container plan");
+  const vols = volumes(plan);
+  const created = vols.filter((v) => v.create).map((v) => hostPath(v.host));
+  const mounts = vols.map((v) => `  -v ${hostPath(v.host)}:${v.container}${v.readOnly ? ":ro" : ""}`);
+  const shm = plan.options.shmSize ? `--shm-size=${plan.options.shmSize}` : "--ipc=host";
+  const userArgs = plan.options.nonRoot
+    ? ` --build-arg USER_UID="$(id -u)" --build-arg USER_GID="$(id -g)"`
+    : "";
+  return `#!/usr/bin/env bash
+${header(plan, "#")}#
+# usage: scripts/run-container.sh [--no-build] [COMMAND ...]   (default COMMAND: bash)
+# env:   IMAGE (default ${imageName(plan)}:latest), GPUPREP_NO_GPU=1 to start without GPUs
+set -euo pipefail
+cd "$(dirname "\${BASH_SOURCE[0]}")/.."
+
+IMAGE="\${IMAGE:-${imageName(plan)}:latest}"
+# ${image.image} is built with CUDA ${image.cuda}.
+REQUIRED_DRIVER="${plan.requiredDriver}"
+
+# True when version $1 >= version $2 (dotted numbers).
+version_at_least() {
+  [ "$(printf '%s\\n%s\\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]
+}
+
+gpu_flags=()
+driver=""
+if [ "\${GPUPREP_NO_GPU:-0}" != 1 ] && command -v nvidia-smi > /dev/null 2>&1; then
+  driver="$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2> /dev/null | head -n 1 || true)"
+fi
+if [ -n "$driver" ]; then
+  if ! version_at_least "$driver" "$REQUIRED_DRIVER"; then
+    echo "error: NVIDIA driver $driver is older than $REQUIRED_DRIVER, which CUDA ${image.cuda} in ${image.image} needs" >&2
+    echo "hint: update the driver, or plan for this one: gpuprep init --driver $driver" >&2
+    exit 1
+  fi
+  gpu_flags=(--gpus all)
+else
+  echo "warning: no NVIDIA GPU or driver found here (nvidia-smi); starting without --gpus" >&2
+fi
+
+if [ "\${1:-}" = "--no-build" ]; then
+  shift
+else
+  DOCKER_BUILDKIT=1 docker build${userArgs} --tag "$IMAGE" .
+fi
+
+mkdir -p ${created.join(" ")}
+tty_flags=()
+if [ -t 0 ] && [ -t 1 ]; then tty_flags=(-it); fi
+if [ "$#" -eq 0 ]; then set -- bash; fi
+
+exec docker run --rm \\
+  \${tty_flags[@]+"\${tty_flags[@]}"} \\
+  \${gpu_flags[@]+"\${gpu_flags[@]}"} \\
+  ${shm} --ulimit memlock=${MEMLOCK} --ulimit stack=${STACK_BYTES} \\
+  -e HF_TOKEN -e WANDB_API_KEY \\
+${mounts.join(" \\\n")} \\
+  "$IMAGE" "$@"
+`;
+}

@@ -1,0 +1,99 @@
+/**
+ * scripts/setup-native.sh: a uv-managed .venv with torch from the index variant that runs natively
+ * on the GPU. A pyproject project syncs (its pyproject pins torch to that index, so `uv sync`
+ * keeps it); a requirements-only project installs torch first and the rest under the constraints.
+ */
+import { basename } from "node:path";
+import type { Plan } from "../plan/types.js";
+import { CONSTRAINTS_FILE, header } from "./paths.js";
+import { GIB_PER_BUILD_JOB, shellQuote } from "./dockerfile.js";
+
+export function renderSetupNative(plan: Plan): string {
+  const native = plan.native;
+  if (!native) throw new Error("renderSetupNative needs a native plan");
+  const build = native.build;
+  const index = plan.options.wheelhouse
+    ? `--no-index --find-links ${shellQuote(plan.options.wheelhouse)}`
+    : `--index-url ${plan.options.indexUrl ?? build.indexUrl}`;
+  const offline = plan.options.wheelhouse
+    ? ` --offline --no-index --find-links ${shellQuote(plan.options.wheelhouse)}`
+    : "";
+  const install: string[] = [];
+  if (plan.project.hasPyproject) {
+    install.push(
+      `# pyproject.toml pins torch to the ${native.indexName} index ([tool.uv.sources]), so sync keeps it.`,
+    );
+    install.push(`uv sync --python "$PYTHON_VERSION"${offline}`);
+  } else {
+    install.push(`uv venv --python "$PYTHON_VERSION" .venv`);
+    install.push(`uv pip install --python .venv/bin/python ${index} "torch==${build.torch}.*"`);
+    for (const file of plan.project.requirementsFiles)
+      install.push(
+        `uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} -r ${shellQuote(basename(file))}`,
+      );
+  }
+  const builds = plan.sourceBuilds.map(
+    (b) =>
+      `# ${b.name}: ${b.reason}.\nTORCH_CUDA_ARCH_LIST="${b.archList}" MAX_JOBS="$(build_jobs)" \\\n  uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} --no-build-isolation --no-binary-package ${b.name} --reinstall-package ${b.name} ${shellQuote(b.requirement)}`,
+  );
+  const buildPrereqs =
+    plan.sourceBuilds.length > 0
+      ? [
+          `# Source builds compile against the venv's torch: their build tools go in first.`,
+          `uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} setuptools wheel ninja`,
+        ]
+      : [];
+  return `#!/usr/bin/env bash
+${header(plan, "#")}#
+# usage: scripts/setup-native.sh   (GPUPREP_SKIP_DRIVER_CHECK=1 to set up where the GPU is not)
+set -euo pipefail
+cd "$(dirname "\${BASH_SOURCE[0]}")/.."
+
+PYTHON_VERSION="${native.python}"
+# torch ${build.torch} ${build.variant} is built with CUDA ${build.cuda}.
+REQUIRED_DRIVER="${plan.requiredDriver}"
+
+version_at_least() {
+  [ "$(printf '%s\\n%s\\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]
+}
+
+# Compile jobs: MAX_JOBS if set, else cores, but at most one per ${GIB_PER_BUILD_JOB} GiB of available memory.
+build_jobs() {
+  local jobs mem_gib
+  if [ -n "\${MAX_JOBS:-}" ]; then
+    echo "$MAX_JOBS"
+    return
+  fi
+  mem_gib=$(awk '/^MemAvailable:/ { print int($2 / 1048576) }' /proc/meminfo)
+  jobs=$((mem_gib / ${GIB_PER_BUILD_JOB}))
+  if [ "$jobs" -gt "$(nproc)" ]; then jobs=$(nproc); fi
+  if [ "$jobs" -lt 1 ]; then jobs=1; fi
+  echo "$jobs"
+}
+
+if [ "\${GPUPREP_SKIP_DRIVER_CHECK:-0}" != 1 ]; then
+  driver="$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2> /dev/null | head -n 1 || true)"
+  if [ -z "$driver" ]; then
+    echo "error: no NVIDIA driver found (nvidia-smi); this setup is for ${plan.target.gpuName}" >&2
+    echo "hint: run it on that machine, or set GPUPREP_SKIP_DRIVER_CHECK=1" >&2
+    exit 1
+  fi
+  if ! version_at_least "$driver" "$REQUIRED_DRIVER"; then
+    echo "error: NVIDIA driver $driver is older than $REQUIRED_DRIVER, which CUDA ${build.cuda} needs" >&2
+    echo "hint: update the driver, or plan for this one: gpuprep init --strategy native --driver $driver" >&2
+    exit 1
+  fi
+fi
+
+if ! command -v uv > /dev/null 2>&1; then
+  echo "error: uv is not installed" >&2
+  echo "hint: see https://docs.astral.sh/uv/getting-started/installation/" >&2
+  exit 1
+fi
+
+${[...install, ...buildPrereqs, ...builds].join("\n")}
+
+.venv/bin/python -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda, 'archs', torch.cuda.get_arch_list())"
+echo "check it: npx gpuprep doctor --python .venv/bin/python"
+`;
+}

@@ -1,0 +1,33 @@
+/**
+ * The project's runtime requirements, from pyproject.toml [project.dependencies] and every
+ * requirements*.txt, one entry per package (the first one seen wins; later ones are reported).
+ * Optional dependencies and dependency groups are left to the user: they are not installed by a
+ * plain `pip install .` either.
+ */
+import type { ProjectFacts, Requirement } from "../facts/schema.js";
+
+export interface ProjectRequirements {
+  requirements: Requirement[];
+  /** Same package required twice with different specifiers, as "name: a (origin) vs b (origin)". */
+  duplicates: string[];
+}
+
+export function projectRequirements(project: ProjectFacts): ProjectRequirements {
+  const all = [
+    ...(project.pyproject?.dependencies ?? []),
+    ...project.requirementsFiles.flatMap((file) => file.requirements),
+  ];
+  const byName = new Map<string, Requirement>();
+  const duplicates: string[] = [];
+  for (const requirement of all) {
+    // `-e .` and other local paths are the project itself, not a dependency to pin.
+    if (requirement.url !== null && /^(\.|\/|file:)/.test(requirement.url)) continue;
+    const seen = byName.get(requirement.normalizedName);
+    if (!seen) byName.set(requirement.normalizedName, requirement);
+    else if (seen.specifier !== requirement.specifier || seen.url !== requirement.url)
+      duplicates.push(
+        `${requirement.name}: ${seen.raw} (${seen.origin}) vs ${requirement.raw} (${requirement.origin})`,
+      );
+  }
+  return { requirements: [...byName.values()], duplicates };
+}

@@ -1,0 +1,42 @@
+/** Which project requirements a protected package (the base's torch, numpy ...) conflicts with. */
+import type { Requirement } from "../facts/schema.js";
+import { satisfies } from "../util/pep440.js";
+import type { PinConflict, ProtectedPackage } from "./types.js";
+
+export interface ProtectionResult {
+  /** Requirements left to install (protected packages are the base's already). */
+  install: Requirement[];
+  conflicts: PinConflict[];
+}
+
+export function applyProtection(
+  requirements: Requirement[],
+  protectedPackages: ProtectedPackage[],
+  baseName: string,
+): ProtectionResult {
+  const byName = new Map(protectedPackages.map((p) => [p.name, p]));
+  const install: Requirement[] = [];
+  const conflicts: PinConflict[] = [];
+  for (const requirement of requirements) {
+    const kept = byName.get(requirement.normalizedName);
+    if (!kept) {
+      install.push(requirement);
+      continue;
+    }
+    const provided = kept.version ?? "the base's version";
+    if (requirement.url !== null) {
+      conflicts.push({
+        requirement,
+        provided,
+        message: `${requirement.raw} (${requirement.origin}) would replace ${baseName}'s ${kept.name} ${provided} with a build from ${requirement.url}; left out`,
+      });
+    } else if (kept.version !== null && satisfies(kept.version, requirement.specifier) === false) {
+      conflicts.push({
+        requirement,
+        provided,
+        message: `${requirement.raw} (${requirement.origin}) does not accept ${baseName}'s ${kept.name} ${kept.version}; left out, the base's ${kept.name} is kept (relax the pin to accept ${kept.version})`,
+      });
+    }
+  }
+  return { install, conflicts };
+}

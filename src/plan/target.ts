@@ -1,0 +1,95 @@
+/** The TargetMachine of a plan: from gathered Facts, or from a GPU name / profile plus flags. */
+import type { Facts } from "../facts/schema.js";
+import type { CpuArch, KnowledgeBase } from "../kb/index.js";
+import { UserError } from "../errors.js";
+import type { TargetMachine } from "./types.js";
+
+export interface NamedTarget {
+  /** A profile or GPU name as the user typed it: "dgx-spark", "rtx-5070-ti", "NVIDIA H100 80GB HBM3". */
+  gpu: string;
+  driver: string | null;
+  cpuArch: string | null;
+  /** How the user named it, for messages ("--target dgx-spark"). */
+  flag: string;
+}
+
+export function parseCpuArch(text: string, flag = "--arch"): CpuArch {
+  const value = text.toLowerCase();
+  if (value === "x86_64" || value === "amd64") return "x86_64";
+  if (value === "aarch64" || value === "arm64" || value === "sbsa") return "aarch64";
+  throw new UserError(
+    `${flag} "${text}" is not a CPU architecture gpuprep plans for`,
+    "use x86_64 or aarch64",
+  );
+}
+
+export function checkDriverVersion(text: string): string {
+  if (!/^\d{3}(\.\d+){0,2}$/.test(text))
+    throw new UserError(
+      `--driver "${text}" is not a Linux driver version`,
+      "give it as nvidia-smi prints it (580.95.05) or a branch (580)",
+    );
+  return text;
+}
+
+/**
+ * A GPU by name. Integrated systems (DGX Spark, GH200, Jetson) fix the CPU architecture; for
+ * discrete GPUs it is x86_64 unless --arch says otherwise.
+ */
+export function targetFromName(kb: KnowledgeBase, named: NamedTarget): TargetMachine {
+  const resolution = kb.resolveGpu(named.gpu);
+  const row = resolution.match;
+  if (!row) {
+    const close = resolution.candidates.map((r) => r.name);
+    throw new UserError(
+      `${named.flag} "${named.gpu}" is not a GPU gpuprep knows`,
+      close.length > 0
+        ? `closest: ${close.join(", ")} (see \`gpuprep kb gpu NAME\`)`
+        : "use a name as nvidia-smi prints it, a profile such as dgx-spark or rtx-5090, or a compute capability with --gpu",
+    );
+  }
+  const requestedArch = named.cpuArch ? parseCpuArch(named.cpuArch) : null;
+  if (requestedArch && row.hostCpuArch && requestedArch !== row.hostCpuArch) {
+    throw new UserError(
+      `${row.name} is an integrated system with an ${row.hostCpuArch} CPU, not ${requestedArch}`,
+      "drop --arch, or name another GPU",
+    );
+  }
+  return {
+    origin: `${named.flag} ${named.gpu}`,
+    gpuName: row.name,
+    computeCapability: row.computeCapability,
+    cpuArch: requestedArch ?? row.hostCpuArch ?? "x86_64",
+    driverVersion: named.driver ? checkDriverVersion(named.driver) : null,
+    unifiedMemory: row.unifiedMemory,
+    python: null,
+    gpuPresent: true,
+  };
+}
+
+/** This machine (or a saved snapshot of one): its first GPU, its driver, CPU and Python. */
+export function targetFromFacts(kb: KnowledgeBase, facts: Facts, origin: string): TargetMachine {
+  const nvidia = facts.host.nvidia;
+  const gpu = nvidia.gpus[0];
+  const torchDevice = facts.python.torchLive.result?.devices[0];
+  const cc = gpu?.computeCapability ?? (torchDevice ? torchDevice.capability.join(".") : null);
+  if (!gpu || !cc) {
+    throw new UserError(
+      `${origin} has no NVIDIA GPU that gpuprep can see (nvidia-smi: ${nvidia.status}${nvidia.error ? `, ${nvidia.error}` : ""})`,
+      "plan for the machine it will run on: --target dgx-spark, --target rtx-5090, or --gpu NAME --driver VER --arch aarch64",
+    );
+  }
+  const cpuArch = parseCpuArch(facts.host.cpuArch, "the target's CPU architecture");
+  const row = kb.gpu(gpu.name) ?? kb.gpu(cc);
+  const kinds = new Set(nvidia.gpus.map((g) => g.name));
+  return {
+    origin,
+    gpuName: kinds.size > 1 ? `${gpu.name} (and ${[...kinds].slice(1).join(", ")})` : gpu.name,
+    computeCapability: cc,
+    cpuArch,
+    driverVersion: nvidia.driverVersion,
+    unifiedMemory: row?.unifiedMemory ?? false,
+    python: facts.python.interpreter.version,
+    gpuPresent: nvidia.status === "ok",
+  };
+}

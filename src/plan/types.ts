@@ -1,0 +1,110 @@
+/**
+ * A Plan: every decision `gpuprep init` takes for one project on one machine, each with its reason
+ * and the knowledge-base sources behind it. Generators turn a Plan into files; nothing here
+ * touches the disk.
+ */
+import type { Requirement } from "../facts/schema.js";
+import type { CpuArch } from "../kb/index.js";
+import type { NgcImageRow, TorchBuildRow } from "../kb/types.js";
+
+export type Strategy = "container" | "native";
+
+/** The machine the setup is for: from its facts, a saved snapshot, or a GPU name. */
+export interface TargetMachine {
+  /** How we know it: "this machine", "facts.json (captured ...)", "profile dgx-spark". */
+  origin: string;
+  gpuName: string;
+  /** "12.1" */
+  computeCapability: string;
+  cpuArch: CpuArch;
+  /** null when not known (a profile without --driver): the plan then states the driver it needs. */
+  driverVersion: string | null;
+  unifiedMemory: boolean;
+  /** The target's own Python, when gathered from it ("3.12.3"). */
+  python: string | null;
+  /** Whether the target has a usable NVIDIA GPU right now (facts); profiles assume it does. */
+  gpuPresent: boolean;
+}
+
+export interface Decision {
+  topic: string;
+  choice: string;
+  reason: string;
+  /** KB source URLs (or repository files) the decision rests on. */
+  sources: string[];
+}
+
+/** A package the base (image or chosen torch build) provides and the project must not replace. */
+export interface ProtectedPackage {
+  name: string;
+  /** Exact version where the KB knows it; null: pinned at build time to whatever the base has. */
+  version: string | null;
+  why: string;
+}
+
+/** A project requirement that would replace a protected package: reported, and left out of the install. */
+export interface PinConflict {
+  requirement: Requirement;
+  provided: string;
+  message: string;
+}
+
+/** An extension built from source for exactly the target's architecture. */
+export interface SourceBuild {
+  /** PyPI name. */
+  name: string;
+  /** What pip builds: the project's requirement as written, or the bare name. */
+  requirement: string;
+  /** TORCH_CUDA_ARCH_LIST value, e.g. "12.1". */
+  archList: string;
+  reason: string;
+}
+
+export interface InitOptions {
+  strategy: Strategy | "auto";
+  jupyter: boolean;
+  nonRoot: boolean;
+  /** Extra volumes "HOST:CONTAINER[:ro]". */
+  volumes: string[];
+  /** Extensions the user asked to build from source. */
+  buildFromSource: string[];
+  /** A local wheelhouse (relative to the project) for offline builds. */
+  wheelhouse: string | null;
+  /** A package index to use instead of PyPI (air-gapped mirror). */
+  indexUrl: string | null;
+  /** Size of /dev/shm instead of sharing the host's IPC namespace ("16g"); null: ipc: host. */
+  shmSize: string | null;
+  /** Python version for a native venv ("3.12"); null: chosen from the build and the project. */
+  python: string | null;
+}
+
+export interface ContainerChoice {
+  image: NgcImageRow;
+  protected: ProtectedPackage[];
+}
+
+export interface NativeChoice {
+  build: TorchBuildRow;
+  /** Python for the venv, "3.12". */
+  python: string;
+  /** The uv index name the project's pyproject gets for torch, e.g. "pytorch-cu130". */
+  indexName: string;
+  protected: ProtectedPackage[];
+}
+
+export interface Plan {
+  project: { dir: string; name: string; hasPyproject: boolean; requirementsFiles: string[] };
+  target: TargetMachine;
+  strategy: Strategy;
+  /** The driver the chosen setup needs at least (the host's when known). */
+  requiredDriver: string;
+  container: ContainerChoice | null;
+  native: NativeChoice | null;
+  /** The project's requirements that get installed (protected ones and source builds left out). */
+  install: Requirement[];
+  conflicts: PinConflict[];
+  sourceBuilds: SourceBuild[];
+  options: InitOptions;
+  decisions: Decision[];
+  warnings: string[];
+}

@@ -1,0 +1,149 @@
+/** init's contract with the user's files and input: dry runs write nothing, edits are never lost, bad input is one line. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { listFiles, runInit } from "./helpers.js";
+
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "gpuprep-init-cli-"));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  return dir;
+}
+
+const H100_NATIVE = ["--target", "h100", "--driver", "580.95.05", "--strategy", "native"];
+
+test("--dry-run prints the plan and diffs and writes nothing", () => {
+  const dir = project({ "requirements.txt": "torch\nrich\n" });
+  const result = runInit(["--project", dir, ...H100_NATIVE, "--dry-run"]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /torch: torch 2\.\d+\.\* from https:\/\/download\.pytorch\.org\/whl\/cu\d+/);
+  assert.match(result.stdout, /why: sm_90 SASS runs natively on compute capability 9\.0/);
+  assert.match(result.stdout, /\+\+\+ b\/scripts\/setup-native\.sh/);
+  assert.deepEqual(listFiles(dir), ["requirements.txt"]);
+});
+
+test("re-running updates untouched files, refuses edited ones, and --force keeps a backup", () => {
+  const dir = project({ "requirements.txt": "torch\n" });
+  assert.equal(runInit(["--project", dir, ...H100_NATIVE]).code, 0);
+  const again = runInit(["--project", dir, ...H100_NATIVE]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /SETUP\.md: unchanged/);
+
+  const script = join(dir, "scripts", "setup-native.sh");
+  writeFileSync(script, readFileSync(script, "utf8") + "echo my own step\n");
+  const refused = runInit(["--project", dir, ...H100_NATIVE, "--python", "3.11"]);
+  assert.equal(refused.code, 2);
+  assert.match(
+    refused.stderr,
+    /^gpuprep: error: init would overwrite scripts\/setup-native\.sh \(edited since gpuprep wrote it\)/,
+  );
+  assert.match(readFileSync(script, "utf8"), /echo my own step/);
+
+  const forced = runInit(["--project", dir, ...H100_NATIVE, "--python", "3.11", "--force"]);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.doesNotMatch(readFileSync(script, "utf8"), /echo my own step/);
+  const backups = readdirSync(join(dir, ".gpuprep", "backups"));
+  assert.equal(backups.length, 1);
+  assert.match(
+    readFileSync(join(dir, ".gpuprep", "backups", backups[0]!, "scripts", "setup-native.sh"), "utf8"),
+    /echo my own step/,
+  );
+});
+
+test("a file init did not write is never replaced without --force", () => {
+  const dir = project({ "requirements.txt": "torch\n", "SETUP.md": "# my notes\n" });
+  const result = runInit(["--project", dir, ...H100_NATIVE]);
+  assert.equal(result.code, 2);
+  assert.match(result.stderr, /SETUP\.md \(not written by gpuprep\)/);
+  assert.equal(readFileSync(join(dir, "SETUP.md"), "utf8"), "# my notes\n");
+  assert.equal(existsSync(join(dir, "scripts")), false, "nothing is written when one file is refused");
+});
+
+test("native: pyproject.toml gets the torch index appended, everything else kept", () => {
+  const original =
+    '[project]\nname = "demo"\nversion = "0.1.0"\ndependencies = ["torch>=2.6", "torchvision"]\n\n[tool.uv.sources]\nmylib = { path = "../mylib" }\n';
+  const dir = project({ "pyproject.toml": original });
+  const result = runInit(["--project", dir, ...H100_NATIVE]);
+  assert.equal(result.code, 0, result.stderr);
+  const text = readFileSync(join(dir, "pyproject.toml"), "utf8");
+  const doc = JSON.parse(JSON.stringify(parseToml(text))) as {
+    tool: {
+      uv: {
+        sources: Record<string, unknown>;
+        index: Array<{ name: string; url: string; explicit: boolean }>;
+      };
+    };
+  };
+  const index = doc.tool.uv.index[0]!;
+  assert.match(index.url, /^https:\/\/download\.pytorch\.org\/whl\/cu\d+$/);
+  assert.equal(index.explicit, true);
+  assert.deepEqual(doc.tool.uv.sources["torch"], [{ index: index.name }]);
+  assert.deepEqual(doc.tool.uv.sources["torchvision"], [{ index: index.name }]);
+  assert.deepEqual(doc.tool.uv.sources["mylib"], { path: "../mylib" });
+  assert.ok(
+    text.startsWith(original.split("[tool.uv.sources]")[0]!),
+    "the user's lines come first, unchanged",
+  );
+  const backups = readdirSync(join(dir, ".gpuprep", "backups"));
+  assert.equal(
+    readFileSync(join(dir, ".gpuprep", "backups", backups[0]!, "pyproject.toml"), "utf8"),
+    original,
+  );
+});
+
+test("a torch pin no build runs is reported, not obeyed silently", () => {
+  const dir = project({ "requirements.txt": "torch==2.5.1\n" });
+  const result = runInit([
+    "--project",
+    dir,
+    "--target",
+    "rtx-5070-ti",
+    "--driver",
+    "580.95.05",
+    "--strategy",
+    "native",
+    "--dry-run",
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(
+    result.stdout,
+    /pins in the project that are not obeyed:\n {2}- torch==2\.5\.1 \(requirements\.txt:1\): no build of that torch runs natively on compute capability 12\.0/,
+  );
+});
+
+test("bad input: one line with a hint, never a stack trace", () => {
+  const dir = project({ "requirements.txt": "torch\n" });
+  const cases: Array<[string[], RegExp]> = [
+    [
+      ["--target", "rtx-5075-ti"],
+      /error: --target "rtx-5075-ti" is not a GPU gpuprep knows\n {2}hint: closest: NVIDIA GeForce RTX 5070 Ti/,
+    ],
+    [["--target", "h100", "--driver", "latest"], /--driver "latest" is not a Linux driver version/],
+    [
+      ["--target", "dgx-spark", "--arch", "x86_64"],
+      /NVIDIA GB10 is an integrated system with an aarch64 CPU, not x86_64/,
+    ],
+    [
+      ["--target", "h100", "--strategy", "docker"],
+      /--strategy "docker" is not one of container, native, auto/,
+    ],
+    [["--target", "h100", "--volume", "data"], /--volume "data" is not HOST:CONTAINER\[:ro\]/],
+    [["--target", "h100", "--wheelhouse", "nowhere"], /--wheelhouse nowhere is not a directory/],
+    [["--driver", "580"], /--driver and --arch describe a named machine/],
+    [["--target", "h100", "--bogus"], /init: Unknown option '--bogus'/],
+  ];
+  for (const [args, expected] of cases) {
+    const result = runInit(["--project", dir, ...args]);
+    assert.equal(result.code, 2, `${args.join(" ")}: ${result.stdout}`);
+    assert.match(result.stderr, expected);
+    assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
+  }
+  const empty = mkdtempSync(join(tmpdir(), "gpuprep-init-empty-"));
+  const none = runInit(["--project", empty, "--target", "h100"]);
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /has no pyproject\.toml or requirements\*\.txt/);
+  assert.deepEqual(listFiles(dir), ["requirements.txt"]);
+});

@@ -1,0 +1,111 @@
+/**
+ * Every generated file checked by a real tool: the Dockerfile by dockerfile-utils (the linter of
+ * the VS Code Docker extension), compose.yaml by the Compose Specification schema and by
+ * `docker-compose config`, devcontainer.json by its schema, the scripts by shellcheck. Runs over
+ * the examples' expected/ files (which golden.test keeps equal to what init writes) and over a
+ * project generated with every option.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+import { validate as lintDockerfile } from "dockerfile-utils";
+import { parse as parseYaml } from "yaml";
+import { copyExample, exampleNames, examplesDir, repoRoot, runInit } from "./helpers.js";
+
+const require = createRequire(import.meta.url);
+const Ajv = require("ajv").default as typeof import("ajv").default;
+const Ajv2019 = require("ajv/dist/2019").default as typeof import("ajv").default;
+const addFormats = require("ajv-formats").default as (ajv: unknown) => void;
+
+const schemas = join(repoRoot, "test", "init", "schemas");
+const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+
+const composeAjv = new Ajv({ strict: false, allErrors: true });
+addFormats(composeAjv);
+const validateCompose = composeAjv.compile(readJson(join(schemas, "compose-spec.json")));
+const devAjv = new Ajv2019({ strict: false, allErrors: true });
+addFormats(devAjv);
+const validateDevcontainer = devAjv.compile(readJson(join(schemas, "devContainer.base.schema.json")));
+
+/** A tool CI installs (.ci/run): missing is a failure on CI, a skip elsewhere. */
+function haveTool(name: string): boolean {
+  const found = spawnSync("sh", ["-c", `command -v ${name}`]).status === 0;
+  if (!found && process.env["CI"]) assert.fail(`${name} is not installed (.ci/run installs it)`);
+  return found;
+}
+
+function lintDir(dir: string, t: { skip: (m: string) => void; diagnostic: (m: string) => void }) {
+  const dockerfile = join(dir, "Dockerfile");
+  if (existsSync(dockerfile)) {
+    const problems = lintDockerfile(readFileSync(dockerfile, "utf8"));
+    assert.deepEqual(
+      problems.map((p) => `${p.range.start.line + 1}: ${p.message}`),
+      [],
+      "Dockerfile lint",
+    );
+  }
+  const compose = join(dir, "compose.yaml");
+  if (existsSync(compose)) {
+    const ok = validateCompose(parseYaml(readFileSync(compose, "utf8")));
+    assert.ok(
+      ok,
+      `compose.yaml against the Compose Specification: ${JSON.stringify(validateCompose.errors)}`,
+    );
+    if (haveTool("docker-compose")) {
+      const result = spawnSync("docker-compose", ["-f", compose, "config", "-q"], {
+        encoding: "utf8",
+        env: { ...process.env, HOME: "/home/ci" },
+      });
+      assert.equal(result.status, 0, `docker-compose config: ${result.stderr}`);
+    } else t.diagnostic("docker-compose not installed: compose checked by schema only");
+  }
+  const devcontainer = join(dir, ".devcontainer", "devcontainer.json");
+  if (existsSync(devcontainer)) {
+    const ok = validateDevcontainer(readJson(devcontainer));
+    assert.ok(ok, `devcontainer.json against its schema: ${JSON.stringify(validateDevcontainer.errors)}`);
+  }
+  for (const script of ["scripts/run-container.sh", "scripts/setup-native.sh"]) {
+    const path = join(dir, script);
+    if (!existsSync(path) || !haveTool("shellcheck")) continue;
+    const result = spawnSync("shellcheck", ["--severity=style", path], { encoding: "utf8" });
+    assert.equal(result.status, 0, `shellcheck ${script}:\n${result.stdout}`);
+  }
+}
+
+for (const name of exampleNames()) {
+  test(`lint: examples/${name}/expected`, (t) => lintDir(join(examplesDir, name, "expected"), t));
+}
+
+test("lint: a project generated with every option", (t) => {
+  const dir = copyExample("vision-training-rtx-5070-ti");
+  mkdirSync(join(dir, "wheelhouse"));
+  writeFileSync(join(dir, "requirements.txt"), "xformers>=0.0.30\nrich\n");
+  const args = [
+    "--project",
+    dir,
+    "--target",
+    "b200",
+    "--driver",
+    "580.95.05",
+    "--strategy",
+    "container",
+    "--jupyter",
+  ];
+  args.push("--volume", "/srv/datasets:/datasets:ro", "--shm-size", "32g", "--wheelhouse", "wheelhouse");
+  args.push("--build-from-source", "xformers");
+  const result = runInit(args);
+  assert.equal(result.code, 0, result.stderr);
+  lintDir(dir, t);
+  const dockerfile = readFileSync(join(dir, "Dockerfile"), "utf8");
+  assert.match(dockerfile, /--mount=type=bind,source=wheelhouse,target=\/wheelhouse/);
+  assert.match(dockerfile, /ENV TORCH_CUDA_ARCH_LIST="10\.0"/);
+  const compose = parseYaml(readFileSync(join(dir, "compose.yaml"), "utf8")) as {
+    services: Record<string, Record<string, unknown>>;
+  };
+  assert.equal(compose.services["app"]?.["shm_size"], "32g");
+  assert.equal(compose.services["app"]?.["ipc"], undefined);
+  assert.ok((compose.services["app"]?.["volumes"] as string[]).includes("/srv/datasets:/datasets:ro"));
+});
