@@ -7,7 +7,7 @@ import { KnowledgeBase, loadKnowledgeBase } from "../kb/index.js";
 import { compactName } from "../kb/queries/gpu.js";
 import { defaultOverlayPath, writeOverlay } from "../kb/overlay.js";
 import { DEFAULT_INDEX_URL, fetchTorchIndex } from "../kb/update.js";
-import type { GpuRow, Source } from "../kb/types.js";
+import type { GpuRow, NgcImageRow, Source } from "../kb/types.js";
 import { majorMinor } from "../util/version.js";
 
 const HELP = `gpuprep kb: the compatibility knowledge base
@@ -237,12 +237,19 @@ async function showNgc(
     `  torch ${image.torch}, CUDA ${image.cuda}, driver ${image.minDriverLinux ?? "?"}+, Ubuntu ${image.ubuntu ?? "?"}, Python ${image.python ?? "?"}, numpy ${image.numpy ?? "?"}`,
   );
   print(
-    `  arm64 image: ${image.arm64 === null ? "unknown" : image.arm64 ? "yes" : "no"}; GPUs: ${image.gpuArchs.join(", ")}`,
+    `  arm64 image: ${image.arm64 === null ? "unknown" : image.arm64 ? "yes" : "no"}; GPUs: ${ngcGpuText(image)}`,
   );
   for (const [name, pin] of Object.entries(image.packages)) print(`  ${name} ${pin}`);
   if (image.pipConstraintFile) print(`  pip constraints: ${image.pipConstraintFile}`);
   printSources(print, style, image.sources);
   return 0;
+}
+
+function ngcGpuText(image: NgcImageRow): string {
+  const parts: string[] = [];
+  if (image.gpuArchs.length > 0) parts.push(image.gpuArchs.join(", "));
+  if (image.minComputeCapability) parts.push(`compute capability ${image.minComputeCapability} and later`);
+  return parts.length > 0 ? parts.join("; ") : "not sourced";
 }
 
 async function showExtension(

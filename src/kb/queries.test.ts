@@ -3,6 +3,9 @@ import assert from "node:assert/strict";
 import { KnowledgeBase } from "./index.js";
 import { loadPackagedData } from "./load.js";
 import { coverageFor, parseComputeCapability } from "./compat.js";
+import { judgeNgcImage } from "./queries/ngc.js";
+import { findContradictions } from "./integrity.js";
+import type { NgcImageRow } from "./types.js";
 
 const kb = new KnowledgeBase(loadPackagedData());
 
@@ -158,4 +161,169 @@ test("torch builds per version and unknown versions", () => {
   ]);
   assert.equal(kb.torchBuild("1.13.1", "cu117", "linux-x86_64"), null);
   assert.equal(kb.cudaToolkit("13.0")?.sassTargets?.includes("70"), false);
+});
+
+const data = loadPackagedData();
+
+/** A test fixture, not a knowledge-base row: an image with a given CUDA and "X and later" floor. */
+function fixtureImage(tag: string, cuda: string, extra: Partial<NgcImageRow> = {}): NgcImageRow {
+  return {
+    tag,
+    image: `nvcr.io/nvidia/pytorch:${tag}-py3`,
+    torch: "0.0.0a0+fixture",
+    cuda,
+    minDriverLinux: null,
+    ubuntu: null,
+    python: null,
+    numpy: null,
+    arm64: true,
+    gpuArchs: [],
+    packages: {},
+    pipConstraintFile: null,
+    confidence: "secondary",
+    sources: [{ url: "https://example.invalid/fixture" }],
+    ...extra,
+  };
+}
+
+test("NGC: H100 + driver 580 on x86_64 gets the sourced images whose notes cover 9.0, newest first", () => {
+  const images = kb.ngcImagesFor({ computeCapability: "9.0", driverVersion: "580", cpuArch: "x86_64" });
+  assert.deepEqual(
+    images.map((row) => row.tag),
+    ["23.02"],
+  );
+  const verdict = kb
+    .judgeNgcImages({ computeCapability: "9.0", driverVersion: "580.65.06", cpuArch: "x86_64" })
+    .find((v) => v.image.tag === "23.02")!;
+  assert.equal(verdict.runs, true);
+  assert.match(
+    verdict.reason,
+    /at or above the release notes' minimum 6\.0 and CUDA 12\.0 compiles sm_90 SASS/,
+  );
+  assert.equal(verdict.driver, "native");
+  // A row without a sourced GPU requirement is never offered, and says why.
+  const unsourced = kb
+    .judgeNgcImages({ computeCapability: "9.0", driverVersion: "580", cpuArch: "x86_64" })
+    .find((v) => v.image.tag === "24.10")!;
+  assert.equal(unsourced.runs, false);
+  assert.match(unsourced.reason, /no minimum compute capability is sourced/);
+});
+
+test("NGC: GB10 (12.1, aarch64, driver 580) is offered no image: none is sourced as arm64 and covering 12.1", () => {
+  const query = { computeCapability: "12.1", driverVersion: "580", cpuArch: "aarch64" as const };
+  assert.deepEqual(kb.ngcImagesFor(query), []);
+  const old = kb.judgeNgcImages(query).find((v) => v.image.tag === "23.02")!;
+  assert.match(old.reason, /no source says an arm64 image is published for 23\.02/);
+  // With a sourced arm64 image, 12.1 is covered through sm_120 SASS (same major, lower minor) of CUDA 12.9.
+  const toolkits = data.cudaToolkits;
+  const image = fixtureImage("99.01", "12.9.0", { minComputeCapability: "7.5" });
+  const verdict = judgeNgcImage(image, toolkits, query);
+  assert.equal(verdict.runs, true);
+  assert.match(
+    verdict.reason,
+    /12\.1 is at or above the release notes' minimum 7\.5 and CUDA 12\.9 compiles sm_121 SASS/,
+  );
+  // CUDA 13.1 has no SASS target list in the toolkit table: coverage is not claimed.
+  const unknownTargets = judgeNgcImage(
+    fixtureImage("99.02", "13.1.0", { minComputeCapability: "7.5" }),
+    toolkits,
+    query,
+  );
+  assert.equal(unknownTargets.runs, false);
+  assert.match(unknownTargets.reason, /SASS targets of CUDA 13\.1\.0 are not in the toolkit table/);
+});
+
+test("NGC: RTX 5070 Ti (12.0) with driver 570 vs 535", () => {
+  const toolkits = data.cudaToolkits;
+  const image = fixtureImage("99.03", "12.8.0", { minComputeCapability: "7.5" });
+  const on570 = judgeNgcImage(image, toolkits, {
+    computeCapability: "12.0",
+    driverVersion: "570",
+    cpuArch: "x86_64",
+  });
+  assert.equal(on570.runs, true);
+  assert.equal(on570.driver, "native");
+  assert.match(on570.reason, /compiles sm_120 SASS/);
+  // 535 runs CUDA 12.8 only under minor-version compatibility, which the toolkit table allows (525.60.13):
+  const on535 = judgeNgcImage(image, toolkits, {
+    computeCapability: "12.0",
+    driverVersion: "535",
+    cpuArch: "x86_64",
+  });
+  assert.equal(on535.driver, "minor-compat");
+  // The notes' own floor moves the "native" line; below the CUDA 12 minor-compat floor nothing runs.
+  const floored = fixtureImage("99.04", "12.8.0", { minComputeCapability: "7.5", minDriverLinux: "570" });
+  const flooredOn535 = judgeNgcImage(floored, toolkits, {
+    computeCapability: "12.0",
+    driverVersion: "535.104.05",
+    cpuArch: "x86_64",
+  });
+  assert.equal(flooredOn535.driver, "minor-compat");
+  assert.match(flooredOn535.reason, /minor-version compatibility/);
+  const on520 = judgeNgcImage(floored, toolkits, {
+    computeCapability: "12.0",
+    driverVersion: "520",
+    cpuArch: "x86_64",
+  });
+  assert.equal(on520.runs, false);
+  assert.match(on520.reason, /older than 570/);
+  // In the packaged table no image covers 12.0 yet: 23.02's CUDA 12.0 builds no sm_12x.
+  assert.deepEqual(
+    kb.ngcImagesFor({ computeCapability: "12.0", driverVersion: "570", cpuArch: "x86_64" }),
+    [],
+  );
+  const old = kb
+    .judgeNgcImages({ computeCapability: "12.0", driverVersion: "570", cpuArch: "x86_64" })
+    .find((v) => v.image.tag === "23.02")!;
+  assert.match(old.reason, /CUDA 12\.0 compiles no SASS that runs on 12\.0/);
+});
+
+test("NGC: an image whose CUDA predates Blackwell is not offered for B200, whatever its 'and later'", () => {
+  const query = { computeCapability: "10.0", driverVersion: "580", cpuArch: "x86_64" as const };
+  assert.ok(!kb.ngcImagesFor(query).some((row) => row.tag === "23.02"));
+  const verdict = judgeNgcImage(
+    fixtureImage("99.05", "12.6.2", { minComputeCapability: "7.0" }),
+    data.cudaToolkits,
+    query,
+  );
+  assert.equal(verdict.runs, false);
+  assert.match(verdict.reason, /CUDA 12\.6 compiles no SASS that runs on 10\.0/);
+  // A listed capability wins, and the reason says so.
+  const listed = judgeNgcImage(
+    fixtureImage("99.06", "12.8.0", { gpuArchs: ["10.0"] }),
+    data.cudaToolkits,
+    query,
+  );
+  assert.equal(listed.runs, true);
+  assert.match(listed.reason, /the release notes list compute capability 10\.0/);
+  // Below the floor is refused even when the toolkit could build for it.
+  const below = judgeNgcImage(
+    fixtureImage("99.07", "12.8.0", { minComputeCapability: "7.5" }),
+    data.cudaToolkits,
+    {
+      ...query,
+      computeCapability: "7.0",
+    },
+  );
+  assert.match(below.reason, /7\.0 is below the release notes' minimum 7\.5/);
+});
+
+test("NGC integrity: a minimum capability its CUDA cannot build, or a list below the minimum, is flagged", () => {
+  const bad = {
+    ...data,
+    ngcImages: [
+      fixtureImage("99.08", "13.0.0", { minComputeCapability: "6.0" }),
+      fixtureImage("99.09", "12.8.0", { minComputeCapability: "8.0", gpuArchs: ["7.5"] }),
+    ],
+  };
+  const problems = findContradictions(bad);
+  assert.ok(
+    problems.some((p) => /99\.08: minimum compute capability 6\.0 cannot be compiled by CUDA 13\.0/.test(p)),
+    problems.join("\n"),
+  );
+  assert.ok(
+    problems.some((p) => /99\.09: gpuArchs lists a capability below its minimum 8\.0/.test(p)),
+    problems.join("\n"),
+  );
+  assert.deepEqual(findContradictions(data), []);
 });

@@ -95,6 +95,7 @@ export const ngcImageRowSchema = z.object({
   numpy: z.string().nullable(),
   arm64: z.boolean().nullable(),
   gpuArchs: z.array(computeCapability),
+  minComputeCapability: computeCapability.optional(),
   packages: z.record(z.string(), z.string()),
   pipConstraintFile: z.string().nullable(),
   confidence,

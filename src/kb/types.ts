@@ -109,8 +109,13 @@ export interface NgcImageRow {
   numpy: string | null;
   /** An arm64 (sbsa) image is published under the same tag. */
   arm64: boolean | null;
-  /** Compute capabilities the release notes say the image supports, e.g. ["7.5", "8.0", ...]. */
+  /** Compute capabilities the release notes list one by one, e.g. ["7.5", "8.0", ...]; empty when they give none. */
   gpuArchs: string[];
+  /**
+   * The floor of the release notes' "supports CUDA compute capability X and later", e.g. "7.5".
+   * Absent where no source states it.
+   */
+  minComputeCapability?: string;
   /** Bundled packages and the versions the release notes name ("flash-attn": "2.4.2"). */
   packages: Record<string, string>;
   /** The pip constraint file the image installs, where the release notes say so. */

@@ -1,5 +1,5 @@
 /** Which NGC PyTorch images run on a GPU + driver + CPU architecture, newest first. */
-import { driverSupport, parseComputeCapability, type DriverSupport } from "../compat.js";
+import { coverageFor, driverSupport, parseComputeCapability, type DriverSupport } from "../compat.js";
 import type { CudaToolkitRow, NgcImageRow } from "../types.js";
 import { compareVersions, majorMinor } from "../../util/version.js";
 import { effectiveDriver, type CpuArch } from "./torch.js";
@@ -17,24 +17,81 @@ export interface NgcImageVerdict {
   reason: string;
 }
 
-/** Judge one image; an image runs when it lists the GPU's capability, exists for the CPU and the driver runs its CUDA. */
+export type NgcGpuCoverage =
+  { covered: true; rule: "listed" | "min-capability"; detail: string } | { covered: false; detail: string };
+
+/**
+ * Whether an image's build covers a GPU. Two rules:
+ * - "listed": the release notes list the GPU's capability (gpuArchs);
+ * - "min-capability": the notes say "compute capability X and later", the GPU is at or above X,
+ *   and the image's CUDA toolkit compiles SASS that runs on the GPU (its own capability or an
+ *   earlier minor of the same major, per the cubin compatibility rule in compat.ts). Without the
+ *   toolkit's SASS target list nothing is claimed: "X and later" cannot cover a GPU the toolkit
+ *   cannot build for.
+ */
+export function ngcGpuCoverage(
+  image: NgcImageRow,
+  toolkit: CudaToolkitRow | undefined,
+  computeCapability: string,
+): NgcGpuCoverage {
+  const cc = parseComputeCapability(computeCapability);
+  const key = cc ? `${cc.major}.${cc.minor}` : computeCapability;
+  if (image.gpuArchs.includes(key))
+    return { covered: true, rule: "listed", detail: `the release notes list compute capability ${key}` };
+  const floor = image.minComputeCapability;
+  if (!floor) {
+    const listed =
+      image.gpuArchs.length > 0 ? `list ${image.gpuArchs.join(", ")}, not ${key}` : "give no GPU list";
+    return {
+      covered: false,
+      detail: `the release notes ${listed}, and no minimum compute capability is sourced`,
+    };
+  }
+  if (!cc || compareVersions(key, floor) < 0)
+    return {
+      covered: false,
+      detail: `compute capability ${key} is below the release notes' minimum ${floor}`,
+    };
+  if (!toolkit?.sassTargets)
+    return {
+      covered: false,
+      detail: `${key} is at or above the minimum ${floor}, but the SASS targets of CUDA ${image.cuda} are not in the toolkit table, so coverage is not claimed`,
+    };
+  const sass = coverageFor(
+    toolkit.sassTargets.map((sm) => `sm_${sm}`),
+    cc,
+  );
+  if (sass.how !== "sass")
+    return {
+      covered: false,
+      detail: `${key} is at or above the minimum ${floor}, but CUDA ${toolkit.version} compiles no SASS that runs on ${key} (no sm_${cc.major}x at or below it)`,
+    };
+  return {
+    covered: true,
+    rule: "min-capability",
+    detail: `${key} is at or above the release notes' minimum ${floor} and CUDA ${toolkit.version} compiles ${sass.via[0]} SASS, which runs on it`,
+  };
+}
+
+/** Judge one image: it runs when an image exists for the CPU, its build covers the GPU and the driver runs its CUDA. */
 export function judgeNgcImage(
   image: NgcImageRow,
   toolkits: CudaToolkitRow[],
   query: NgcImageQuery,
 ): NgcImageVerdict {
-  const cc = parseComputeCapability(query.computeCapability);
-  const key = cc ? `${cc.major}.${cc.minor}` : query.computeCapability;
   if (query.cpuArch === "aarch64" && image.arm64 !== true)
-    return { image, runs: false, driver: null, reason: `no arm64 image is published for ${image.tag}` };
-  if (!image.gpuArchs.includes(key))
     return {
       image,
       runs: false,
       driver: null,
-      reason: `the release notes list ${image.gpuArchs.join(", ")}, not ${key}`,
+      reason:
+        image.arm64 === false
+          ? `no arm64 image is published for ${image.tag}`
+          : `no source says an arm64 image is published for ${image.tag}`,
     };
   const toolkit = toolkits.find((row) => row.version === majorMinor(image.cuda));
+  const coverage = ngcGpuCoverage(image, toolkit, query.computeCapability);
+  if (!coverage.covered) return { image, runs: false, driver: null, reason: coverage.detail };
   const floor = image.minDriverLinux ?? toolkit?.minDriverLinux;
   if (!toolkit || !floor)
     return { image, runs: false, driver: null, reason: `CUDA ${image.cuda} is not in the toolkit table` };
@@ -44,7 +101,7 @@ export function judgeNgcImage(
       image,
       runs: false,
       driver: support,
-      reason: `driver ${query.driverVersion} is older than ${floor} (CUDA ${image.cuda})`,
+      reason: `${coverage.detail}; but driver ${query.driverVersion} is older than ${floor} (CUDA ${image.cuda})`,
     };
   return {
     image,
@@ -52,8 +109,8 @@ export function judgeNgcImage(
     driver: support,
     reason:
       support === "native"
-        ? `driver ${query.driverVersion} runs CUDA ${image.cuda} natively`
-        : `driver ${query.driverVersion} runs CUDA ${image.cuda} under minor-version compatibility (datacenter GPUs)`,
+        ? `${coverage.detail}; driver ${query.driverVersion} runs CUDA ${image.cuda} natively`
+        : `${coverage.detail}; driver ${query.driverVersion} runs CUDA ${image.cuda} under minor-version compatibility (datacenter GPUs)`,
   };
 }
 
