@@ -48,10 +48,40 @@ test("RTX 5070 Ti (12.0, x86_64): xformers cu130 has sm_120a, bitsandbytes sm_12
   assert.equal(verdictsOn("NVIDIA GeForce RTX 5070 Ti", "windows-x86_64")["xformers"]!.how, "sass");
 });
 
-test("Jetson Orin (8.7): no published bitsandbytes or xformers binary runs", () => {
+/** Which of the packaged extensions need a source build on this GPU, and which compile at run time. */
+function byVerdict(gpuName: string) {
+  const on = verdictsOn(gpuName);
+  const names = (kind: string) =>
+    Object.values(on)
+      .filter((v) => v.verdict === kind)
+      .map((v) => v.name)
+      .sort();
+  return {
+    sourceBuild: names("source-build"),
+    jit: names("jit"),
+    prebuilt: names("prebuilt"),
+    unknown: names("unknown"),
+  };
+}
+
+test("every extension on GB10 and on an RTX 5070 Ti: what needs a source build", () => {
+  const gb10 = byVerdict("NVIDIA GB10");
+  assert.deepEqual(gb10.sourceBuild, ["xformers"]);
+  assert.deepEqual(gb10.prebuilt, ["bitsandbytes", "flash-attn", "transformer-engine"]);
+  assert.deepEqual(gb10.jit, ["deepspeed", "triton", "unsloth"]);
+  assert.deepEqual(gb10.unknown, ["vllm"], "vllm's wheel arch list is not sourced");
+  const rtx = byVerdict("NVIDIA GeForce RTX 5070 Ti");
+  assert.deepEqual(rtx.sourceBuild, []);
+  assert.deepEqual(rtx.prebuilt, ["bitsandbytes", "flash-attn", "transformer-engine", "xformers"]);
+  // Thor (11.0): transformer-engine's default archs stop at 12.0 without 11.0, and it embeds no PTX.
+  assert.equal(verdictsOn("11.0", "linux-aarch64")["transformer-engine"]!.verdict, "source-build");
+});
+
+test("Jetson Orin (8.7): no published bitsandbytes, xformers or transformer-engine binary runs", () => {
   const on = verdictsOn("8.7", "linux-aarch64");
   assert.equal(on["bitsandbytes"]!.verdict, "source-build");
   assert.equal(on["xformers"]!.verdict, "source-build");
+  assert.equal(on["transformer-engine"]!.verdict, "source-build");
 });
 
 test("an older release: xformers 0.0.32.post2 reaches Blackwell only through PTX", () => {

@@ -151,7 +151,10 @@ export interface ExtensionRow {
    * package that compiles at run time, that its compiler targets), as "8.0" etc.
    */
   supportedComputeCapabilities: string[];
-  /** Where binary wheels are published: "pypi", "github-releases", "source-only" ... */
+  /**
+   * Where binary wheels are published: "pypi", "github-releases", "pytorch-index", "source" ...;
+   * "jit" marks a package that compiles its GPU kernels on the user's machine at run time.
+   */
   distribution: string[];
   /** Platforms its binaries exist for. */
   platforms: ExtensionPlatform[];

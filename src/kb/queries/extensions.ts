@@ -58,10 +58,18 @@ export function extensionVerdict(row: ExtensionRow, query: ExtensionQuery): Exte
     const here = current.filter((build) => build.platforms.includes(query.platform));
     if (here.length === 0)
       return verdict("source-build", `${row.name} ${current[0]!.version} has no build for ${query.platform}`);
-    if (here.every((build) => build.targets.length === 0))
+    if (here.every((build) => build.targets.length === 0)) {
+      if (row.supportedComputeCapabilities.length === 0)
+        return verdict(
+          "jit",
+          `${row.name} compiles its kernels on this machine for the GPU it finds; the compiler it uses must know ${key}`,
+          null,
+          here,
+        );
       return row.supportedComputeCapabilities.includes(key)
         ? verdict("jit", `${row.name} compiles its kernels at run time for ${key}`, null, here)
         : verdict("unknown", `${row.name} compiles at run time; its support for ${key} is not recorded`);
+    }
     const sass = here.filter((build) => coverageFor(build.targets, cc).how === "sass");
     if (sass.length > 0)
       return verdict("prebuilt", `${row.name} ${sass[0]!.version} carries SASS for ${key}`, "sass", sass);
@@ -79,7 +87,13 @@ export function extensionVerdict(row: ExtensionRow, query: ExtensionQuery): Exte
     );
   }
 
-  // No per-build data: the row's capability list stands for SASS targets.
+  // No per-build data. A package that compiles its kernels on the user's machine serves any GPU
+  // its compiler knows; otherwise the row's capability list stands for SASS targets.
+  if (row.distribution.includes("jit") && row.supportedComputeCapabilities.length === 0)
+    return verdict(
+      "jit",
+      `${row.name} compiles its kernels on this machine at run time; the compiler it uses must know ${key}`,
+    );
   const targets = row.supportedComputeCapabilities.map((entry) => `sm_${entry.replace(".", "")}`);
   const coverage = coverageFor(targets, cc);
   const platformNote = row.platforms.length === 0 ? " (its platforms are not recorded)" : "";
