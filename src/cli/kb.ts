@@ -272,7 +272,18 @@ async function showExtension(
   );
   if (row.buildFromSourceFor.length > 0)
     print(`  build from source for: ${row.buildFromSourceFor.join(", ")}`);
+  if (row.torchPins) print(`  torch: ${row.torchPins}`);
   for (const note of row.notes) print(`  - ${note}`);
+  if (row.builds && row.builds.length > 0) {
+    print(style.bold("builds:"));
+    for (const build of row.builds) {
+      const cuda = build.cuda ? ` CUDA ${build.cuda}` : "";
+      const torch = build.torch ? ` torch ${build.torch}` : "";
+      const targets =
+        build.targets.length > 0 ? build.targets.join(" ") : "no GPU code (compiled at run time)";
+      print(`  ${build.version}${cuda}${torch} [${build.platforms.join(", ")}]: ${targets}`);
+    }
+  }
   printSources(print, style, row.sources);
   return 0;
 }

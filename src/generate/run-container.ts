@@ -25,7 +25,8 @@ export function renderRunContainer(plan: Plan): string {
   return `#!/usr/bin/env bash
 ${header(plan, "#")}#
 # usage: scripts/run-container.sh [--no-build] [COMMAND ...]   (default COMMAND: bash)
-# env:   IMAGE (default ${imageName(plan)}:latest), GPUPREP_NO_GPU=1 to start without GPUs
+# env:   IMAGE (default ${imageName(plan)}:latest), GPUPREP_NO_GPU=1 to start without GPUs,
+#        DOCKER_NETWORK (e.g. host or none) for hosts whose Docker engine has no default bridge
 set -euo pipefail
 cd "$(dirname "\${BASH_SOURCE[0]}")/.."
 
@@ -54,10 +55,13 @@ else
   echo "warning: no NVIDIA GPU or driver found here (nvidia-smi); starting without --gpus" >&2
 fi
 
+network_flags=()
+if [ -n "\${DOCKER_NETWORK:-}" ]; then network_flags=(--network "$DOCKER_NETWORK"); fi
+
 if [ "\${1:-}" = "--no-build" ]; then
   shift
 else
-  DOCKER_BUILDKIT=1 docker build${userArgs} --tag "$IMAGE" .
+  DOCKER_BUILDKIT=1 docker build${userArgs} ${plan.options.wheelhouse ? "--network none" : '${network_flags[@]+"${network_flags[@]}"}'} --tag "$IMAGE" .
 fi
 
 mkdir -p ${created.join(" ")}
@@ -68,6 +72,7 @@ if [ "$#" -eq 0 ]; then set -- bash; fi
 exec docker run --rm \\
   \${tty_flags[@]+"\${tty_flags[@]}"} \\
   \${gpu_flags[@]+"\${gpu_flags[@]}"} \\
+  \${network_flags[@]+"\${network_flags[@]}"} \\
   ${shm} --ulimit memlock=${MEMLOCK} --ulimit stack=${STACK_BYTES} \\
   -e HF_TOKEN -e WANDB_API_KEY \\
 ${mounts.join(" \\\n")} \\

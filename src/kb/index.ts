@@ -15,6 +15,7 @@ import {
   type TorchBuildQuery,
 } from "./queries/torch.js";
 import { judgeNgcImage, ngcImagesFor, type NgcImageQuery, type NgcImageVerdict } from "./queries/ngc.js";
+import { extensionVerdict, type ExtensionQuery, type ExtensionVerdict } from "./queries/extensions.js";
 
 export type { GpuResolution } from "./queries/gpu.js";
 export type {
@@ -25,6 +26,7 @@ export type {
   CpuArch,
 } from "./queries/torch.js";
 export type { NgcImageQuery, NgcImageVerdict } from "./queries/ngc.js";
+export type { ExtensionQuery, ExtensionVerdict } from "./queries/extensions.js";
 
 export class KnowledgeBase {
   constructor(readonly data: KnowledgeBaseData) {}
@@ -145,6 +147,17 @@ export class KnowledgeBase {
   extension(name: string): ExtensionRow | null {
     const norm = (text: string) => text.toLowerCase().replace(/[-_.]+/g, "-");
     return this.data.extensions.find((row) => norm(row.name) === norm(name)) ?? null;
+  }
+
+  /**
+   * For each extension row (or the named ones): does a published binary run on this GPU and
+   * platform, does the package compile at run time, or must it be built from source.
+   */
+  extensionVerdicts(query: ExtensionQuery, names?: string[]): ExtensionVerdict[] {
+    const rows = names
+      ? names.map((name) => this.extension(name)).filter((row): row is ExtensionRow => row !== null)
+      : this.data.extensions;
+    return rows.map((row) => extensionVerdict(row, query));
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { coverageFor, driverBranch, parseCodeTarget, parseComputeCapability } from "./compat.js";
+import { currentBuilds } from "./queries/extensions.js";
 import type { KnowledgeBaseData } from "./load.js";
 import { compareVersions, majorMinor, versionParts } from "../util/version.js";
 
@@ -109,6 +110,45 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
       problems.push(
         `NGC ${image.tag}: gpuArchs lists a capability below its minimum ${image.minComputeCapability}`,
       );
+  }
+
+  for (const ext of data.extensions) {
+    const name = `extension ${ext.name}`;
+    for (const cc of ext.buildFromSourceFor)
+      if (ext.supportedComputeCapabilities.includes(cc))
+        problems.push(`${name}: ${cc} is both supported and listed as needing a source build`);
+    const urls = new Set(ext.sources.map((source) => source.url));
+    for (const build of ext.builds ?? []) {
+      const buildName = `${name} ${build.version}${build.cuda ? ` CUDA ${build.cuda}` : ""}`;
+      if (!urls.has(build.source))
+        problems.push(`${buildName}: its source ${build.source} is not among the row's sources`);
+      if (build.platforms.some((platform) => !ext.platforms.includes(platform)))
+        problems.push(`${buildName}: a build platform is missing from the row's platforms`);
+      const toolkit = build.cuda ? toolkits.get(build.cuda) : undefined;
+      for (const entry of build.targets) {
+        const target = parseCodeTarget(entry);
+        const sm = target ? `${target.major}${target.minor}` : "";
+        if (toolkit?.sassTargets && !toolkit.sassTargets.includes(sm))
+          problems.push(`${buildName}: ${entry} cannot be compiled by CUDA ${build.cuda}`);
+      }
+    }
+    const current = currentBuilds(ext).filter((build) => build.targets.length > 0);
+    if (current.length === 0) continue;
+    for (const cc of ext.buildFromSourceFor) {
+      const device = parseComputeCapability(cc)!;
+      const serving = current.find((build) => coverageFor(build.targets, device).how !== "none");
+      if (serving)
+        problems.push(
+          `${name}: ${cc} is listed as needing a source build, but the ${serving.version}${serving.cuda ? ` CUDA ${serving.cuda}` : ""} build carries code for it`,
+        );
+    }
+    for (const cc of ext.supportedComputeCapabilities) {
+      const device = parseComputeCapability(cc)!;
+      if (!current.some((build) => coverageFor(build.targets, device).how === "sass"))
+        problems.push(
+          `${name}: ${cc} is listed as supported, but no ${current[0]!.version} build carries SASS for it`,
+        );
+    }
   }
 
   if (repoRoot) {

@@ -209,9 +209,12 @@ test("NGC: H100 + driver 580 on x86_64 gets the sourced images whose notes cover
   assert.match(unsourced.reason, /no minimum compute capability is sourced/);
 });
 
-test("NGC: GB10 (12.1, aarch64, driver 580) is offered no image: none is sourced as arm64 and covering 12.1", () => {
+test("NGC: GB10 (12.1, aarch64, driver 580) is offered 25.12, the one image NVIDIA's Spark playbooks run", () => {
   const query = { computeCapability: "12.1", driverVersion: "580", cpuArch: "aarch64" as const };
-  assert.deepEqual(kb.ngcImagesFor(query), []);
+  assert.deepEqual(
+    kb.ngcImagesFor(query).map((row) => row.tag),
+    ["25.12"],
+  );
   const old = kb.judgeNgcImages(query).find((v) => v.image.tag === "23.02")!;
   assert.match(old.reason, /no source says an arm64 image is published for 23\.02/);
   // With a sourced arm64 image, 12.1 is covered through sm_120 SASS (same major, lower minor) of CUDA 12.9.

@@ -102,15 +102,30 @@ export const ngcImageRowSchema = z.object({
   sources,
 });
 
+const extensionPlatform = z.enum(["linux-x86_64", "linux-aarch64", "windows-x86_64"]);
+
+export const extensionBuildSchema = z.object({
+  version: z.string().min(1),
+  cuda: z
+    .string()
+    .regex(/^\d+\.\d+$/)
+    .nullable(),
+  torch: z.string().min(1).nullable(),
+  platforms: z.array(extensionPlatform).min(1),
+  targets: z.array(archListEntry),
+  source: z.string().url(),
+});
+
 export const extensionRowSchema = z.object({
   name: z.string().min(1),
   summary: z.string().min(1),
   supportedComputeCapabilities: z.array(computeCapability),
   distribution: z.array(z.string().min(1)),
-  platforms: z.array(z.enum(["linux-x86_64", "linux-aarch64", "windows-x86_64"])),
+  platforms: z.array(extensionPlatform),
   torchPins: z.string().nullable(),
   buildFromSourceFor: z.array(computeCapability),
   notes: z.array(z.string()),
+  builds: z.array(extensionBuildSchema).optional(),
   confidence,
   sources,
 });

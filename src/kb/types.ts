@@ -124,23 +124,57 @@ export interface NgcImageRow {
   sources: Source[];
 }
 
+export type ExtensionPlatform = "linux-x86_64" | "linux-aarch64" | "windows-x86_64";
+
+/**
+ * One published binary build of an extension (a release, one CUDA variant), as its build files
+ * describe it. `targets` are the code objects compiled in, written like torch's get_arch_list():
+ * sm_XY[a|f] for SASS, compute_XY for PTX. An empty list means the package ships no precompiled
+ * GPU code (it compiles kernels at run time, e.g. triton, DeepSpeed ops).
+ */
+export interface ExtensionBuild {
+  /** The release(s) this describes, as written: "0.0.35", "0.50.1". */
+  version: string;
+  /** CUDA toolkit the binary was compiled with ("12.8"), or null where not CUDA-specific. */
+  cuda: string | null;
+  /** The torch requirement its wheel carries, as written ("==2.10.0", ">=2.4,<3"), or null. */
+  torch: string | null;
+  platforms: ExtensionPlatform[];
+  targets: string[];
+  /** The URL of the row's source that states this build (must be one of the row's sources). */
+  source: string;
+}
+
 /** An extension package and which GPUs/platforms its published binaries serve. */
 export interface ExtensionRow {
   /** PyPI name: flash-attn, xformers, bitsandbytes ... */
   name: string;
   /** Short statement per fact, each backed by the row's sources. */
   summary: string;
-  /** Compute capabilities its kernels are built for or documented to support, as "8.0" etc. */
+  /**
+   * Compute capabilities the current release's published binaries carry SASS for (or, for a
+   * package that compiles at run time, that its compiler targets), as "8.0" etc.
+   */
   supportedComputeCapabilities: string[];
-  /** Where binary wheels are published: "pypi", "github-releases", "source-only" ... */
+  /**
+   * Where binary wheels are published: "pypi", "github-releases", "pytorch-index", "source" ...;
+   * "jit" marks a package that compiles its GPU kernels on the user's machine at run time.
+   */
   distribution: string[];
   /** Platforms its binaries exist for. */
-  platforms: Array<"linux-x86_64" | "linux-aarch64" | "windows-x86_64">;
+  platforms: ExtensionPlatform[];
   /** Version constraints on torch that its wheels carry, where sourced. */
   torchPins: string | null;
-  /** GPUs (by capability) for which users must build from source or use another path. */
+  /**
+   * Capabilities no published binary of the current release runs on (neither SASS nor PTX), so
+   * users must build from source or use another path. A platform missing from `platforms` also
+   * means a source build there, whatever the capability: see extensionVerdict() in
+   * queries/extensions.ts, which checks both.
+   */
   buildFromSourceFor: string[];
   notes: string[];
+  /** Published builds per release and CUDA variant, where the build files were read (optional). */
+  builds?: ExtensionBuild[];
   confidence: Confidence;
   sources: Source[];
 }

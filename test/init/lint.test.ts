@@ -25,7 +25,10 @@ const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8")) as Rec
 
 const composeAjv = new Ajv({ strict: false, allErrors: true });
 addFormats(composeAjv);
-const validateCompose = composeAjv.compile(readJson(join(schemas, "compose-spec.json")));
+// The compose schema names its draft as "https://json-schema.org/draft-07/schema", a spelling Ajv
+// does not register; it is draft-07, which Ajv's default class validates.
+const { $schema: _composeDraft, ...composeSchema } = readJson(join(schemas, "compose-spec.json"));
+const validateCompose = composeAjv.compile(composeSchema);
 const devAjv = new Ajv2019({ strict: false, allErrors: true });
 addFormats(devAjv);
 const validateDevcontainer = devAjv.compile(readJson(join(schemas, "devContainer.base.schema.json")));
@@ -87,7 +90,7 @@ test("lint: a project generated with every option", (t) => {
     "--project",
     dir,
     "--target",
-    "b200",
+    "dgx-spark",
     "--driver",
     "580.95.05",
     "--strategy",
@@ -101,7 +104,7 @@ test("lint: a project generated with every option", (t) => {
   lintDir(dir, t);
   const dockerfile = readFileSync(join(dir, "Dockerfile"), "utf8");
   assert.match(dockerfile, /--mount=type=bind,source=wheelhouse,target=\/wheelhouse/);
-  assert.match(dockerfile, /ENV TORCH_CUDA_ARCH_LIST="10\.0"/);
+  assert.match(dockerfile, /ENV TORCH_CUDA_ARCH_LIST="12\.1"/);
   const compose = parseYaml(readFileSync(join(dir, "compose.yaml"), "utf8")) as {
     services: Record<string, Record<string, unknown>>;
   };

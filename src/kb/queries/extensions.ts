@@ -1,0 +1,103 @@
+/**
+ * Does an extension package's published binary run on a GPU + platform, or must it be built from
+ * source there? Reads the row's `builds` where they were sourced, else its
+ * supportedComputeCapabilities / buildFromSourceFor, and always its `platforms`.
+ */
+import { coverageFor, parseComputeCapability } from "../compat.js";
+import type { ExtensionBuild, ExtensionPlatform, ExtensionRow } from "../types.js";
+
+export interface ExtensionQuery {
+  /** "12.1", "sm_121" ... */
+  computeCapability: string;
+  platform: ExtensionPlatform;
+}
+
+export interface ExtensionVerdict {
+  name: string;
+  /**
+   * prebuilt: a published binary carries code that runs here (SASS, or PTX the driver JITs);
+   * jit: the package ships no GPU code and compiles its kernels here at run time;
+   * source-build: no published binary runs here; unknown: the row does not say.
+   */
+  verdict: "prebuilt" | "jit" | "source-build" | "unknown";
+  /** For prebuilt: native SASS or the driver's PTX JIT. */
+  how: "sass" | "ptx-jit" | null;
+  /** The current release's builds for this platform that serve the GPU (empty unless prebuilt or jit). */
+  builds: ExtensionBuild[];
+  reason: string;
+}
+
+/** The builds of the row's current release: those of the first build's version. */
+export function currentBuilds(row: ExtensionRow): ExtensionBuild[] {
+  const builds = row.builds ?? [];
+  const current = builds[0]?.version;
+  return builds.filter((build) => build.version === current);
+}
+
+export function extensionVerdict(row: ExtensionRow, query: ExtensionQuery): ExtensionVerdict {
+  const cc = parseComputeCapability(query.computeCapability);
+  const key = cc ? `${cc.major}.${cc.minor}` : query.computeCapability;
+  const verdict = (
+    kind: ExtensionVerdict["verdict"],
+    reason: string,
+    how: ExtensionVerdict["how"] = null,
+    builds: ExtensionBuild[] = [],
+  ): ExtensionVerdict => ({ name: row.name, verdict: kind, how, builds, reason });
+
+  if (!cc) return verdict("unknown", `"${query.computeCapability}" is not a compute capability`);
+  if (row.buildFromSourceFor.includes(key))
+    return verdict("source-build", `no published ${row.name} binary runs on ${key}`);
+  if (row.platforms.length > 0 && !row.platforms.includes(query.platform))
+    return verdict(
+      "source-build",
+      `${row.name} publishes no binary for ${query.platform} (only ${row.platforms.join(", ")})`,
+    );
+
+  const current = currentBuilds(row);
+  if (current.length > 0) {
+    const here = current.filter((build) => build.platforms.includes(query.platform));
+    if (here.length === 0)
+      return verdict("source-build", `${row.name} ${current[0]!.version} has no build for ${query.platform}`);
+    if (here.every((build) => build.targets.length === 0)) {
+      if (row.supportedComputeCapabilities.length === 0)
+        return verdict(
+          "jit",
+          `${row.name} compiles its kernels on this machine for the GPU it finds; the compiler it uses must know ${key}`,
+          null,
+          here,
+        );
+      return row.supportedComputeCapabilities.includes(key)
+        ? verdict("jit", `${row.name} compiles its kernels at run time for ${key}`, null, here)
+        : verdict("unknown", `${row.name} compiles at run time; its support for ${key} is not recorded`);
+    }
+    const sass = here.filter((build) => coverageFor(build.targets, cc).how === "sass");
+    if (sass.length > 0)
+      return verdict("prebuilt", `${row.name} ${sass[0]!.version} carries SASS for ${key}`, "sass", sass);
+    const ptx = here.filter((build) => coverageFor(build.targets, cc).how === "ptx-jit");
+    if (ptx.length > 0)
+      return verdict(
+        "prebuilt",
+        `${row.name} ${ptx[0]!.version} runs on ${key} only through the driver's PTX JIT`,
+        "ptx-jit",
+        ptx,
+      );
+    return verdict(
+      "source-build",
+      `no ${row.name} ${current[0]!.version} build for ${query.platform} carries code for ${key}`,
+    );
+  }
+
+  // No per-build data. A package that compiles its kernels on the user's machine serves any GPU
+  // its compiler knows; otherwise the row's capability list stands for SASS targets.
+  if (row.distribution.includes("jit") && row.supportedComputeCapabilities.length === 0)
+    return verdict(
+      "jit",
+      `${row.name} compiles its kernels on this machine at run time; the compiler it uses must know ${key}`,
+    );
+  const targets = row.supportedComputeCapabilities.map((entry) => `sm_${entry.replace(".", "")}`);
+  const coverage = coverageFor(targets, cc);
+  const platformNote = row.platforms.length === 0 ? " (its platforms are not recorded)" : "";
+  if (coverage.how !== "none")
+    return verdict("prebuilt", `${row.name} is built for ${coverage.via[0]}${platformNote}`, "sass");
+  return verdict("unknown", `${row.name} does not list ${key}${platformNote}`);
+}

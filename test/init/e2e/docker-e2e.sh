@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# init's real build, end to end, on a machine without a GPU or registry access:
+#   1. a Docker engine (Debian's docker.io; started here with vfs storage when none answers),
+#   2. a stand-in for the NGC base (debootstrap'd Debian + python3-torch, NGC markers and a pip
+#      constraint file), tagged with the NGC image name the plan picks,
+#   3. `gpuprep init` on a small project, offline from a local wheelhouse,
+#   4. the generated scripts/run-container.sh builds and starts it (no --gpus: there is no GPU),
+#   5. the probe inside: torch is still the base's, numpy imports, /dev/shm is the host's, the
+#      model cache is mounted, and pip in the container refuses to replace torch.
+# Needs root (dockerd, debootstrap), node, python3. Run by test/init/docker-e2e.test.ts on CI.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
+here="$repo/test/init/e2e"
+cache="${GPUPREP_E2E_CACHE:-/var/tmp/gpuprep-e2e}"
+work="$(mktemp -d /tmp/gpuprep-e2e.XXXXXX)"
+mkdir -p "$cache"
+gpuprep() { node "$repo/dist/src/cli/main.js" "$@"; }
+step() { echo "== $*" >&2; }
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# Debian's docker client matches Debian's engine and builds with its built-in BuildKit; a newer
+# client elsewhere on PATH may insist on the buildx plugin, which Debian does not package.
+if [ -x /usr/bin/docker ]; then
+  mkdir -p "$work/bin"
+  ln -s /usr/bin/docker "$work/bin/docker"
+  export PATH="$work/bin:$PATH"
+fi
+
+step "docker engine"
+if ! docker info > /dev/null 2>&1; then
+  dockerd --storage-driver=vfs --iptables=false --bridge=none > "$work/dockerd.log" 2>&1 &
+  for _ in $(seq 60); do
+    docker info > /dev/null 2>&1 && break
+    sleep 1
+  done
+  docker info > /dev/null 2>&1 || fail "dockerd did not start: $(tail -n 5 "$work/dockerd.log")"
+fi
+
+step "stand-in rootfs (debootstrap bookworm + python3-torch, cached in $cache)"
+rootfs_image="gpuprep-e2e/debian-torch:bookworm"
+if ! docker image inspect "$rootfs_image" > /dev/null 2>&1; then
+  if [ ! -s "$cache/rootfs.tar" ]; then
+    mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+    debootstrap --variant=minbase --include=python3,python3-pip,python3-numpy,python3-torch \
+      bookworm "$work/rootfs" "$mirror" > "$work/debootstrap.log" 2>&1 ||
+      fail "debootstrap: $(tail -n 5 "$work/debootstrap.log")"
+    tar -C "$work/rootfs" -cf "$cache/rootfs.tar" .
+    rm -rf "$work/rootfs"
+  fi
+  docker import "$cache/rootfs.tar" "$rootfs_image" > /dev/null
+fi
+
+step "project, wheelhouse and plan"
+cp -r "$here/project" "$work/project"
+python3 "$here/make-wheels.py" "$work/project/wheelhouse"
+cp "$repo/src/probe/probe.py" "$work/project/probe.py"
+gpuprep init --project "$work/project" --target h100 --driver 580.95.05 --strategy container \
+  --wheelhouse wheelhouse --json > "$work/plan.json"
+read -r image tag < <(python3 -c '
+import json, sys
+image = json.load(open(sys.argv[1]))["plan"]["container"]["image"]
+print(image["image"], image["tag"])' "$work/plan.json")
+
+step "stand-in base tagged $image"
+docker build --quiet --file "$here/standin.Dockerfile" --build-arg "NGC_TAG=$tag" --tag "$image" "$here" > /dev/null
+base_torch="$(docker run --rm "$image" python3 -c 'import torch; print(torch.__version__)')"
+
+step "build and start with the generated run script"
+export HOME="$work/home"
+mkdir -p "$HOME"
+cd "$work/project"
+export GPUPREP_NO_GPU=1
+scripts/run-container.sh python3 /workspace/probe.py > "$work/probe.json" 2> "$work/run.log" ||
+  fail "run-container.sh: $(tail -n 20 "$work/run.log")"
+grep -q "starting without --gpus" "$work/run.log" || fail "the run script did not say it starts without GPUs"
+mounts="$(scripts/run-container.sh --no-build cat /proc/self/mountinfo 2> /dev/null)"
+helper="$(scripts/run-container.sh --no-build python3 -c 'import tinyhelper; print(tinyhelper.VALUE)' 2> /dev/null)"
+if scripts/run-container.sh --no-build python3 -m pip install --no-index --find-links /workspace/wheelhouse \
+  torch==99.0 > "$work/replace.log" 2>&1; then
+  fail "pip inside the container replaced torch with the wheelhouse's torch 99.0"
+fi
+
+step "checks"
+python3 - "$work/probe.json" "$base_torch" "$helper" "$(stat -f -c '%b %S' /dev/shm)" <<'PY'
+import json, sys
+facts = json.load(open(sys.argv[1]))
+base_torch, helper, shm = sys.argv[2], sys.argv[3], sys.argv[4].split()
+python = facts["python"]
+problems = []
+torch = python["torch"]
+if torch is None or torch["version"] != base_torch:
+    problems.append(f"torch is {torch and torch['version']}, the base has {base_torch}")
+live = python["torchLive"]
+if live["status"] != "ok" or live["result"]["version"] != base_torch:
+    problems.append(f"torch does not import as the base's: {live['status']} {live.get('error')}")
+if python["numpy"] is None or not (live["result"] or {}).get("numpy", {}).get("roundTrip"):
+    problems.append(f"numpy: {python['numpy']} / {(live['result'] or {}).get('numpy')}")
+host_shm = int(shm[0]) * int(shm[1])
+if facts["host"]["shm"]["sizeBytes"] != host_shm:
+    problems.append(f"/dev/shm is {facts['host']['shm']['sizeBytes']} bytes, the host's is {host_shm} (no --ipc=host?)")
+if helper != "3":
+    problems.append(f"tinyhelper from the wheelhouse printed {helper!r}")
+for problem in problems:
+    print("FAIL:", problem, file=sys.stderr)
+sys.exit(1 if problems else 0)
+PY
+grep -q " /cache/huggingface " <<< "$mounts" || fail "the model cache is not mounted at /cache/huggingface"
+grep -qi "constraint\|conflict\|cannot install\|no matching distribution" "$work/replace.log" ||
+  fail "pip refused torch 99.0 for another reason: $(tail -n 5 "$work/replace.log")"
+echo "docker e2e: ok (base torch $base_torch kept; image $image stand-in)"
+rm -rf "$work"
