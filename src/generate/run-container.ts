@@ -26,7 +26,8 @@ export function renderRunContainer(plan: Plan): string {
 ${header(plan, "#")}#
 # usage: scripts/run-container.sh [--no-build] [COMMAND ...]   (default COMMAND: bash)
 # env:   IMAGE (default ${imageName(plan)}:latest), GPUPREP_NO_GPU=1 to start without GPUs,
-#        DOCKER_NETWORK (e.g. host or none) for hosts whose Docker engine has no default bridge
+#        DOCKER_NETWORK (e.g. host or none) for hosts whose Docker engine has no default bridge,
+#        MEMLOCK_LIMIT (bytes) where the host may not lift the locked-memory limit (default -1: none)
 set -euo pipefail
 cd "$(dirname "\${BASH_SOURCE[0]}")/.."
 
@@ -73,7 +74,7 @@ exec docker run --rm \\
   \${tty_flags[@]+"\${tty_flags[@]}"} \\
   \${gpu_flags[@]+"\${gpu_flags[@]}"} \\
   \${network_flags[@]+"\${network_flags[@]}"} \\
-  ${shm} --ulimit memlock=${MEMLOCK} --ulimit stack=${STACK_BYTES} \\
+  ${shm} --ulimit memlock="\${MEMLOCK_LIMIT:-${MEMLOCK}}" --ulimit stack=${STACK_BYTES} \\
   -e HF_TOKEN -e WANDB_API_KEY \\
 ${mounts.join(" \\\n")} \\
   "$IMAGE" "$@"

@@ -73,6 +73,10 @@ export HOME="$work/home"
 mkdir -p "$HOME"
 cd "$work/project"
 export GPUPREP_NO_GPU=1
+# Engines without a bridge network (started above) and sandboxes that may not lift memlock.
+export DOCKER_NETWORK=none
+hard_memlock="$(ulimit -H -l)"
+if [ "$hard_memlock" != unlimited ]; then export MEMLOCK_LIMIT=$((hard_memlock * 1024)); fi
 scripts/run-container.sh python3 /workspace/probe.py > "$work/probe.json" 2> "$work/run.log" ||
   fail "run-container.sh: $(tail -n 20 "$work/run.log")"
 grep -q "starting without --gpus" "$work/run.log" || fail "the run script did not say it starts without GPUs"

@@ -4,7 +4,8 @@
 #
 # usage: scripts/run-container.sh [--no-build] [COMMAND ...]   (default COMMAND: bash)
 # env:   IMAGE (default unsloth-lora-dgx-spark-gpu:latest), GPUPREP_NO_GPU=1 to start without GPUs,
-#        DOCKER_NETWORK (e.g. host or none) for hosts whose Docker engine has no default bridge
+#        DOCKER_NETWORK (e.g. host or none) for hosts whose Docker engine has no default bridge,
+#        MEMLOCK_LIMIT (bytes) where the host may not lift the locked-memory limit (default -1: none)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -51,7 +52,7 @@ exec docker run --rm \
   ${tty_flags[@]+"${tty_flags[@]}"} \
   ${gpu_flags[@]+"${gpu_flags[@]}"} \
   ${network_flags[@]+"${network_flags[@]}"} \
-  --ipc=host --ulimit memlock=-1 --ulimit stack=67108864 \
+  --ipc=host --ulimit memlock="${MEMLOCK_LIMIT:--1}" --ulimit stack=67108864 \
   -e HF_TOKEN -e WANDB_API_KEY \
   -v "$PWD":/workspace \
   -v "$HOME/.cache/huggingface":/cache/huggingface \
