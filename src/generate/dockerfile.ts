@@ -5,6 +5,7 @@
  */
 import type { Plan, SourceBuild } from "../plan/types.js";
 import { normalizeName } from "../gather/requirement.js";
+import { shellQuote } from "./shell.js";
 import {
   CONSTRAINTS_FILE,
   GPUPREP_DIR_IN_IMAGE,
@@ -56,12 +57,6 @@ RUN --mount=type=cache,target=/root/.cache/pip --mount=type=cache,target=/root/.
     MAX_JOBS="$jobs" python3 -m pip wheel --no-build-isolation --no-deps --no-binary ${build.name}${source.options} \\
       --wheel-dir /wheels ${shellQuote(build.requirement)}
 `;
-}
-
-export function shellQuote(text: string): string {
-  return /^[A-Za-z0-9._=<>~!,/:+@-]+$/.test(text) && !/[<>]/.test(text)
-    ? text
-    : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 export function renderDockerfile(plan: Plan): string {

@@ -4,6 +4,7 @@
  * warning) where the host has no NVIDIA GPU, so the same script serves CI machines.
  */
 import type { Plan } from "../plan/types.js";
+import { VERSION_AT_LEAST } from "./shell.js";
 import { MEMLOCK, STACK_BYTES, header, imageName, volumes } from "./paths.js";
 
 function hostPath(host: string): string {
@@ -36,9 +37,7 @@ IMAGE="\${IMAGE:-${imageName(plan)}:latest}"
 REQUIRED_DRIVER="${plan.requiredDriver}"
 
 # True when version $1 >= version $2 (dotted numbers).
-version_at_least() {
-  [ "$(printf '%s\\n%s\\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]
-}
+${VERSION_AT_LEAST}
 
 gpu_flags=()
 driver=""

@@ -6,7 +6,8 @@
 import { basename } from "node:path";
 import type { Plan } from "../plan/types.js";
 import { CONSTRAINTS_FILE, header } from "./paths.js";
-import { GIB_PER_BUILD_JOB, shellQuote } from "./dockerfile.js";
+import { GIB_PER_BUILD_JOB } from "./dockerfile.js";
+import { VERSION_AT_LEAST, shellQuote } from "./shell.js";
 
 export function renderSetupNative(plan: Plan): string {
   const native = plan.native;
@@ -53,9 +54,7 @@ PYTHON_VERSION="${native.python}"
 # torch ${build.torch} ${build.variant} is built with CUDA ${build.cuda}.
 REQUIRED_DRIVER="${plan.requiredDriver}"
 
-version_at_least() {
-  [ "$(printf '%s\\n%s\\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]
-}
+${VERSION_AT_LEAST}
 
 # Compile jobs: MAX_JOBS if set, else cores, but at most one per ${GIB_PER_BUILD_JOB} GiB of available memory.
 build_jobs() {
