@@ -10,13 +10,13 @@ export function renderConstraints(plan: Plan): string {
   const lines = [header(plan, "#").trimEnd()];
   if (plan.container) {
     lines.push(
-      `# ${plan.container.image.image} ships these (release notes). They are pinned at build time from`,
+      `# ${plan.container.image.image} ships these (knowledge base). They are pinned at build time from`,
     );
     lines.push(
       "# `pip list` inside the image (the Dockerfile's base-packages.txt): the exact versions pip sees, local",
     );
     lines.push(
-      "# tags included, which release notes do not always spell the same way. Add your own pins below.",
+      "# tags included, which the sources do not always spell the same way. Add your own pins below.",
     );
     const rebuilt = new Set(plan.sourceBuilds.map((b) => b.name.toLowerCase()));
     for (const pkg of plan.container.protected) {

@@ -196,10 +196,7 @@ test("NGC: H100 + driver 580 on x86_64 gets the sourced images whose notes cover
     .judgeNgcImages({ computeCapability: "9.0", driverVersion: "580.65.06", cpuArch: "x86_64" })
     .find((v) => v.image.tag === "23.02")!;
   assert.equal(verdict.runs, true);
-  assert.match(
-    verdict.reason,
-    /at or above the release notes' minimum 6\.0 and CUDA 12\.0 compiles sm_90 SASS/,
-  );
+  assert.match(verdict.reason, /at or above the sourced minimum 6\.0 and CUDA 12\.0 compiles sm_90 SASS/);
   assert.equal(verdict.driver, "native");
   // A row without a sourced GPU requirement is never offered, and says why.
   const unsourced = kb
@@ -209,12 +206,20 @@ test("NGC: H100 + driver 580 on x86_64 gets the sourced images whose notes cover
   assert.match(unsourced.reason, /no minimum compute capability is sourced/);
 });
 
-test("NGC: GB10 (12.1, aarch64, driver 580) is offered 25.12, the one image NVIDIA's Spark playbooks run", () => {
+test("NGC: GB10 (12.1, aarch64, driver 580) is offered 25.12 and 25.10, the images NVIDIA's Spark playbooks run", () => {
   const query = { computeCapability: "12.1", driverVersion: "580", cpuArch: "aarch64" as const };
   assert.deepEqual(
     kb.ngcImagesFor(query).map((row) => row.tag),
-    ["25.12"],
+    ["25.12", "25.10"],
   );
+  const verdicts = kb.judgeNgcImages(query);
+  // CUDA 13.1 on driver 580 is minor-version compatibility, 13.0 is native: the planner weighs that.
+  assert.equal(verdicts.find((v) => v.image.tag === "25.12")!.driver, "minor-compat");
+  assert.match(
+    verdicts.find((v) => v.image.tag === "25.12")!.reason,
+    /only under minor-version compatibility/,
+  );
+  assert.equal(verdicts.find((v) => v.image.tag === "25.10")!.driver, "native");
   const old = kb.judgeNgcImages(query).find((v) => v.image.tag === "23.02")!;
   assert.match(old.reason, /no source says an arm64 image is published for 23\.02/);
   // With a sourced arm64 image, 12.1 is covered through sm_120 SASS (same major, lower minor) of CUDA 12.9.
@@ -224,7 +229,7 @@ test("NGC: GB10 (12.1, aarch64, driver 580) is offered 25.12, the one image NVID
   assert.equal(verdict.runs, true);
   assert.match(
     verdict.reason,
-    /12\.1 is at or above the release notes' minimum 7\.5 and CUDA 12\.9 compiles sm_121 SASS/,
+    /12\.1 is at or above the sourced minimum 7\.5 and CUDA 12\.9 compiles sm_121 SASS/,
   );
   // CUDA 13.1 has no SASS target list in the toolkit table: coverage is not claimed.
   const unknownTargets = judgeNgcImage(
@@ -279,6 +284,11 @@ test("NGC: RTX 5070 Ti (12.0) with driver 570 vs 535", () => {
     .judgeNgcImages({ computeCapability: "12.0", driverVersion: "570", cpuArch: "x86_64" })
     .find((v) => v.image.tag === "23.02")!;
   assert.match(old.reason, /CUDA 12\.0 compiles no SASS that runs on 12\.0/);
+  // 25.10 (CUDA 13.0, sources: run on an RTX 5090) needs the 580 branch: 570 is below CUDA 13's floor.
+  assert.deepEqual(
+    kb.ngcImagesFor({ computeCapability: "12.0", driverVersion: "580", cpuArch: "x86_64" }).map((r) => r.tag),
+    ["25.10"],
+  );
 });
 
 test("NGC: an image whose CUDA predates Blackwell is not offered for B200, whatever its 'and later'", () => {
@@ -298,7 +308,7 @@ test("NGC: an image whose CUDA predates Blackwell is not offered for B200, whate
     query,
   );
   assert.equal(listed.runs, true);
-  assert.match(listed.reason, /the release notes list compute capability 10\.0/);
+  assert.match(listed.reason, /its sources list compute capability 10\.0/);
   // Below the floor is refused even when the toolkit could build for it.
   const below = judgeNgcImage(
     fixtureImage("99.07", "12.8.0", { minComputeCapability: "7.5" }),
@@ -308,7 +318,7 @@ test("NGC: an image whose CUDA predates Blackwell is not offered for B200, whate
       computeCapability: "7.0",
     },
   );
-  assert.match(below.reason, /7\.0 is below the release notes' minimum 7\.5/);
+  assert.match(below.reason, /7\.0 is below the sourced minimum 7\.5/);
 });
 
 test("NGC integrity: a minimum capability its CUDA cannot build, or a list below the minimum, is flagged", () => {

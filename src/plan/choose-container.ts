@@ -21,22 +21,26 @@ export function chooseContainer(kb: KnowledgeBase, target: TargetMachine): Conta
     driverVersion: target.driverVersion ?? NEWEST_DRIVER,
     cpuArch: target.cpuArch,
   });
-  const chosen = verdicts.find((v) => v.runs);
+  // A driver that runs the image natively beats a newer image it runs only under minor-version
+  // compatibility: that mode cannot JIT newer PTX, and NVIDIA's image notes ask for the CUDA's
+  // own driver. The newer image is still named in the reason, with what it would need.
+  const running = verdicts.filter((v) => v.runs);
+  const chosen = running.find((v) => v.driver === "native") ?? running[0];
   const rejections = verdicts.filter((v) => !v.runs).map((v) => `${v.image.tag}: ${v.reason}`);
   if (!chosen) return { choice: null, requiredDriver: null, decisions: [], rejections };
   const image = chosen.image;
   const toolkit = kb.cudaToolkit(image.cuda);
   const requiredDriver = image.minDriverLinux ?? toolkit?.minDriverLinux ?? NEWEST_DRIVER;
   const sources = image.sources.map((s) => s.url);
-  const newer = verdicts.filter((v) => !v.runs && compareVersions(v.image.tag, image.tag) > 0);
+  const newer = verdicts.filter((v) => v !== chosen && compareVersions(v.image.tag, image.tag) > 0);
   const decisions: Decision[] = [
     {
       topic: "base image",
       choice: image.image,
       reason:
-        `newest NGC PyTorch image that runs here: ${target.driverVersion === null ? `it covers compute capability ${target.computeCapability} on ${target.cpuArch}` : chosen.reason}` +
+        `newest NGC PyTorch image that runs here${chosen.driver === "native" && running.length > 1 && running[0] !== chosen ? " with its own CUDA driver" : ""}: ${target.driverVersion === null ? `it covers compute capability ${target.computeCapability} on ${target.cpuArch}` : chosen.reason}` +
         (newer.length > 0
-          ? `; newer ones do not (${newer.map((v) => `${v.image.tag}: ${v.reason}`).join("; ")})`
+          ? `; newer ones are passed over (${newer.map((v) => `${v.image.tag}: ${v.reason}`).join("; ")})`
           : "") +
         `; it brings torch ${image.torch} built with CUDA ${image.cuda}`,
       sources,
@@ -51,11 +55,11 @@ export function chooseContainer(kb: KnowledgeBase, target: TargetMachine): Conta
     });
   }
   const protectedPackages: ProtectedPackage[] = [
-    { name: "torch", version: image.torch, why: `${image.image} (release notes)` },
+    { name: "torch", version: image.torch, why: `${image.image} (knowledge base)` },
     ...Object.entries(image.packages).map(([name, version]) => ({
       name: normalizeName(name),
       version,
-      why: `${image.image} (release notes)`,
+      why: `${image.image} (knowledge base)`,
     })),
   ];
   decisions.push({

@@ -124,7 +124,7 @@ export function makePlan(
     protectedPackages.push({
       name: "numpy",
       version: container.choice.image.numpy,
-      why: `${container.choice.image.image} (release notes)`,
+      why: `${container.choice.image.image} (knowledge base)`,
     });
   const baseName =
     strategy === "container" ? (container.choice?.image.image ?? "the image") : "the planned torch";
@@ -142,6 +142,7 @@ export function makePlan(
     requirements,
     options.buildFromSource,
     target.computeCapability,
+    target.cpuArch,
     strategy === "container" ? provided : new Set(),
   );
   decisions.push(...sourceBuilds.decisions);

@@ -4,7 +4,7 @@
  */
 import type { Requirement } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
-import { canRunTarget, parseComputeCapability } from "../kb/compat.js";
+import type { ExtensionPlatform } from "../kb/types.js";
 import { normalizeName } from "../gather/requirement.js";
 import { UserError } from "../errors.js";
 import type { Decision, SourceBuild } from "./types.js";
@@ -15,34 +15,15 @@ export interface SourceBuildDecision {
   warnings: string[];
 }
 
-/** Does any of the capabilities (as "8.0") have SASS that runs on the device (same major, minor <=)? */
-function binariesRunOn(capabilities: string[], device: string): boolean {
-  const cc = parseComputeCapability(device);
-  if (!cc) return false;
-  return capabilities.some((text) => {
-    const target = parseComputeCapability(text);
-    if (!target) return false;
-    const verdict = canRunTarget(
-      {
-        kind: "sass",
-        major: target.major,
-        minor: target.minor,
-        suffix: "",
-        name: `sm_${target.major}${target.minor}`,
-      },
-      cc,
-    );
-    return verdict.runs;
-  });
-}
-
 export function decideSourceBuilds(
   kb: KnowledgeBase,
   requirements: Requirement[],
   asked: string[],
   computeCapability: string,
+  cpuArch: string,
   providedByBase: Set<string>,
 ): SourceBuildDecision {
+  const platform: ExtensionPlatform = cpuArch === "aarch64" ? "linux-aarch64" : "linux-x86_64";
   const builds: SourceBuild[] = [];
   const decisions: Decision[] = [];
   const warnings: string[] = [];
@@ -92,20 +73,19 @@ export function decideSourceBuilds(
       });
       continue;
     }
-    if (row.buildFromSourceFor.includes(computeCapability)) {
-      build(
-        `${row.name}'s published binaries do not serve compute capability ${computeCapability} (knowledge base)`,
-      );
-    } else if (
-      row.supportedComputeCapabilities.length > 0 &&
-      !binariesRunOn(row.supportedComputeCapabilities, computeCapability)
-    ) {
-      build(
-        `${row.name}'s binaries carry kernels for ${row.supportedComputeCapabilities.join(", ")}, none of which runs on ${computeCapability}`,
-      );
-    } else if (row.supportedComputeCapabilities.length === 0) {
+    // The KB's verdict weighs the GPU and the platform: a package with no aarch64 wheel needs a
+    // build on DGX Spark even where its x86_64 wheels carry the right kernels.
+    const verdict = kb.extensionVerdicts({ computeCapability, platform }, [row.name])[0];
+    if (!verdict) continue;
+    if (verdict.verdict === "source-build") {
+      build(`${verdict.reason} (knowledge base)`);
+    } else if (verdict.verdict === "unknown") {
       warnings.push(
-        `${row.name}: the knowledge base does not say which GPUs its binaries serve; after the build, check it with \`gpuprep doctor\``,
+        `${row.name}: ${verdict.reason}; the knowledge base cannot say whether its binaries serve ${computeCapability} on ${platform}. After installing, check it with \`gpuprep doctor\`, or pass --build-from-source ${name}`,
+      );
+    } else if (verdict.how === "ptx-jit") {
+      warnings.push(
+        `${row.name}: ${verdict.reason}; the first use compiles its kernels, and a source build would avoid that`,
       );
     }
   }

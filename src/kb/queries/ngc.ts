@@ -37,20 +37,20 @@ export function ngcGpuCoverage(
   const cc = parseComputeCapability(computeCapability);
   const key = cc ? `${cc.major}.${cc.minor}` : computeCapability;
   if (image.gpuArchs.includes(key))
-    return { covered: true, rule: "listed", detail: `the release notes list compute capability ${key}` };
+    return { covered: true, rule: "listed", detail: `its sources list compute capability ${key}` };
   const floor = image.minComputeCapability;
   if (!floor) {
     const listed =
       image.gpuArchs.length > 0 ? `list ${image.gpuArchs.join(", ")}, not ${key}` : "give no GPU list";
     return {
       covered: false,
-      detail: `the release notes ${listed}, and no minimum compute capability is sourced`,
+      detail: `its sources ${listed}, and no minimum compute capability is sourced`,
     };
   }
   if (!cc || compareVersions(key, floor) < 0)
     return {
       covered: false,
-      detail: `compute capability ${key} is below the release notes' minimum ${floor}`,
+      detail: `compute capability ${key} is below the sourced minimum ${floor}`,
     };
   if (!toolkit?.sassTargets)
     return {
@@ -69,7 +69,7 @@ export function ngcGpuCoverage(
   return {
     covered: true,
     rule: "min-capability",
-    detail: `${key} is at or above the release notes' minimum ${floor} and CUDA ${toolkit.version} compiles ${sass.via[0]} SASS, which runs on it`,
+    detail: `${key} is at or above the sourced minimum ${floor} and CUDA ${toolkit.version} compiles ${sass.via[0]} SASS, which runs on it`,
   };
 }
 
@@ -110,7 +110,7 @@ export function judgeNgcImage(
     reason:
       support === "native"
         ? `${coverage.detail}; driver ${query.driverVersion} runs CUDA ${image.cuda} natively`
-        : `${coverage.detail}; driver ${query.driverVersion} runs CUDA ${image.cuda} under minor-version compatibility (datacenter GPUs)`,
+        : `${coverage.detail}; driver ${query.driverVersion} runs CUDA ${image.cuda} only under minor-version compatibility (any GPU, limited features: PTX newer than the driver cannot be JIT-compiled; NVIDIA's image notes ask for the CUDA's own driver ${floor})`,
   };
 }
 

@@ -52,7 +52,7 @@ fi
 uv sync --python "$PYTHON_VERSION"
 # Source builds compile against the venv's torch: their build tools go in first.
 uv pip install --python .venv/bin/python -c gpuprep-constraints.txt setuptools wheel ninja
-# xformers: asked with --build-from-source.
+# xformers: xformers publishes no binary for linux-aarch64 (only linux-x86_64, windows-x86_64) (knowledge base).
 TORCH_CUDA_ARCH_LIST="12.1" MAX_JOBS="$(build_jobs)" \
   uv pip install --python .venv/bin/python -c gpuprep-constraints.txt --no-build-isolation --no-binary-package xformers --reinstall-package xformers xformers
 

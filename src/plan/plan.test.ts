@@ -1,0 +1,61 @@
+/** The planner's choices on the real targets of the seed documents, read from the packaged KB. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadKnowledgeBase } from "../kb/index.js";
+import { readProject } from "../gather/project.js";
+import { makePlan } from "./index.js";
+import { targetFromName } from "./target.js";
+import type { InitOptions, Plan } from "./types.js";
+
+const kb = loadKnowledgeBase();
+
+function plan(requirements: string, gpu: string, driver: string, strategy: InitOptions["strategy"]): Plan {
+  const dir = mkdtempSync(join(tmpdir(), "gpuprep-plan-"));
+  writeFileSync(join(dir, "requirements.txt"), requirements);
+  const target = targetFromName(kb, { gpu, driver, cpuArch: null, flag: `--target ${gpu}` });
+  return makePlan(kb, readProject(dir), target, {
+    strategy,
+    jupyter: false,
+    nonRoot: false,
+    volumes: [],
+    buildFromSource: [],
+    wheelhouse: null,
+    indexUrl: null,
+    shmSize: null,
+    python: null,
+  });
+}
+
+function decision(result: Plan, topic: string): string {
+  const found = result.decisions.find((d) => d.topic === topic);
+  assert.ok(found, `no "${topic}" decision in ${result.decisions.map((d) => d.topic).join(", ")}`);
+  return `${found.choice} | ${found.reason}`;
+}
+
+test("DGX Spark on driver 580: the image its driver runs natively beats a newer minor-compat one", () => {
+  const result = plan("transformers\n", "dgx-spark", "580", "container");
+  assert.equal(result.container?.image.tag, "25.10");
+  assert.match(decision(result, "base image"), /25\.12: .*only under minor-version compatibility/);
+  // With the CUDA 13.1 driver, the newest image wins.
+  assert.equal(plan("transformers\n", "dgx-spark", "590.44.01", "container").container?.image.tag, "25.12");
+});
+
+test("RTX 5070 Ti on driver 580: a container on 25.10; on 570 no sourced image runs and the plan says why", () => {
+  assert.equal(plan("torchvision\n", "rtx-5070-ti", "580", "container").container?.image.tag, "25.10");
+  const auto = plan("torchvision\n", "rtx-5070-ti", "570", "auto");
+  assert.equal(auto.strategy, "native");
+  assert.match(decision(auto, "strategy"), /25\.10: .*older than 580/);
+});
+
+test("source builds follow the KB verdict for GPU and platform: xformers on GB10 (aarch64) but not on an RTX 5070 Ti", () => {
+  const spark = plan("xformers\n", "dgx-spark", "580", "native");
+  assert.deepEqual(
+    spark.sourceBuilds.map((b) => [b.name, b.archList]),
+    [["xformers", "12.1"]],
+  );
+  assert.match(decision(spark, "build xformers"), /linux-aarch64/);
+  assert.equal(plan("xformers\n", "rtx-5070-ti", "580", "native").sourceBuilds.length, 0);
+});
