@@ -15,52 +15,104 @@ export interface PyprojectPin {
 
 const TORCH_FAMILY = ["torch", "torchvision", "torchaudio"];
 
+type UvTable = Record<string, unknown>;
+
+/**
+ * Adds `entries` (name -> TOML value) to the [tool.uv.<table>] table: right under its header when
+ * the file has one (a second header would be invalid TOML), as a new table at the end when it has
+ * none. Names already in the table are the user's and stay; a table written as dotted keys or an
+ * inline table is left alone (too many shapes to edit safely) and reported.
+ */
+function addToUvTable(
+  content: string,
+  uv: UvTable,
+  table: string,
+  entries: Array<[string, string]>,
+  comment: string,
+): { content: string; added: string[]; skipped: string | null } {
+  const existing = (uv[table] ?? {}) as Record<string, unknown>;
+  const missing = entries.filter(([name]) => !(name in existing));
+  if (missing.length === 0) return { content, added: [], skipped: null };
+  const lines = missing.map(([name, value]) => `${name} = ${value}`);
+  const header = new RegExp(`^\\[tool\\.uv\\.${table.replace(/-/g, "\\-")}\\][ \\t]*(#.*)?$`, "m").exec(
+    content,
+  );
+  if (header) {
+    const at = header.index + header[0].length;
+    return {
+      content: `${content.slice(0, at)}\n${lines.join("\n")}${content.slice(at)}`,
+      added: missing.map(([name]) => name),
+      skipped: null,
+    };
+  }
+  if (table in uv)
+    return {
+      content,
+      added: [],
+      skipped: `[tool.uv.${table}] is not written as a table header; add ${missing.map(([n]) => n).join(", ")} by hand (SETUP.md shows it)`,
+    };
+  return {
+    content: `${content}\n${comment}[tool.uv.${table}]\n${lines.join("\n")}\n`,
+    added: missing.map(([name]) => name),
+    skipped: null,
+  };
+}
+
 export function pinPyproject(plan: Plan, current: string): PyprojectPin {
   const native = plan.native;
   if (!native) throw new Error("pinPyproject needs a native plan");
-  const doc = parse(current) as {
-    tool?: { uv?: { sources?: Record<string, unknown>; index?: Array<{ name?: string; url?: string }> } };
-  };
+  const doc = parse(current) as { tool?: { uv?: UvTable } };
   const uv = doc.tool?.uv ?? {};
-  const sources = uv.sources ?? {};
-  const indexes = uv.index ?? [];
+  const indexes = (uv.index ?? []) as Array<{ name?: string; url?: string }>;
   const url = plan.options.indexUrl ?? native.build.indexUrl;
   const deps = new Set(plan.install.map((r) => r.normalizedName).concat("torch"));
   const wanted = TORCH_FAMILY.filter((name) => deps.has(name) || name === "torch");
-  const missing = wanted.filter((name) => !(name in sources));
   const ours = indexes.find((i) => i.name === native.indexName);
   if (ours && ours.url !== url)
     return {
       content: null,
       note: `[[tool.uv.index]] ${native.indexName} already points at ${ours.url}; left unchanged`,
     };
-  if (missing.length === 0)
-    return { content: null, note: "torch already has a [tool.uv.sources] entry; left unchanged" };
-  const added: string[] = [];
-  const indexBlock = ours
-    ? ""
-    : `\n# Added by gpuprep init: torch ${native.build.torch} ${native.build.variant} runs natively on ${plan.target.gpuName}.\n[[tool.uv.index]]\nname = "${native.indexName}"\nurl = "${url}"\nexplicit = true\n`;
-  const entries = missing.map((name) => `${name} = [{ index = "${native.indexName}" }]`);
   let content = current.endsWith("\n") ? current : `${current}\n`;
-  const header = /^\[tool\.uv\.sources\][ \t]*(#.*)?$/m.exec(content);
-  if (header) {
-    // Entries go right under the existing table header: a second [tool.uv.sources] would be invalid TOML.
-    const at = header.index + header[0].length;
-    content = `${content.slice(0, at)}\n${entries.join("\n")}${content.slice(at)}`;
-    content += indexBlock;
-  } else if ("sources" in uv) {
-    // Written as a dotted key or inline table somewhere else: too many shapes to edit safely.
-    return {
-      content: null,
-      note: "[tool.uv.sources] is not written as a table header; add the torch entry by hand (SETUP.md shows it)",
-    };
-  } else {
-    content += `${indexBlock}\n[tool.uv.sources]\n${entries.join("\n")}\n`;
-  }
-  added.push(...missing);
-  parse(content); // the edit must leave valid TOML; a throw here is a bug, not a user error
-  return {
+  if (!ours)
+    content += `\n# Added by gpuprep init: torch ${native.build.torch} ${native.build.variant} runs natively on ${plan.target.gpuName}.\n[[tool.uv.index]]\nname = "${native.indexName}"\nurl = "${url}"\nexplicit = true\n`;
+  const notes: string[] = [];
+  const sources = addToUvTable(
     content,
-    note: `torch${added.length > 1 ? ` (and ${added.slice(1).join(", ")})` : ""} pinned to the ${native.indexName} index`,
-  };
+    uv,
+    "sources",
+    wanted.map((name) => [name, `[{ index = "${native.indexName}" }]`]),
+    "",
+  );
+  content = sources.content;
+  if (sources.added.length > 0)
+    notes.push(`${sources.added.join(", ")} pinned to the ${native.indexName} index`);
+  if (sources.skipped) notes.push(sources.skipped);
+  // Source builds of project dependencies: uv builds them in isolation, so the build environment
+  // gets the venv's exact torch (match-runtime) and ninja, and the target's TORCH_CUDA_ARCH_LIST.
+  const built = plan.sourceBuilds.filter((b) => b.inProject);
+  if (built.length > 0) {
+    const why = `# Added by gpuprep init: ${built.map((b) => b.name).join(", ")} compiled against the venv's torch for compute capability ${built[0]!.archList} only.\n`;
+    const deps = addToUvTable(
+      content,
+      uv,
+      "extra-build-dependencies",
+      built.map((b) => [b.name, `["ninja", { requirement = "torch", match-runtime = true }]`]),
+      why,
+    );
+    const vars = addToUvTable(
+      deps.content,
+      uv,
+      "extra-build-variables",
+      built.map((b) => [b.name, `{ TORCH_CUDA_ARCH_LIST = "${b.archList}" }`]),
+      "",
+    );
+    content = vars.content;
+    if (deps.added.length > 0) notes.push(`${deps.added.join(", ")} built against the venv's torch`);
+    for (const skipped of [deps.skipped, vars.skipped]) if (skipped) notes.push(skipped);
+  }
+  if (content === (current.endsWith("\n") ? current : `${current}\n`))
+    return { content: null, note: "torch already has a [tool.uv.sources] entry; left unchanged" };
+  parse(content); // the edit must leave valid TOML; a throw here is a bug, not a user error
+  return { content, note: notes.join("; ") };
 }

@@ -19,31 +19,48 @@ export function renderSetupNative(plan: Plan): string {
   const offline = plan.options.wheelhouse
     ? ` --offline --no-index --find-links ${shellQuote(plan.options.wheelhouse)}`
     : "";
-  const install: string[] = [];
+  const builds = plan.sourceBuilds;
+  const archList = builds[0]?.archList ?? "";
+  // Every source build targets the same GPU, so one TORCH_CUDA_ARCH_LIST serves them all.
+  const buildEnv = builds.length > 0 ? `TORCH_CUDA_ARCH_LIST="${archList}" MAX_JOBS="$(build_jobs)" ` : "";
+  const noBinary = builds.map((b) => ` --no-binary-package ${b.name}`).join("");
+  const install: string[] = builds.map((b) => `# ${b.name} is built from source: ${b.reason}.`);
   if (plan.project.hasPyproject) {
     install.push(
       `# pyproject.toml pins torch to the ${native.indexName} index ([tool.uv.sources]), so sync keeps it.`,
     );
-    install.push(`uv sync --python "$PYTHON_VERSION"${offline}`);
+    if (builds.some((b) => b.inProject))
+      install.push(
+        "# Source builds run in uv's build environment with the venv's own torch ([tool.uv.extra-build-dependencies],",
+        "# match-runtime) and TORCH_CUDA_ARCH_LIST from [tool.uv.extra-build-variables]; MAX_JOBS comes from here.",
+      );
+    install.push(`${buildEnv}uv sync --python "$PYTHON_VERSION"${offline}${noBinary}`);
   } else {
     install.push(`uv venv --python "$PYTHON_VERSION" .venv`);
     install.push(`uv pip install --python .venv/bin/python ${index} "torch==${build.torch}.*"`);
+    if (builds.length > 0)
+      install.push(
+        "# Source builds compile against the venv's torch (no build isolation): their build tools go in first.",
+        `uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} setuptools wheel ninja`,
+      );
+    const isolation = builds.map((b) => ` --no-build-isolation-package ${b.name}`).join("");
     for (const file of plan.project.requirementsFiles)
       install.push(
-        `uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} -r ${shellQuote(basename(file))}`,
+        `${buildEnv}uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE}${noBinary}${isolation} -r ${shellQuote(basename(file))}`,
       );
   }
-  const builds = plan.sourceBuilds.map(
-    (b) =>
-      `# ${b.name}: ${b.reason}.\nTORCH_CUDA_ARCH_LIST="${b.archList}" MAX_JOBS="$(build_jobs)" \\\n  uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} --no-build-isolation --no-binary-package ${b.name} --reinstall-package ${b.name} ${shellQuote(b.requirement)}`,
-  );
-  const buildPrereqs =
-    plan.sourceBuilds.length > 0
-      ? [
-          `# Source builds compile against the venv's torch: their build tools go in first.`,
-          `uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} setuptools wheel ninja`,
-        ]
-      : [];
+  // Asked for by name but not required by the project: installed on their own, after the rest.
+  const extra = builds.filter((b) => !b.inProject);
+  if (extra.length > 0) {
+    if (plan.project.hasPyproject)
+      install.push(
+        "# Built without isolation against the venv's torch: their build tools go in first.",
+        `uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} setuptools wheel ninja`,
+      );
+    install.push(
+      `${buildEnv}uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} --no-build-isolation${extra.map((b) => ` --no-binary-package ${b.name} --reinstall-package ${b.name}`).join("")} ${extra.map((b) => shellQuote(b.requirement)).join(" ")}`,
+    );
+  }
   return `#!/usr/bin/env bash
 ${header(plan, "#")}#
 # usage: scripts/setup-native.sh   (GPUPREP_SKIP_DRIVER_CHECK=1 to set up where the GPU is not)
@@ -90,7 +107,7 @@ if ! command -v uv > /dev/null 2>&1; then
   exit 1
 fi
 
-${[...install, ...buildPrereqs, ...builds].join("\n")}
+${install.join("\n")}
 
 .venv/bin/python -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda, 'archs', torch.cuda.get_arch_list())"
 echo "check it: npx gpuprep doctor --python .venv/bin/python"

@@ -47,6 +47,7 @@ export function decideSourceBuilds(
         requirement: requirement?.raw ?? name,
         archList: computeCapability,
         reason,
+        inProject: requirement !== undefined,
       });
       decisions.push({
         topic: `build ${name}`,

@@ -58,6 +58,8 @@ export interface SourceBuild {
   /** TORCH_CUDA_ARCH_LIST value, e.g. "12.1". */
   archList: string;
   reason: string;
+  /** The project requires it (so its own install step builds it); false: only asked for by name. */
+  inProject: boolean;
 }
 
 export interface InitOptions {

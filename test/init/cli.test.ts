@@ -94,6 +94,43 @@ test("native: pyproject.toml gets the torch index appended, everything else kept
   );
 });
 
+test("native source builds: uv builds them against the venv's torch, the user's build settings kept", () => {
+  const original =
+    '[project]\nname = "demo"\nversion = "0.1.0"\ndependencies = ["torch", "xformers", "flash-attn"]\n\n[tool.uv.extra-build-dependencies]\nflash-attn = ["torch"]\n';
+  const dir = project({ "pyproject.toml": original });
+  const spark = ["--target", "dgx-spark", "--driver", "580", "--strategy", "native"];
+  const result = runInit(["--project", dir, ...spark]);
+  assert.equal(result.code, 0, result.stderr);
+  const doc = JSON.parse(JSON.stringify(parseToml(readFileSync(join(dir, "pyproject.toml"), "utf8")))) as {
+    tool: { uv: Record<string, Record<string, unknown>> };
+  };
+  // xformers has no aarch64 wheel: it goes under the user's existing table, whose entry stays.
+  assert.deepEqual(doc.tool.uv["extra-build-dependencies"], {
+    "flash-attn": ["torch"],
+    xformers: ["ninja", { requirement: "torch", "match-runtime": true }],
+  });
+  assert.deepEqual(doc.tool.uv["extra-build-variables"], { xformers: { TORCH_CUDA_ARCH_LIST: "12.1" } });
+  const script = readFileSync(join(dir, "scripts", "setup-native.sh"), "utf8");
+  assert.match(
+    script,
+    /MAX_JOBS="\$\(build_jobs\)" uv sync --python "\$PYTHON_VERSION" --no-binary-package xformers\n/,
+  );
+
+  // A requirements-only project: torch and the build tools first, then the requirements, the
+  // source-built package without build isolation so it compiles against that torch.
+  const plain = project({ "requirements.txt": "xformers\nrich\n" });
+  assert.equal(runInit(["--project", plain, ...spark]).code, 0);
+  const lines = readFileSync(join(plain, "scripts", "setup-native.sh"), "utf8").split("\n");
+  const at = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
+  assert.ok(at(/uv pip install .*"torch==/) >= 0);
+  assert.ok(at(/uv pip install .*setuptools wheel ninja/) > at(/uv pip install .*"torch==/));
+  assert.ok(
+    at(
+      /TORCH_CUDA_ARCH_LIST="12\.1" .*--no-binary-package xformers --no-build-isolation-package xformers -r requirements\.txt/,
+    ) > at(/setuptools wheel ninja/),
+  );
+});
+
 test("a torch pin no build runs is reported, not obeyed silently", () => {
   const dir = project({ "requirements.txt": "torch==2.5.1\n" });
   const result = runInit([

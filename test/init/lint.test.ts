@@ -1,7 +1,8 @@
 /**
  * Every generated file checked by a real tool: the Dockerfile by dockerfile-utils (the linter of
  * the VS Code Docker extension), compose.yaml by the Compose Specification schema and by
- * `docker-compose config`, devcontainer.json by its schema, the scripts by shellcheck. Runs over
+ * `docker-compose config`, devcontainer.json by its schema, pyproject.toml's [tool.uv] table by
+ * uv's own settings schema, the scripts by shellcheck. Runs over
  * the examples' expected/ files (which golden.test keeps equal to what init writes) and over a
  * project generated with every option.
  */
@@ -13,6 +14,7 @@ import { join } from "node:path";
 import { createRequire } from "node:module";
 import { validate as lintDockerfile } from "dockerfile-utils";
 import { parse as parseYaml } from "yaml";
+import { parse as parseToml } from "smol-toml";
 import { copyExample, exampleNames, examplesDir, repoRoot, runInit } from "./helpers.js";
 
 const require = createRequire(import.meta.url);
@@ -32,6 +34,14 @@ const validateCompose = composeAjv.compile(composeSchema);
 const devAjv = new Ajv2019({ strict: false, allErrors: true });
 addFormats(devAjv);
 const validateDevcontainer = devAjv.compile(readJson(join(schemas, "devContainer.base.schema.json")));
+const uvAjv = new Ajv({ strict: false, allErrors: true });
+addFormats(uvAjv);
+// uv's schema (generated from Rust types) marks unsigned integers with a "uint" format.
+uvAjv.addFormat("uint", {
+  type: "number",
+  validate: (n: number) => Number.isInteger(n) && n >= 0,
+});
+const validateUvSettings = uvAjv.compile(readJson(join(schemas, "uv.schema.json")));
 
 /** A tool CI installs (.ci/run): missing is a failure on CI, a skip elsewhere. */
 function haveTool(name: string): boolean {
@@ -69,6 +79,15 @@ function lintDir(dir: string, t: { skip: (m: string) => void; diagnostic: (m: st
   if (existsSync(devcontainer)) {
     const ok = validateDevcontainer(readJson(devcontainer));
     assert.ok(ok, `devcontainer.json against its schema: ${JSON.stringify(validateDevcontainer.errors)}`);
+  }
+  const pyproject = join(dir, "pyproject.toml");
+  if (existsSync(pyproject)) {
+    const doc = parseToml(readFileSync(pyproject, "utf8")) as { tool?: { uv?: unknown } };
+    const ok = validateUvSettings(doc.tool?.uv ?? {});
+    assert.ok(
+      ok,
+      `pyproject.toml [tool.uv] against uv's schema: ${JSON.stringify(validateUvSettings.errors)}`,
+    );
   }
   for (const script of ["scripts/run-container.sh", "scripts/setup-native.sh"]) {
     const path = join(dir, script);

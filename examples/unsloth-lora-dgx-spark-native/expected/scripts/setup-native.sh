@@ -48,13 +48,11 @@ if ! command -v uv > /dev/null 2>&1; then
   exit 1
 fi
 
+# xformers is built from source: xformers publishes no binary for linux-aarch64 (only linux-x86_64, windows-x86_64) (knowledge base).
 # pyproject.toml pins torch to the pytorch-cu130 index ([tool.uv.sources]), so sync keeps it.
-uv sync --python "$PYTHON_VERSION"
-# Source builds compile against the venv's torch: their build tools go in first.
-uv pip install --python .venv/bin/python -c gpuprep-constraints.txt setuptools wheel ninja
-# xformers: xformers publishes no binary for linux-aarch64 (only linux-x86_64, windows-x86_64) (knowledge base).
-TORCH_CUDA_ARCH_LIST="12.1" MAX_JOBS="$(build_jobs)" \
-  uv pip install --python .venv/bin/python -c gpuprep-constraints.txt --no-build-isolation --no-binary-package xformers --reinstall-package xformers xformers
+# Source builds run in uv's build environment with the venv's own torch ([tool.uv.extra-build-dependencies],
+# match-runtime) and TORCH_CUDA_ARCH_LIST from [tool.uv.extra-build-variables]; MAX_JOBS comes from here.
+TORCH_CUDA_ARCH_LIST="12.1" MAX_JOBS="$(build_jobs)" uv sync --python "$PYTHON_VERSION" --no-binary-package xformers
 
 .venv/bin/python -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda, 'archs', torch.cuda.get_arch_list())"
 echo "check it: npx gpuprep doctor --python .venv/bin/python"
