@@ -20,6 +20,20 @@ function firstReasons(lines: string[]): string {
   return lines.slice(0, 3).join("; ") + (lines.length > 3 ? `; and ${lines.length - 3} more` : "");
 }
 
+/**
+ * NGC images trail PyPI by a release or two, a price worth their tuned CUDA libraries and bundled
+ * extensions; an image further behind (the newest sourced one may be years old) loses to native.
+ */
+const MAX_NGC_LAG = 2;
+
+/** How many minor releases torch `older` is behind `newer` ("2.9.0a0+145a3a7bda" vs "2.13"); Infinity across majors. */
+function minorReleasesBehind(older: string, newer: string): number {
+  const [oMajor = 0, oMinor = 0] = older.split(".").map((part) => Number.parseInt(part, 10));
+  const [nMajor = 0, nMinor = 0] = newer.split(".").map((part) => Number.parseInt(part, 10));
+  if (oMajor !== nMajor) return oMajor < nMajor ? Infinity : 0;
+  return Math.max(0, nMinor - oMinor);
+}
+
 function pickStrategy(
   options: InitOptions,
   target: TargetMachine,
@@ -60,7 +74,11 @@ function pickStrategy(
       decision: { topic: "strategy", choice: "native", reason: "asked with --strategy native", sources: [] },
     };
   }
-  if (container.choice)
+  const lag =
+    container.choice && native.choice
+      ? minorReleasesBehind(container.choice.image.torch, native.choice.build.torch)
+      : 0;
+  if (container.choice && lag <= MAX_NGC_LAG)
     return {
       strategy: "container",
       decision: {
@@ -76,7 +94,9 @@ function pickStrategy(
       decision: {
         topic: "strategy",
         choice: "native",
-        reason: `no NGC image runs here (${containerWhyNot}); a PyTorch wheel runs natively`,
+        reason: container.choice
+          ? `the newest NGC image that runs here, ${container.choice.image.tag}, brings torch ${container.choice.image.torch}, ${lag === Infinity ? "a major release" : `${lag} minor releases`} behind the native torch ${native.choice.build.torch}; images more than ${MAX_NGC_LAG} behind are passed over (use --strategy container to take it anyway)`
+          : `no NGC image runs here (${containerWhyNot}); a PyTorch wheel runs natively`,
         sources: [],
       },
     };

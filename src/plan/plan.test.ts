@@ -59,3 +59,14 @@ test("source builds follow the KB verdict for GPU and platform: xformers on GB10
   assert.match(decision(spark, "build xformers"), /linux-aarch64/);
   assert.equal(plan("xformers\n", "rtx-5070-ti", "580", "native").sourceBuilds.length, 0);
 });
+
+test("auto on an H100 (captured on the device machine): an NGC image a major release behind loses to native", () => {
+  const result = plan("torch\ntransformers\n", "h100", "580.159.04", "auto");
+  assert.equal(result.strategy, "native");
+  assert.match(
+    decision(result, "strategy"),
+    /23\.02, brings torch 1\.14\.0a0\+44dac51, a major release behind the native torch 2\.\d+/,
+  );
+  // Asked for, the container is still planned on that image.
+  assert.equal(plan("torch\n", "h100", "580.159.04", "container").container?.image.tag, "23.02");
+});
