@@ -74,30 +74,44 @@ export function pinPyproject(plan: Plan, current: string): PyprojectPin {
       note: `[[tool.uv.index]] ${native.indexName} already points at ${ours.url}; left unchanged`,
     };
   let content = current.endsWith("\n") ? current : `${current}\n`;
-  if (!ours)
-    content += `\n# Added by gpuprep init: torch ${native.build.torch} ${native.build.variant} runs natively on ${plan.target.gpuName}.\n[[tool.uv.index]]\nname = "${native.indexName}"\nurl = "${url}"\nexplicit = true\n`;
   const notes: string[] = [];
-  const sources = addToUvTable(
-    content,
-    uv,
-    "sources",
-    wanted.map((name) => [name, `[{ index = "${native.indexName}" }]`]),
-    "",
-  );
-  content = sources.content;
-  if (sources.added.length > 0)
-    notes.push(`${sources.added.join(", ")} pinned to the ${native.indexName} index`);
-  if (sources.skipped) notes.push(sources.skipped);
+  if (plan.options.wheelhouse) {
+    // Offline, uv ignores every index (--no-index): a torch pinned to one could not be found.
+    // torch comes from the wheelhouse like everything else, so it must hold the planned build.
+    notes.push(
+      `torch is not pinned to an index: it comes from ${plan.options.wheelhouse}/, which must hold torch ${native.build.torch} ${native.build.variant} (${url})`,
+    );
+  } else {
+    if (!ours)
+      content += `\n# Added by gpuprep init: torch ${native.build.torch} ${native.build.variant} runs natively on ${plan.target.gpuName}.\n[[tool.uv.index]]\nname = "${native.indexName}"\nurl = "${url}"\nexplicit = true\n`;
+    const sources = addToUvTable(
+      content,
+      uv,
+      "sources",
+      wanted.map((name) => [name, `[{ index = "${native.indexName}" }]`]),
+      "",
+    );
+    content = sources.content;
+    if (sources.added.length > 0)
+      notes.push(`${sources.added.join(", ")} pinned to the ${native.indexName} index`);
+    if (sources.skipped) notes.push(sources.skipped);
+  }
   // Source builds of project dependencies: uv builds them in isolation, so the build environment
   // gets the venv's exact torch (match-runtime) and ninja, and the target's TORCH_CUDA_ARCH_LIST.
   const built = plan.sourceBuilds.filter((b) => b.inProject);
+  // Offline, match-runtime pins the build's torch to the wheelhouse as an index, which --no-index
+  // then hides (uv 0.11.15 fails "torch was not found"); the wheelhouse's one torch of the planned
+  // series is the runtime's, so the series is the pin there.
+  const torchForBuilds = plan.options.wheelhouse
+    ? `"torch==${native.build.torch}.*"`
+    : `{ requirement = "torch", match-runtime = true }`;
   if (built.length > 0) {
     const why = `# Added by gpuprep init: ${built.map((b) => b.name).join(", ")} compiled against the venv's torch for compute capability ${built[0]!.archList} only.\n`;
     const deps = addToUvTable(
       content,
       uv,
       "extra-build-dependencies",
-      built.map((b) => [b.name, `["ninja", { requirement = "torch", match-runtime = true }]`]),
+      built.map((b) => [b.name, `["ninja", ${torchForBuilds}]`]),
       why,
     );
     const vars = addToUvTable(
@@ -112,7 +126,11 @@ export function pinPyproject(plan: Plan, current: string): PyprojectPin {
     for (const skipped of [deps.skipped, vars.skipped]) if (skipped) notes.push(skipped);
   }
   if (content === (current.endsWith("\n") ? current : `${current}\n`))
-    return { content: null, note: "torch already has a [tool.uv.sources] entry; left unchanged" };
+    return {
+      content: null,
+      note:
+        notes.length > 0 ? notes.join("; ") : "torch already has a [tool.uv.sources] entry; left unchanged",
+    };
   parse(content); // the edit must leave valid TOML; a throw here is a bug, not a user error
   return { content, note: notes.join("; ") };
 }

@@ -27,7 +27,9 @@ export function renderSetupNative(plan: Plan): string {
   const install: string[] = builds.map((b) => `# ${b.name} is built from source: ${b.reason}.`);
   if (plan.project.hasPyproject) {
     install.push(
-      `# pyproject.toml pins torch to the ${native.indexName} index ([tool.uv.sources]), so sync keeps it.`,
+      plan.options.wheelhouse
+        ? `# Offline: every package, torch ${build.torch} ${build.variant} included, comes from ${plan.options.wheelhouse}/.`
+        : `# pyproject.toml pins torch to the ${native.indexName} index ([tool.uv.sources]), so sync keeps it.`,
     );
     if (builds.some((b) => b.inProject))
       install.push(

@@ -1,7 +1,7 @@
 /** init's contract with the user's files and input: dry runs write nothing, edits are never lost, bad input is one line. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
@@ -128,6 +128,38 @@ test("native source builds: uv builds them against the venv's torch, the user's 
     at(
       /TORCH_CUDA_ARCH_LIST="12\.1" .*--no-binary-package xformers --no-build-isolation-package xformers -r requirements\.txt/,
     ) > at(/setuptools wheel ninja/),
+  );
+});
+
+test("native from a wheelhouse: no index pin (uv --no-index would hide it), builds take the planned torch series", () => {
+  const dir = project({
+    "pyproject.toml": '[project]\nname = "demo"\nversion = "0.1.0"\ndependencies = ["torch", "xformers"]\n',
+  });
+  mkdirSync(join(dir, "wheelhouse"));
+  const args = [
+    "--target",
+    "dgx-spark",
+    "--driver",
+    "580",
+    "--strategy",
+    "native",
+    "--wheelhouse",
+    "wheelhouse",
+  ];
+  const result = runInit(["--project", dir, ...args]);
+  assert.equal(result.code, 0, result.stderr);
+  const doc = JSON.parse(JSON.stringify(parseToml(readFileSync(join(dir, "pyproject.toml"), "utf8")))) as {
+    tool: { uv: Record<string, unknown> };
+  };
+  assert.equal(doc.tool.uv["index"], undefined);
+  assert.equal(doc.tool.uv["sources"], undefined);
+  const deps = doc.tool.uv["extra-build-dependencies"] as Record<string, unknown[]>;
+  assert.match(String(deps["xformers"]![1]), /^torch==2\.\d+\.\*$/);
+  assert.match(result.stdout, /torch is not pinned to an index: it comes from wheelhouse\//);
+  const script = readFileSync(join(dir, "scripts", "setup-native.sh"), "utf8");
+  assert.match(
+    script,
+    /uv sync --python "\$PYTHON_VERSION" --offline --no-index --find-links wheelhouse --no-binary-package xformers/,
   );
 });
 

@@ -65,10 +65,13 @@ def repack(dist: metadata.Distribution, site: Path, out: Path) -> Path:
             path = str(entry)
             if path.startswith("..") or "__pycache__" in path:
                 continue
-            if path.endswith(".dist-info/RECORD"):
+            # Only the distribution's own dist-info (top level) is metadata; a vendored package's
+            # dist-info inside it (setuptools/_vendor/wheel-*.dist-info) is ordinary content.
+            top_dist_info = path.count("/") == 1 and path.split("/")[0].endswith(".dist-info")
+            if top_dist_info and path.endswith("/RECORD"):
                 record_name = path
                 continue
-            if path.endswith(".dist-info/INSTALLER") or path.endswith(".dist-info/direct_url.json"):
+            if top_dist_info and (path.endswith("/INSTALLER") or path.endswith("/direct_url.json")):
                 continue
             source = site / path
             if not source.is_file():
