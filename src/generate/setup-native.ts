@@ -23,7 +23,11 @@ export function renderSetupNative(plan: Plan): string {
   const archList = builds[0]?.archList ?? "";
   // Every source build targets the same GPU, so one TORCH_CUDA_ARCH_LIST serves them all.
   const buildEnv = builds.length > 0 ? `TORCH_CUDA_ARCH_LIST="${archList}" MAX_JOBS="$(build_jobs)" ` : "";
-  const noBinary = builds.map((b) => ` --no-binary-package ${b.name}`).join("");
+  // uv sync spells it --no-binary-package NAME; uv pip install, like pip, --no-binary NAME,...
+  // (uv 0.11.15 rejects --no-binary-package there: found running this script on the H100).
+  const names = builds.map((b) => b.name).join(",");
+  const syncNoBinary = builds.map((b) => ` --no-binary-package ${b.name}`).join("");
+  const pipNoBinary = builds.length > 0 ? ` --no-binary ${names}` : "";
   const install: string[] = builds.map((b) => `# ${b.name} is built from source: ${b.reason}.`);
   if (plan.project.hasPyproject) {
     install.push(
@@ -36,7 +40,7 @@ export function renderSetupNative(plan: Plan): string {
         "# Source builds run in uv's build environment with the venv's own torch ([tool.uv.extra-build-dependencies],",
         "# match-runtime) and TORCH_CUDA_ARCH_LIST from [tool.uv.extra-build-variables]; MAX_JOBS comes from here.",
       );
-    install.push(`${buildEnv}uv sync --python "$PYTHON_VERSION"${offline}${noBinary}`);
+    install.push(`${buildEnv}uv sync --python "$PYTHON_VERSION"${offline}${syncNoBinary}`);
   } else {
     install.push(`uv venv --python "$PYTHON_VERSION" .venv`);
     install.push(`uv pip install --python .venv/bin/python ${index} "torch==${build.torch}.*"`);
@@ -48,7 +52,7 @@ export function renderSetupNative(plan: Plan): string {
     const isolation = builds.map((b) => ` --no-build-isolation-package ${b.name}`).join("");
     for (const file of plan.project.requirementsFiles)
       install.push(
-        `${buildEnv}uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE}${noBinary}${isolation} -r ${shellQuote(basename(file))}`,
+        `${buildEnv}uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE}${pipNoBinary}${isolation} -r ${shellQuote(basename(file))}`,
       );
   }
   // Asked for by name but not required by the project: installed on their own, after the rest.
@@ -60,7 +64,7 @@ export function renderSetupNative(plan: Plan): string {
         `uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} setuptools wheel ninja`,
       );
     install.push(
-      `${buildEnv}uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} --no-build-isolation${extra.map((b) => ` --no-binary-package ${b.name} --reinstall-package ${b.name}`).join("")} ${extra.map((b) => shellQuote(b.requirement)).join(" ")}`,
+      `${buildEnv}uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} --no-build-isolation --no-binary ${extra.map((b) => b.name).join(",")}${extra.map((b) => ` --reinstall-package ${b.name}`).join("")} ${extra.map((b) => shellQuote(b.requirement)).join(" ")}`,
     );
   }
   return `#!/usr/bin/env bash

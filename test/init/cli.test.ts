@@ -126,7 +126,7 @@ test("native source builds: uv builds them against the venv's torch, the user's 
   assert.ok(at(/uv pip install .*setuptools wheel ninja/) > at(/uv pip install .*"torch==/));
   assert.ok(
     at(
-      /TORCH_CUDA_ARCH_LIST="12\.1" .*--no-binary-package xformers --no-build-isolation-package xformers -r requirements\.txt/,
+      /TORCH_CUDA_ARCH_LIST="12\.1" .*--no-binary xformers --no-build-isolation-package xformers -r requirements\.txt/,
     ) > at(/setuptools wheel ninja/),
   );
 });
