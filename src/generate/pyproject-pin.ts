@@ -107,7 +107,7 @@ export function pinPyproject(plan: Plan, current: string): PyprojectPin {
     : `{ requirement = "torch", match-runtime = true }`;
   if (built.length > 0) {
     const why = `# Added by gpuprep init: ${built.map((b) => b.name).join(", ")} compiled against the venv's torch for compute capability ${built[0]!.archList} only.\n`;
-    const deps = addToUvTable(
+    const buildDeps = addToUvTable(
       content,
       uv,
       "extra-build-dependencies",
@@ -115,15 +115,15 @@ export function pinPyproject(plan: Plan, current: string): PyprojectPin {
       why,
     );
     const vars = addToUvTable(
-      deps.content,
+      buildDeps.content,
       uv,
       "extra-build-variables",
       built.map((b) => [b.name, `{ TORCH_CUDA_ARCH_LIST = "${b.archList}" }`]),
       "",
     );
     content = vars.content;
-    if (deps.added.length > 0) notes.push(`${deps.added.join(", ")} built against the venv's torch`);
-    for (const skipped of [deps.skipped, vars.skipped]) if (skipped) notes.push(skipped);
+    if (buildDeps.added.length > 0) notes.push(`${buildDeps.added.join(", ")} built against the venv's torch`);
+    for (const skipped of [buildDeps.skipped, vars.skipped]) if (skipped) notes.push(skipped);
   }
   if (content === (current.endsWith("\n") ? current : `${current}\n`))
     return {

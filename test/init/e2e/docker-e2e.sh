@@ -58,7 +58,7 @@ cp -r "$here/project" "$work/project"
 python3 "$here/make-wheels.py" "$work/project/wheelhouse"
 cp "$repo/src/probe/probe.py" "$work/project/probe.py"
 gpuprep init --project "$work/project" --target h100 --driver 580.95.05 --strategy container \
-  --wheelhouse wheelhouse --json > "$work/plan.json"
+  --wheelhouse wheelhouse --build-from-source tinyext --json > "$work/plan.json"
 read -r image tag < <(python3 -c '
 import json, sys
 image = json.load(open(sys.argv[1]))["plan"]["container"]["image"]
@@ -82,6 +82,9 @@ scripts/run-container.sh python3 /workspace/probe.py > "$work/probe.json" 2> "$w
 grep -q "starting without --gpus" "$work/run.log" || fail "the run script did not say it starts without GPUs"
 mounts="$(scripts/run-container.sh --no-build cat /proc/self/mountinfo 2> /dev/null)"
 helper="$(scripts/run-container.sh --no-build python3 -c 'import tinyhelper; print(tinyhelper.VALUE)' 2> /dev/null)"
+# tinyext exists only as an sdist: importing it proves the build stage made a wheel the app stage installed.
+built="$(scripts/run-container.sh --no-build python3 -c 'import tinyext; print(tinyext.VALUE)' 2> /dev/null)"
+[ "$built" = "built from source" ] || fail "tinyext (source build stage) printed ${built@Q}"
 if scripts/run-container.sh --no-build python3 -m pip install --no-index --find-links /workspace/wheelhouse \
   torch==99.0 > "$work/replace.log" 2>&1; then
   fail "pip inside the container replaced torch with the wheelhouse's torch 99.0"

@@ -1,6 +1,8 @@
-"""Writes the tiny wheels the Docker e2e installs offline (no network, no build tools needed).
+"""Writes the tiny wheels (and one sdist) the Docker e2e installs offline (no network).
 
 tinyhelper 1.0 requires numpy (which the base image provides: the constraints must keep it).
+tinyext 1.0 is only an sdist: the e2e plans it with --build-from-source, so the generated
+Dockerfile's build stage must turn it into a wheel (setuptools, no build isolation).
 torch 99.0 is a fake: it is what a PyPI torch replacing NVIDIA's build looks like, and the
 running container must refuse to install it.
 
@@ -8,7 +10,9 @@ usage: python3 make-wheels.py WHEELHOUSE_DIR
 """
 import base64
 import hashlib
+import io
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -36,11 +40,27 @@ def write_wheel(out: Path, name: str, version: str, requires: list, module: str)
             wheel.writestr(path, data)
 
 
+def write_sdist(out: Path, name: str, version: str, module: str) -> None:
+    root = f"{name}-{version}"
+    files = {
+        f"{root}/PKG-INFO": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+        f"{root}/setup.py": f"from setuptools import setup\n\nsetup(name={name!r}, version={version!r}, packages=[{name!r}])\n",
+        f"{root}/{name}/__init__.py": module,
+    }
+    with tarfile.open(out / f"{root}.tar.gz", "w:gz") as sdist:
+        for path, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(path)
+            info.size = len(data)
+            sdist.addfile(info, io.BytesIO(data))
+
+
 def main() -> None:
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
     write_wheel(out, "tinyhelper", "1.0", ["numpy"], "import numpy\nVALUE = numpy.arange(3).sum()\n")
     write_wheel(out, "torch", "99.0", [], "raise ImportError('the fake torch from the e2e wheelhouse')\n")
+    write_sdist(out, "tinyext", "1.0", "VALUE = 'built from source'\n")
 
 
 if __name__ == "__main__":
