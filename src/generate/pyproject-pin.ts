@@ -122,7 +122,8 @@ export function pinPyproject(plan: Plan, current: string): PyprojectPin {
       "",
     );
     content = vars.content;
-    if (buildDeps.added.length > 0) notes.push(`${buildDeps.added.join(", ")} built against the venv's torch`);
+    if (buildDeps.added.length > 0)
+      notes.push(`${buildDeps.added.join(", ")} built against the venv's torch`);
     for (const skipped of [buildDeps.skipped, vars.skipped]) if (skipped) notes.push(skipped);
   }
   if (content === (current.endsWith("\n") ? current : `${current}\n`))
