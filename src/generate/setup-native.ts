@@ -28,6 +28,8 @@ export function renderSetupNative(plan: Plan): string {
   const names = builds.map((b) => b.name).join(",");
   const syncNoBinary = builds.map((b) => ` --no-binary-package ${b.name}`).join("");
   const pipNoBinary = builds.length > 0 ? ` --no-binary ${names}` : "";
+  // What a build without isolation needs in the venv itself.
+  const buildTools = `uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} setuptools wheel ninja`;
   const install: string[] = builds.map((b) => `# ${b.name} is built from source: ${b.reason}.`);
   if (plan.project.hasPyproject) {
     install.push(
@@ -47,7 +49,7 @@ export function renderSetupNative(plan: Plan): string {
     if (builds.length > 0)
       install.push(
         "# Source builds compile against the venv's torch (no build isolation): their build tools go in first.",
-        `uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} setuptools wheel ninja`,
+        buildTools,
       );
     const isolation = builds.map((b) => ` --no-build-isolation-package ${b.name}`).join("");
     for (const file of plan.project.requirementsFiles)
@@ -61,7 +63,7 @@ export function renderSetupNative(plan: Plan): string {
     if (plan.project.hasPyproject)
       install.push(
         "# Built without isolation against the venv's torch: their build tools go in first.",
-        `uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} setuptools wheel ninja`,
+        buildTools,
       );
     install.push(
       `${buildEnv}uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} --no-build-isolation --no-binary ${extra.map((b) => b.name).join(",")}${extra.map((b) => ` --reinstall-package ${b.name}`).join("")} ${extra.map((b) => shellQuote(b.requirement)).join(" ")}`,

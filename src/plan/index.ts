@@ -12,6 +12,7 @@ import { chooseNative, type NativeOutcome } from "./choose-native.js";
 import { projectRequirements } from "./project-requirements.js";
 import { applyProtection } from "./protect.js";
 import { decideSourceBuilds } from "./source-builds.js";
+import { versionParts } from "../util/version.js";
 import type { Decision, InitOptions, Plan, Strategy, TargetMachine } from "./types.js";
 
 export type { Plan, InitOptions, TargetMachine, Decision, Strategy } from "./types.js";
@@ -28,8 +29,8 @@ const MAX_NGC_LAG = 2;
 
 /** How many minor releases torch `older` is behind `newer` ("2.9.0a0+145a3a7bda" vs "2.13"); Infinity across majors. */
 function minorReleasesBehind(older: string, newer: string): number {
-  const [oMajor = 0, oMinor = 0] = older.split(".").map((part) => Number.parseInt(part, 10));
-  const [nMajor = 0, nMinor = 0] = newer.split(".").map((part) => Number.parseInt(part, 10));
+  const [oMajor = 0, oMinor = 0] = versionParts(older);
+  const [nMajor = 0, nMinor = 0] = versionParts(newer);
   if (oMajor !== nMajor) return oMajor < nMajor ? Infinity : 0;
   return Math.max(0, nMinor - oMinor);
 }

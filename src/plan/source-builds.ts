@@ -3,8 +3,8 @@
  * published binaries (per the knowledge base) carry no code this GPU can run.
  */
 import type { Requirement } from "../facts/schema.js";
-import type { KnowledgeBase } from "../kb/index.js";
-import type { ExtensionPlatform } from "../kb/types.js";
+import type { CpuArch, KnowledgeBase } from "../kb/index.js";
+import { platformOf } from "../kb/queries/torch.js";
 import { normalizeName } from "../gather/requirement.js";
 import { UserError } from "../errors.js";
 import type { Decision, SourceBuild } from "./types.js";
@@ -20,10 +20,10 @@ export function decideSourceBuilds(
   requirements: Requirement[],
   asked: string[],
   computeCapability: string,
-  cpuArch: string,
+  cpuArch: CpuArch,
   providedByBase: Set<string>,
 ): SourceBuildDecision {
-  const platform: ExtensionPlatform = cpuArch === "aarch64" ? "linux-aarch64" : "linux-x86_64";
+  const platform = platformOf(cpuArch);
   const builds: SourceBuild[] = [];
   const decisions: Decision[] = [];
   const warnings: string[] = [];
