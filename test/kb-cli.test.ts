@@ -24,8 +24,11 @@ test("kb gpu: the nvidia-smi name, with dense peaks and sources", () => {
   assert.match(result.stdout, /BF16 989\.5 TFLOP\/s/);
   assert.match(result.stdout, /sources:\n {2}https:\/\//);
   const json = JSON.parse(gpuprep("gpu", "gb10", "--json").stdout);
-  assert.equal(json.gpu.computeCapability, "12.1");
-  assert.equal(json.gpu.hostCpuArch, "aarch64");
+  assert.equal(json.schema, "gpuprep.kb");
+  assert.equal(json.schemaVersion, 1);
+  assert.equal(json.topic, "gpu");
+  assert.equal(json.result.gpu.computeCapability, "12.1");
+  assert.equal(json.result.gpu.hostCpuArch, "aarch64");
 });
 
 test("kb gpu: an unknown name is a one-line error with the closest matches", () => {
@@ -41,7 +44,8 @@ test("kb cuda / torch: versions with reasons; unknown versions list the known on
   assert.match(cuda.stdout, /580\.65\.06 or newer/);
   assert.doesNotMatch(cuda.stdout, /sm_70/);
   const torch = gpuprep("torch", "2.5.1", "--json");
-  const builds = JSON.parse(torch.stdout) as Array<{ variant: string; pypiDefault: boolean }>;
+  const builds = (JSON.parse(torch.stdout) as { result: Array<{ variant: string; pypiDefault: boolean }> })
+    .result;
   assert.deepEqual(
     builds.filter((row) => row.pypiDefault).map((row) => row.variant),
     ["cu124"],
@@ -74,7 +78,7 @@ test("kb resolve: GB10 + driver 580 + aarch64 + Python 3.12", () => {
   const json = JSON.parse(
     gpuprep("resolve", "--gpu", "NVIDIA B200", "--driver", "535.230.02", "--json").stdout,
   );
-  assert.deepEqual(json.torch.choices, []);
+  assert.deepEqual(json.result.torch.choices, []);
   const bad = gpuprep("resolve", "--gpu", "h100", "--driver", "latest");
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--driver needs a driver version/);

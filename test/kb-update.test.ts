@@ -72,7 +72,7 @@ for (const htmlOnly of [false, true]) {
     try {
       const result = await gpuprep(["kb", "update", "--index-url", base, "--json"], cacheHome);
       assert.equal(result.code, 0, result.stderr);
-      const summary = JSON.parse(result.stdout);
+      const summary = JSON.parse(result.stdout).result;
       const overlayPath = join(cacheHome, "gpuprep", "kb-overlay.json");
       assert.equal(summary.overlay, overlayPath);
       assert.deepEqual(summary.releases.sort(), ["2.11", "2.14"]);

@@ -18,6 +18,8 @@ test("scan --json: per-library targets and the verdict for the named GPU", () =>
   const result = gpuprep(fixtures, "--gpu", "dgx spark", "--json");
   assert.equal(result.code, 1, result.stderr); // some fixtures cannot run on 12.1
   const report = JSON.parse(result.stdout);
+  assert.equal(report.schema, "gpuprep.scan");
+  assert.equal(report.schemaVersion, 1);
   assert.equal(report.device.computeCapability, "12.1");
   const byName = new Map(report.libraries.map((l: { path: string }) => [l.path.split("/").pop(), l]));
   const verdict = (name: string) => (byName.get(name) as { verdict: { how: string } }).verdict.how;

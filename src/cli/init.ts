@@ -3,6 +3,7 @@
  * printed with its reason and source; --dry-run prints the files' diffs and writes nothing; files
  * the user edited are never overwritten without --force (and then kept as a backup).
  */
+import { renderJsonDocument } from "../report/envelope.js";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { UserError } from "../errors.js";
@@ -237,17 +238,13 @@ export const initCommand: Command = {
     if (!dryRun) backup = applyWrites(projectDir, writes, values.force ?? false);
     if (values.json) {
       process.stdout.write(
-        JSON.stringify(
-          {
-            plan,
-            files: writes.map((w) => ({ path: w.file.path, status: w.status, content: w.file.content })),
-            notes,
-            dryRun,
-            backup,
-          },
-          null,
-          2,
-        ) + "\n",
+        renderJsonDocument("gpuprep.init", 1, {
+          plan,
+          files: writes.map((w) => ({ path: w.file.path, status: w.status, content: w.file.content })),
+          notes,
+          dryRun,
+          backup,
+        }),
       );
       return EXIT_OK;
     }

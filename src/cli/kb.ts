@@ -9,6 +9,10 @@ import { defaultOverlayPath, writeOverlay } from "../kb/overlay.js";
 import { DEFAULT_INDEX_URL, fetchTorchIndex } from "../kb/update.js";
 import type { GpuRow, NgcImageRow, Source } from "../kb/types.js";
 import { majorMinor } from "../util/version.js";
+import { renderJsonDocument } from "../report/envelope.js";
+
+const KB_SCHEMA = "gpuprep.kb";
+const KB_SCHEMA_VERSION = 1;
 
 const HELP = `gpuprep kb: the compatibility knowledge base
 
@@ -98,8 +102,9 @@ function printSources(print: Print, style: Style, sources: Source[]): void {
   for (const source of sources) print(style.dim(`  ${source.url}${source.note ? ` (${source.note})` : ""}`));
 }
 
-function emit(json: boolean, value: unknown, print: Print): boolean {
-  if (json) print(JSON.stringify(value, null, 2));
+/** Under --json every topic prints one enveloped document: { schema, schemaVersion, tool, topic, result }. */
+function emit(json: boolean, topic: string, value: unknown, print: Print): boolean {
+  if (json) print(renderJsonDocument(KB_SCHEMA, KB_SCHEMA_VERSION, { topic, result: value }).trimEnd());
   return json;
 }
 
@@ -125,7 +130,7 @@ async function showGpu(
 ): Promise<number> {
   const gpu = requireGpu(kb, name);
   const arch = kb.arch(gpu.computeCapability);
-  if (emit(json, { gpu, arch }, print)) return 0;
+  if (emit(json, "gpu", { gpu, arch }, print)) return 0;
   const peak = gpu.peakTflops;
   const fmt = (value: number | null, unit: string) => (value === null ? "unknown" : `${value} ${unit}`);
   print(style.bold(gpu.name));
@@ -133,7 +138,7 @@ async function showGpu(
     `  compute capability  ${gpu.computeCapability} (sm_${gpu.computeCapability.replace(".", "")}), ${gpu.architecture}`,
   );
   print(
-    `  memory              ${fmt(gpu.memoryGiB, "GB")} ${gpu.memoryType ?? ""}, ${fmt(gpu.memoryBandwidthGBs, "GB/s")}`,
+    `  memory              ${fmt(gpu.memoryGB, "GB")} ${gpu.memoryType ?? ""}, ${fmt(gpu.memoryBandwidthGBs, "GB/s")}`,
   );
   print(
     `  dense peaks         BF16 ${fmt(peak.bf16, "TFLOP/s")}, FP16 ${fmt(peak.fp16, "TFLOP/s")}, TF32 ${fmt(peak.tf32, "TFLOP/s")}, FP32 ${fmt(peak.fp32, "TFLOP/s")}`,
@@ -161,7 +166,7 @@ async function showCuda(
       `no CUDA ${version} in the knowledge base`,
       `known: ${kb.data.cudaToolkits.map((row) => row.version).join(", ")}`,
     );
-  if (emit(json, toolkit, print)) return 0;
+  if (emit(json, "cuda", toolkit, print)) return 0;
   print(style.bold(`CUDA ${toolkit.version}`));
   print(`  driver (Linux)      ${toolkit.minDriverLinux} or newer runs it natively`);
   if (toolkit.minorCompatMinDriverLinux)
@@ -191,7 +196,7 @@ async function showTorch(
       `known releases: ${known}; \`gpuprep kb update\` refreshes from the wheel index`,
     );
   }
-  if (emit(json, builds, print)) return 0;
+  if (emit(json, "torch", builds, print)) return 0;
   print(style.bold(`PyTorch ${majorMinor(version)}`));
   for (const build of builds) {
     const flags = [
@@ -231,7 +236,7 @@ async function showNgc(
     const known = kb.data.ngcImages.map((row) => row.tag).join(", ") || "none";
     throw new UserError(`no NGC PyTorch image "${tag}" in the knowledge base`, `known tags: ${known}`);
   }
-  if (emit(json, image, print)) return 0;
+  if (emit(json, "ngc", image, print)) return 0;
   print(style.bold(image.image));
   print(
     `  torch ${image.torch}, CUDA ${image.cuda}, driver ${image.minDriverLinux ?? "?"}+, Ubuntu ${image.ubuntu ?? "?"}, Python ${image.python ?? "?"}, numpy ${image.numpy ?? "?"}`,
@@ -264,7 +269,7 @@ async function showExtension(
     const known = kb.data.extensions.map((entry) => entry.name).join(", ") || "none";
     throw new UserError(`no extension "${name}" in the knowledge base`, `known: ${known}`);
   }
-  if (emit(json, row, print)) return 0;
+  if (emit(json, "ext", row, print)) return 0;
   print(style.bold(row.name));
   print(`  ${row.summary}`);
   print(
@@ -329,7 +334,7 @@ async function resolve(
   } as const;
   const evaluation = kb.evaluateTorchBuilds(query);
   const images = kb.judgeNgcImages(query);
-  if (emit(json, { gpu, query, torch: evaluation, ngc: images }, print)) return 0;
+  if (emit(json, "resolve", { gpu, query, torch: evaluation, ngc: images }, print)) return 0;
   print(
     style.bold(
       `${gpu.name} (${gpu.computeCapability}), driver ${flags.driver}, ${arch}${flags.python ? `, Python ${flags.python}` : ""}`,
@@ -375,7 +380,7 @@ async function update(indexUrl: string, json: boolean, print: Print): Promise<nu
     builds: overlay.torchBuilds.length,
     releases: [...new Set(overlay.torchBuilds.map((row) => row.torch))],
   };
-  if (!emit(json, summary, print))
+  if (!emit(json, "update", summary, print))
     print(
       `wrote ${summary.builds} torch builds (releases ${summary.releases.join(", ")}) from ${indexUrl} to ${path}`,
     );

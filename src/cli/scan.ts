@@ -1,4 +1,5 @@
 /** `gpuprep scan`: which GPU architectures the CUDA code in binaries covers, and what a GPU can run. */
+import { renderJsonDocument } from "../report/envelope.js";
 import { execFile } from "node:child_process";
 import { importDirectories } from "../gather/binaries.js";
 import { stat } from "node:fs/promises";
@@ -219,17 +220,13 @@ export const scanCommand: Command = {
     const cannotRun = reports.some((r) => r.verdict?.how === "none");
     if (values.json) {
       process.stdout.write(
-        JSON.stringify(
-          {
-            device: device
-              ? { label: device.label, computeCapability: formatComputeCapability(device.capability) }
-              : null,
-            filesExamined: files.length,
-            libraries: reports,
-          },
-          null,
-          1,
-        ) + "\n",
+        renderJsonDocument("gpuprep.scan", 1, {
+          device: device
+            ? { label: device.label, computeCapability: formatComputeCapability(device.capability) }
+            : null,
+          filesExamined: files.length,
+          libraries: reports,
+        }),
       );
     } else {
       process.stdout.write(renderText(reports, device, files.length, makeStyle(useColor())));

@@ -53,7 +53,13 @@ export interface GpuRow {
   aliases: string[];
   computeCapability: string;
   architecture: string;
-  memoryGiB: number | null;
+  /**
+   * Memory as the vendor markets it, in decimal GB (H100 SXM: 80). Not the usable size: nvidia-smi
+   * shows the H100's 80 GB as 81,559 MiB. Use nvidiaSmiMemoryMiB where it is known.
+   */
+  memoryGB: number | null;
+  /** memory.total as nvidia-smi prints it (MiB), from a capture or a quoted log; absent where not sourced. */
+  nvidiaSmiMemoryMiB?: number | null;
   memoryType: string | null;
   memoryBandwidthGBs: number | null;
   /** Dense (no sparsity) peaks in TFLOP/s. */

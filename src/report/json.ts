@@ -3,15 +3,24 @@ import type { Facts } from "../facts/schema.js";
 import type { Finding } from "../rules/types.js";
 import { summarize, type FindingSummary } from "../rules/diagnose.js";
 import { machineSummary, type MachineSummary } from "./machine-summary.js";
+import { envelope, type Envelope } from "./envelope.js";
 
-export interface JsonReport {
+export const DOCTOR_REPORT_SCHEMA = "gpuprep.doctor";
+export const DOCTOR_REPORT_VERSION = 1;
+
+export interface JsonReport extends Envelope {
   findings: Finding[];
   facts: Facts;
   summary: FindingSummary & { machine: MachineSummary; exitCode: number };
 }
 
 export function buildJsonReport(facts: Facts, findings: Finding[], exitCode: number): JsonReport {
-  return { findings, facts, summary: { ...summarize(findings), machine: machineSummary(facts), exitCode } };
+  return {
+    ...envelope(DOCTOR_REPORT_SCHEMA, DOCTOR_REPORT_VERSION),
+    findings,
+    facts,
+    summary: { ...summarize(findings), machine: machineSummary(facts), exitCode },
+  };
 }
 
 export function renderJson(facts: Facts, findings: Finding[], exitCode: number): string {

@@ -68,10 +68,14 @@ test("--json prints findings, facts and summary; --sarif writes SARIF 2.1.0 with
   ]);
   assert.equal(code, 1);
   const report = JSON.parse(stdout) as {
+    schema: string;
+    schemaVersion: number;
     findings: { ruleId: string; severity: string }[];
     facts: { schema: string };
     summary: { errors: number; exitCode: number };
   };
+  assert.equal(report.schema, "gpuprep.doctor");
+  assert.equal(report.schemaVersion, 1);
   assert.equal(report.facts.schema, "gpuprep.facts");
   assert.equal(report.summary.exitCode, 1);
   assert.equal(report.summary.errors, report.findings.filter((f) => f.severity === "error").length);

@@ -1,0 +1,22 @@
+/**
+ * The one JSON contract: every `--json` document (and every saved report) starts with `schema`,
+ * `schemaVersion` and `tool`, so a script can tell what it holds and refuse a version it does not
+ * know. Bump a document's version on any incompatible change to its fields.
+ */
+import { TOOL_VERSION } from "../version.js";
+
+export interface Envelope {
+  /** "gpuprep.doctor", "gpuprep.scan", ... */
+  schema: string;
+  schemaVersion: number;
+  tool: { name: "gpuprep"; version: string };
+}
+
+export function envelope(schema: string, schemaVersion: number): Envelope {
+  return { schema, schemaVersion, tool: { name: "gpuprep", version: TOOL_VERSION } };
+}
+
+/** The envelope first, then the document's own fields; two-space indentation everywhere. */
+export function renderJsonDocument<T extends object>(schema: string, schemaVersion: number, body: T): string {
+  return JSON.stringify({ ...envelope(schema, schemaVersion), ...body }, null, 2) + "\n";
+}
