@@ -9,7 +9,7 @@ import type { MergedFinding } from "../fleet/types.js";
 import { nodeListText } from "../fleet/drift.js";
 
 const WORKER = String.raw`
-import json, os, time
+import json, os, sys, time
 import torch
 import torch.distributed as dist
 cuda = torch.cuda.is_available()
@@ -37,7 +37,8 @@ check = torch.full((4,), float(rank + 1), device=dev)
 dist.all_reduce(check)
 correct = abs(check[0].item() - world * (world + 1) / 2) < 1e-3
 if rank == 0:
-    print("GPUPREP_ALLREDUCE " + json.dumps({"backend": backend, "world": world, "sizes": rows, "correct": correct, "torch": torch.__version__}), flush=True)
+    with open(sys.argv[1], "w") as f:
+        json.dump({"backend": backend, "world": world, "sizes": rows, "correct": correct, "torch": torch.__version__}, f)
 dist.barrier()
 dist.destroy_process_group()
 `;
@@ -46,19 +47,24 @@ dist.destroy_process_group()
 export const ALLREDUCE_LAUNCHER = String.raw`
 import json, os, subprocess, sys, tempfile
 addr, port, nnodes, timeout = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
-worker = os.path.join(tempfile.mkdtemp(prefix="gpuprep-allreduce-"), "allreduce_worker.py")
+work = tempfile.mkdtemp(prefix="gpuprep-allreduce-")
+worker = os.path.join(work, "allreduce_worker.py")
+result_file = os.path.join(work, "result.json")
 with open(worker, "w") as f:
     f.write(WORKER_SOURCE)
 rank = os.environ.get("SLURM_NODEID", "0")
+# --redirects 1 --tee 2, not the default 0: torch 1.13 torchrun cannot parse 0 (nor 3) on Python 3.11
+# (Std.NONE is no longer iterated), and the workers' output goes to log files under work either way.
 cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", nnodes, "--nproc_per_node", "1",
-       "--node_rank", rank, "--master_addr", addr, "--master_port", port, worker]
+       "--node_rank", rank, "--master_addr", addr, "--master_port", port,
+       "--log_dir", os.path.join(work, "logs"), "--redirects", "1", "--tee", "2", worker, result_file]
 out = {"nodeRank": int(rank), "returncode": None, "result": None, "error": None}
 try:
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout)
     out["returncode"] = p.returncode
-    for line in p.stdout.splitlines():
-        if line.startswith("GPUPREP_ALLREDUCE "):
-            out["result"] = json.loads(line[len("GPUPREP_ALLREDUCE "):])
+    if os.path.exists(result_file):
+        with open(result_file) as f:
+            out["result"] = json.load(f)
     if p.returncode != 0:
         out["error"] = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1][:300]
 except subprocess.TimeoutExpired:

@@ -194,12 +194,9 @@ export async function planNodes(
     );
   }
   const down = known.filter((n) => !nodeIsAvailable(n));
-  let ask = known.filter(nodeIsAvailable).map((n) => n.name);
-  if (selection.nodes !== undefined && !selection.nodelist) {
-    // Let Slurm pick N among the responsive nodes; down ones are still reported.
-    return { ask: ask.length >= selection.nodes ? null : ask, down };
-  }
-  if (ask.length === 0) ask = [];
+  const ask = known.filter(nodeIsAvailable).map((n) => n.name);
+  // --nodes N: Slurm picks N among the responsive nodes (or refuses); down ones are still reported.
+  if (selection.nodes !== undefined && !selection.nodelist) return { ask: null, down };
   return { ask, down };
 }
 
