@@ -15,6 +15,8 @@ export interface OkNode {
   node: string;
   facts: Facts;
   fingerprint: Fingerprint;
+  /** Kubernetes node labels, when the node came from --kube. */
+  labels?: Record<string, string>;
 }
 
 export interface DriftRule {
@@ -291,6 +293,67 @@ const visibleDevicesDrift: DriftRule = {
   },
 };
 
+/**
+ * GPU Feature Discovery's labels against what the probe saw on the node: the scheduler places
+ * work by the labels, so a label that says "GPU, driver X" where the container sees none (the
+ * GPU Operator validator's false "Ready", gpu-operator#2685) or another driver misleads it.
+ */
+const gfdLabelMismatch: DriftRule = {
+  id: "fleet-gfd-label-mismatch",
+  title: "GPU Feature Discovery labels disagree with the node",
+  severity: "warning",
+  check(nodes) {
+    const rows: Evidence[] = [];
+    const hit: string[] = [];
+    for (const n of nodes) {
+      const labels = n.labels;
+      if (!labels) continue;
+      const nvidia = n.facts.host.nvidia;
+      const problems: string[] = [];
+      const product = labels["nvidia.com/gpu.product"];
+      const count = Number(labels["nvidia.com/gpu.count"] ?? "0");
+      const driver =
+        labels["nvidia.com/cuda.driver-version.full"] ??
+        (labels["nvidia.com/cuda.driver.major"]
+          ? [
+              labels["nvidia.com/cuda.driver.major"],
+              labels["nvidia.com/cuda.driver.minor"],
+              labels["nvidia.com/cuda.driver.rev"],
+            ]
+              .filter(Boolean)
+              .join(".")
+          : undefined);
+      if ((product || count > 0) && (nvidia.status !== "ok" || nvidia.gpus.length === 0)) {
+        problems.push(
+          `labelled ${product ?? "GPU"}${count ? ` x${count}` : ""}, but the container sees no GPU (nvidia-smi ${nvidia.status})`,
+        );
+      } else if (
+        product &&
+        nvidia.gpus.length > 0 &&
+        !nvidia.gpus.some((g) => g.name.replace(/ /g, "-") === product)
+      ) {
+        problems.push(`labelled ${product}, nvidia-smi says ${nvidia.gpus[0]?.name ?? "?"}`);
+      }
+      if (driver && nvidia.driverVersion && driver !== nvidia.driverVersion) {
+        problems.push(`labelled driver ${driver}, nvidia-smi says ${nvidia.driverVersion}`);
+      }
+      if (problems.length) {
+        hit.push(n.node);
+        rows.push({ label: n.node, value: problems.join("; ") });
+      }
+    }
+    if (hit.length === 0) return [];
+    return [
+      finding(this, {
+        message: `${ofTotal(hit.length, nodes.length)}: the node labels the scheduler places work by do not match what the probe saw there (${nodeListText(hit)}).`,
+        evidence: rows,
+        fix: "Restart GPU Feature Discovery / the driver pods on those nodes so the labels are redone, and check the device plugin passes the GPU to containers.",
+        nodes: hit,
+      }),
+    ];
+  },
+};
+
 function dedupeEvidence(evidence: Evidence[]): Evidence[] {
   const seen = new Set<string>();
   return evidence.filter((e) => {
@@ -315,6 +378,7 @@ export const DRIFT_RULES: readonly DriftRule[] = [
   driverDrift,
   gpuMix,
   visibleDevicesDrift,
+  gfdLabelMismatch,
   differs(
     "fleet-cuda-driver-drift",
     "The driver's CUDA version differs between nodes",

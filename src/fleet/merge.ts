@@ -180,7 +180,12 @@ export function mergeFleet(results: NodeResult[], kb: KnowledgeBase, options: Me
   const perNode: Array<{ node: string; findings: Finding[] }> = [];
   for (const n of nodes) {
     if (n.status !== "ok" || !n.facts) continue;
-    ok.push({ node: n.node, facts: n.facts, fingerprint: fingerprintOf(n.facts) });
+    ok.push({
+      node: n.node,
+      facts: n.facts,
+      fingerprint: fingerprintOf(n.facts),
+      ...(n.labels ? { labels: n.labels } : {}),
+    });
     perNode.push({ node: n.node, findings: diagnoseSafely(diagnose, n.facts, kb) });
   }
   const groups = groupNodes(ok);
@@ -215,6 +220,13 @@ export function mergeFleet(results: NodeResult[], kb: KnowledgeBase, options: Me
       infos: findings.filter((f) => f.severity === "info").length,
       ruleIds: [...new Set(findings.map((f) => f.ruleId))],
       ...(n.source ? { source: n.source } : {}),
+      ...(n.labels
+        ? {
+            nvidiaLabels: Object.fromEntries(
+              Object.entries(n.labels).filter(([k]) => k.startsWith("nvidia.com/")),
+            ),
+          }
+        : {}),
     };
   });
   const all = [...fleetFindings, ...nodeFindings];

@@ -68,6 +68,8 @@ export interface FleetNodeSummary {
   /** Rule ids that fired on this node, by severity order. */
   ruleIds: string[];
   source?: string;
+  /** Kubernetes: the node's nvidia.com/* labels (GPU Feature Discovery, the device plugin). */
+  nvidiaLabels?: Record<string, string>;
 }
 
 export interface FleetReport {

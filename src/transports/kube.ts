@@ -237,8 +237,8 @@ async function collectPods(
   limitSeconds: number,
   pollMs: number,
 ): Promise<void> {
-  // Image pulls count against the limit too: a node that cannot start the pod in time is reported.
-  const deadline = Date.now() + (limitSeconds + 60) * 1000;
+  // Pod start (image pull) gets as long again as the limit, at most 2 minutes more.
+  const deadline = Date.now() + (limitSeconds + Math.min(120, limitSeconds)) * 1000;
   const started = Date.now();
   const pending = new Set(jobs.keys());
   let lastPods: ApiPod[] = [];
@@ -342,8 +342,11 @@ export async function printKubeManifests(
       })
     ).map((n) => n.name);
   } catch (error) {
-    // No cluster reachable: still show the manifest, for a placeholder node.
+    // No cluster reachable: still show the manifest, for a placeholder node, and say so.
     if (!(error instanceof UserError)) throw error;
+    process.stderr.write(
+      `gpuprep: note: ${error.message}; showing the manifest for a placeholder node NODE\n`,
+    );
     nodes = ["NODE"];
   }
   return nodes
