@@ -8,6 +8,7 @@ import { diagnose as diagnoseAll } from "../rules/diagnose.js";
 import type { Facts } from "../facts/schema.js";
 import type { Finding, Severity } from "../rules/types.js";
 import { fingerprintKey, fingerprintOf } from "./fingerprint.js";
+import { factsContentKey } from "../facts/content-key.js";
 import { DRIFT_RULES, FLEET_DOCS, nodeListText, type OkNode } from "./drift.js";
 import {
   SEVERITY_ORDER,
@@ -20,8 +21,9 @@ import {
 } from "./types.js";
 
 /** n2 before n10. */
+const collator = new Intl.Collator("en", { numeric: true });
 export function compareNodeNames(a: string, b: string): number {
-  return a.localeCompare(b, "en", { numeric: true });
+  return collator.compare(a, b);
 }
 
 function groupId(index: number): string {

@@ -21,6 +21,8 @@ export interface NodeResult {
   labels?: Record<string, string>;
   /** Where a replayed snapshot came from. */
   source?: string;
+  /** factsContentKey of the facts, when the reader already computed it (saves a second pass). */
+  contentKey?: string;
 }
 
 /** The fields two nodes must share to run the same job the same way. */

@@ -8,7 +8,9 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { UserError, errorMessage } from "../errors.js";
 import { parseFacts } from "../facts/io.js";
-import type { Facts } from "../facts/schema.js";
+import { FactsSchema, HostSchema, type Facts } from "../facts/schema.js";
+import { factsContentKey } from "../facts/content-key.js";
+import { z } from "zod";
 import type { NodeResult } from "../fleet/types.js";
 
 const MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024;
@@ -60,13 +62,47 @@ export function nodeNameOf(facts: Facts, file: string): string {
   return facts.host.hostname ?? basename(file).replace(/\.json$/, "");
 }
 
-export function readSnapshot(file: string): NodeResult {
+/**
+ * Snapshots of one environment differ only in their naming fields: the full schema check runs
+ * once per distinct content, the naming fields of each file are checked on their own.
+ */
+export type ValidatedCache = Map<string, Facts>;
+
+const IdentitySchema = z.object({
+  capturedAt: FactsSchema.shape.capturedAt,
+  target: FactsSchema.shape.target,
+  hostname: HostSchema.shape.hostname,
+});
+
+function parseSnapshot(text: string, file: string, cache: ValidatedCache): { facts: Facts; key: string | null } {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return { facts: parseFacts(text, file), key: null }; // parseFacts throws its own message
+  }
+  const key = factsContentKey(data);
+  const known = key === null ? undefined : cache.get(key);
+  if (known) {
+    const raw = data as { capturedAt: unknown; target: unknown; host: { hostname?: unknown } };
+    const identity = IdentitySchema.safeParse({ capturedAt: raw.capturedAt, target: raw.target, hostname: raw.host.hostname });
+    if (identity.success) {
+      const { capturedAt, target, hostname } = identity.data;
+      return { facts: { ...known, capturedAt, target, host: { ...known.host, hostname } }, key };
+    }
+  }
+  const facts = parseFacts(text, file);
+  if (key !== null) cache.set(key, facts);
+  return { facts, key };
+}
+
+export function readSnapshot(file: string, cache: ValidatedCache = new Map()): NodeResult {
   const fallback = basename(file).replace(/\.json$/, "");
   try {
     const size = statSync(file).size;
     if (size > MAX_SNAPSHOT_BYTES)
       throw new UserError(`${file} is ${size} bytes, larger than any snapshot`, null);
-    const facts = parseFacts(snapshotText(readFileSync(file, "utf8")), file);
+    const { facts, key } = parseSnapshot(snapshotText(readFileSync(file, "utf8")), file, cache);
     return {
       node: nodeNameOf(facts, file),
       status: "ok",
@@ -74,6 +110,7 @@ export function readSnapshot(file: string): NodeResult {
       facts,
       durationMs: null,
       source: file,
+      ...(key !== null ? { contentKey: key } : {}),
     };
   } catch (error) {
     return {
@@ -88,7 +125,8 @@ export function readSnapshot(file: string): NodeResult {
 }
 
 export function readSnapshots(paths: string[]): NodeResult[] {
-  const results = snapshotFiles(paths).map(readSnapshot);
+  const cache: ValidatedCache = new Map();
+  const results = snapshotFiles(paths).map((file) => readSnapshot(file, cache));
   if (!results.some((r) => r.status === "ok")) {
     throw new UserError(
       `--from: none of the ${results.length} file${results.length === 1 ? " is a gpuprep snapshot" : "s is a gpuprep snapshot"} (${results[0]?.reason ?? ""})`,
