@@ -88,19 +88,36 @@ async function main(): Promise<void> {
   let last: Record<string, unknown> = {};
   for (let i = 0; i < runs; i++) {
     const started = performance.now();
-    const cli = spawnSync(process.execPath, [join(ROOT, "dist/src/cli/main.js"), "fleet", "doctor", "--from", dir, "--json"], { maxBuffer: 1 << 30 });
+    const cli = spawnSync(
+      process.execPath,
+      [join(ROOT, "dist/src/cli/main.js"), "fleet", "doctor", "--from", dir, "--json"],
+      { maxBuffer: 1 << 30 },
+    );
     const cliMs = performance.now() - started;
     const run = spawnSync(process.execPath, [self, "--measure", dir], { encoding: "utf8" });
     last = JSON.parse(run.stdout) as Record<string, unknown>;
     rows.push({ cliMs, cliExit: cli.status ?? -1, ...(last as Record<string, number>) });
   }
   const keys = ["cliMs", "totalMs", "cpuMs", "readMs", "mergeMs", "renderMs", "maxRssMB"];
-  console.log(`${count} snapshots in ${dir}, ${runs} runs (median, min, max); load average ${(await import("node:os")).loadavg().map((l) => l.toFixed(1)).join(" ")}:`);
+  console.log(
+    `${count} snapshots in ${dir}, ${runs} runs (median, min, max); load average ${(await import("node:os"))
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}:`,
+  );
   for (const key of keys) {
     const values = rows.map((r) => Number(r[key]));
-    console.log(`${key.padEnd(10)} ${median(values).toFixed(0).padStart(7)} ${Math.min(...values).toFixed(0).padStart(7)} ${Math.max(...values).toFixed(0).padStart(7)}`);
+    console.log(
+      `${key.padEnd(10)} ${median(values).toFixed(0).padStart(7)} ${Math.min(...values)
+        .toFixed(0)
+        .padStart(7)} ${Math.max(...values)
+        .toFixed(0)
+        .padStart(7)}`,
+    );
   }
-  console.log(`cli exit ${rows[0]?.["cliExit"]}, groups ${String(last["groups"])}, fleet findings ${JSON.stringify(last["fleetFindings"])}`);
+  console.log(
+    `cli exit ${rows[0]?.["cliExit"]}, groups ${String(last["groups"])}, fleet findings ${JSON.stringify(last["fleetFindings"])}`,
+  );
 }
 
 await main();

@@ -31,9 +31,23 @@ for (const size of sizes) {
   try {
     for (const mode of ["full", "fast"]) {
       for (let run = 1; run <= runs; run++) {
-        const args = [MAIN, "fleet", "doctor", "--slurm", "--node-timeout", "600", "--json", ...(mode === "fast" ? ["--fast"] : [])];
+        const args = [
+          MAIN,
+          "fleet",
+          "doctor",
+          "--slurm",
+          "--node-timeout",
+          "600",
+          "--json",
+          ...(mode === "fast" ? ["--fast"] : []),
+        ];
         const started = performance.now();
-        const out = spawnSync(process.execPath, args, { env: cluster.env, encoding: "utf8", maxBuffer: 1 << 28, cwd: join(cluster.dir) });
+        const out = spawnSync(process.execPath, args, {
+          env: cluster.env,
+          encoding: "utf8",
+          maxBuffer: 1 << 28,
+          cwd: join(cluster.dir),
+        });
         const seconds = (performance.now() - started) / 1000;
         let ok = -1;
         try {
@@ -41,7 +55,9 @@ for (const size of sizes) {
         } catch {
           process.stderr.write(out.stderr);
         }
-        console.log(`${size}\t${mode}\t${run}\t${seconds.toFixed(2)}\t${ok}\t${out.status}\t${loadavg()[0]?.toFixed(1)}`);
+        console.log(
+          `${size}\t${mode}\t${run}\t${seconds.toFixed(2)}\t${ok}\t${out.status}\t${loadavg()[0]?.toFixed(1)}`,
+        );
       }
     }
   } finally {

@@ -17,6 +17,7 @@ import { gatherFleetFacts, nodeResultFromRun, probeArgs, type FleetGatherOptions
 import { readSnapshots } from "../gather/fleet-snapshots.js";
 import { probeSource } from "../gather/probe.js";
 import { mergeFleet } from "../fleet/merge.js";
+import { RULES } from "../rules/registry.js";
 import type { FleetReport, NodeResult } from "../fleet/types.js";
 import { execSlurm, slurmTransport, type SlurmSelection } from "../transports/slurm.js";
 import { collectBatch, submitBatch } from "../transports/slurm-batch.js";
@@ -37,7 +38,8 @@ const HELP = `gpuprep fleet: doctor / validate on many nodes, one merged report
 
 usage:
   gpuprep fleet doctor   --slurm [slurm flags] | --kube [kube flags] | --from DIR|FILE...
-  gpuprep fleet scan     (the same; the report leads with arch coverage drift)
+  gpuprep fleet scan     the same nodes, per-node rules limited to GPU architecture coverage
+                         (torch arch list, extension and binary targets vs each node's GPU)
   gpuprep fleet validate --slurm [--allreduce] [validate flags]
   gpuprep fleet collect  JOBID [--job-dir DIR]     results of a job sent with --submit
 
@@ -297,8 +299,21 @@ async function runDoctor(sub: "doctor" | "scan", argv: string[]): Promise<number
     transportName = transport.describe();
   }
   if (values.save) saveSnapshots(values.save, results);
-  return emitReport(mergeFleet(results, kb, { transport: transportName, mode: sub }), values);
+  const rules = sub === "scan" ? RULES.filter((r) => SCAN_RULES.has(r.id)) : undefined;
+  return emitReport(
+    mergeFleet(results, kb, { transport: transportName, mode: sub, ...(rules ? { rules } : {}) }),
+    values,
+  );
 }
+
+/** fleet scan: the per-node rules about which GPU code the environment can run. */
+const SCAN_RULES = new Set([
+  "torch-arch-not-covered",
+  "torch-binary-arch-missing",
+  "extension-arch-missing",
+  "ptx-only-coverage",
+  "torch-kernel-launch-failed",
+]);
 
 async function runCollect(argv: string[]): Promise<number> {
   const { values, tokens } = parseFleetArgs("collect", argv);

@@ -9,5 +9,10 @@ export function factsContentKey(data: unknown): string | null {
   const target = facts["target"];
   const host = facts["host"];
   if (typeof target !== "object" || target === null || typeof host !== "object" || host === null) return null;
-  return JSON.stringify({ ...facts, capturedAt: null, target: { ...target, ref: null }, host: { ...host, hostname: null } });
+  return JSON.stringify({
+    ...facts,
+    capturedAt: null,
+    target: { ...target, ref: null },
+    host: { ...host, hostname: null },
+  });
 }

@@ -47,8 +47,8 @@ export function spread(nodes: OkNode[], field: FingerprintField): Array<[string,
 }
 
 function spreadEvidence(field: FingerprintField, values: Array<[string, string[]]>): Evidence[] {
-  return values.map(([value, nodes]) => ({
-    label: `${FINGERPRINT_LABELS[field]} ${value}`,
+  return values.map(([value, nodes], index) => ({
+    label: `${FINGERPRINT_LABELS[field]} ${index === 0 ? shortValue(value) : describeDifference(values[0]?.[0] ?? "", value, 160)}`,
     value: `${nodes.length} node${nodes.length === 1 ? "" : "s"}: ${nodeListText(nodes, 12)}`,
   }));
 }
@@ -74,6 +74,27 @@ function finding(
     docs: `${FLEET_DOCS}#${rule.id}`,
     nodes: parts.nodes,
   };
+}
+
+/**
+ * How a value differs from the reference, item by item for list-like fields ("torch: sm_80 sm_90;
+ * xformers: sm_80" -> "+xformers: sm_80"), so a long fingerprint field reads as its change.
+ */
+export function describeDifference(reference: string, value: string, max = 240): string {
+  for (const separator of ["; ", ", "]) {
+    if (!reference.includes(separator) && !value.includes(separator)) continue;
+    const mine = new Set(value.split(separator));
+    const theirs = new Set(reference.split(separator));
+    const added = [...mine].filter((x) => !theirs.has(x)).map((x) => `+${x}`);
+    const removed = [...theirs].filter((x) => !mine.has(x)).map((x) => `-${x}`);
+    const text = [...added, ...removed].join(separator);
+    return text.length > max ? `${text.slice(0, max)}…` : text;
+  }
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}
+
+function shortValue(value: string, max = 120): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
 }
 
 /** The nodes outside the most common value (the ones that drifted), for a field with 2+ values. */
@@ -107,9 +128,9 @@ function differs(
         finding(this, {
           message:
             `${ofTotal(drifted.length, nodes.length)} differ in ${FINGERPRINT_LABELS[field]} from the ${majority?.[1].length ?? 0} ` +
-            `with ${majority?.[0] ?? "?"}: ${values
+            `with ${shortValue(majority?.[0] ?? "?")}: ${values
               .slice(1)
-              .map(([v, ns]) => `${v} on ${nodeListText(ns, 4)}`)
+              .map(([v, ns]) => `${describeDifference(majority?.[0] ?? "", v)} on ${nodeListText(ns, 4)}`)
               .join("; ")}. ${why}`,
           evidence: spreadEvidence(field, values),
           fix,

@@ -5,6 +5,7 @@
  */
 import type { Facts } from "../facts/schema.js";
 import type { Fingerprint, FingerprintField } from "./types.js";
+import { isCudaToolkitLibrary, ownerOf } from "../rules/binary-coverage.js";
 
 export const FINGERPRINT_LABELS: Record<FingerprintField, string> = {
   gpus: "GPU (compute capability)",
@@ -52,7 +53,9 @@ function binaryCoverageOf(facts: Facts): string {
   if (!facts.binaries.scanned) return "not scanned";
   const byOwner = new Map<string, Set<string>>();
   for (const file of facts.binaries.files) {
-    const owner = file.distribution ?? "(unowned)";
+    // The package directory (torch, xformers, ...), as the coverage rules name owners.
+    const owner = file.distribution ?? ownerOf(file.path, facts.python.interpreter.sysPath);
+    if (isCudaToolkitLibrary(owner)) continue;
     const set = byOwner.get(owner) ?? new Set<string>();
     for (const target of [...file.sass, ...file.ptx]) set.add(target);
     byOwner.set(owner, set);

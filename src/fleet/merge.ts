@@ -6,7 +6,7 @@
 import type { KnowledgeBase } from "../kb/index.js";
 import { diagnose as diagnoseAll } from "../rules/diagnose.js";
 import type { Facts } from "../facts/schema.js";
-import type { Finding, Severity } from "../rules/types.js";
+import type { Finding, Rule, Severity } from "../rules/types.js";
 import { fingerprintKey, fingerprintOf } from "./fingerprint.js";
 import { factsContentKey } from "../facts/content-key.js";
 import { DRIFT_RULES, FLEET_DOCS, nodeListText, type OkNode } from "./drift.js";
@@ -142,6 +142,8 @@ export interface MergeOptions {
   mode: FleetReport["mode"];
   /** Per-node diagnosis; the doctor's rules by default. */
   diagnose?: (facts: Facts, kb: KnowledgeBase) => Finding[];
+  /** The doctor rules to run per node (fleet scan: the architecture-coverage ones). */
+  rules?: readonly Rule[];
   /** Findings about the fleet as a whole from elsewhere (the multi-node all-reduce). */
   extraFleetFindings?: MergedFinding[];
 }
@@ -176,7 +178,8 @@ function diagnoseSafely(
 }
 
 export function mergeFleet(results: NodeResult[], kb: KnowledgeBase, options: MergeOptions): FleetReport {
-  const diagnose = options.diagnose ?? ((facts: Facts, k: KnowledgeBase) => diagnoseAll(facts, k));
+  const diagnose =
+    options.diagnose ?? ((facts: Facts, k: KnowledgeBase) => diagnoseAll(facts, k, options.rules));
   const nodes = [...results].sort((a, b) => compareNodeNames(a.node, b.node));
   const ok: OkNode[] = [];
   const perNode: Array<{ node: string; findings: Finding[] }> = [];

@@ -74,7 +74,11 @@ const IdentitySchema = z.object({
   hostname: HostSchema.shape.hostname,
 });
 
-function parseSnapshot(text: string, file: string, cache: ValidatedCache): { facts: Facts; key: string | null } {
+function parseSnapshot(
+  text: string,
+  file: string,
+  cache: ValidatedCache,
+): { facts: Facts; key: string | null } {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -85,7 +89,11 @@ function parseSnapshot(text: string, file: string, cache: ValidatedCache): { fac
   const known = key === null ? undefined : cache.get(key);
   if (known) {
     const raw = data as { capturedAt: unknown; target: unknown; host: { hostname?: unknown } };
-    const identity = IdentitySchema.safeParse({ capturedAt: raw.capturedAt, target: raw.target, hostname: raw.host.hostname });
+    const identity = IdentitySchema.safeParse({
+      capturedAt: raw.capturedAt,
+      target: raw.target,
+      hostname: raw.host.hostname,
+    });
     if (identity.success) {
       const { capturedAt, target, hostname } = identity.data;
       return { facts: { ...known, capturedAt, target, host: { ...known.host, hostname } }, key };

@@ -1,7 +1,7 @@
 /** Human fleet report: groups and how they differ, nodes not checked, drift, the worst findings. */
 import type { Style } from "../cli/output.js";
 import { FINGERPRINT_LABELS } from "../fleet/fingerprint.js";
-import { nodeListText } from "../fleet/drift.js";
+import { describeDifference, nodeListText } from "../fleet/drift.js";
 import type { FingerprintField, FleetReport, MergedFinding, NodeGroup } from "../fleet/types.js";
 import type { Severity } from "../rules/types.js";
 
@@ -33,7 +33,10 @@ function describeGroup(group: NodeGroup, reference: NodeGroup | undefined): stri
     reference && reference !== group ? group.fingerprint[f] !== reference.fingerprint[f] : SHOWN.includes(f),
   );
   const prefix = reference && reference !== group ? `differs from ${reference.id}: ` : "";
-  const parts = fields.map((f) => `${FINGERPRINT_LABELS[f]} ${group.fingerprint[f]}`);
+  const parts = fields.map(
+    (f) =>
+      `${FINGERPRINT_LABELS[f]} ${reference && reference !== group ? describeDifference(reference.fingerprint[f], group.fingerprint[f]) : group.fingerprint[f]}`,
+  );
   return [`${prefix}${parts.join(" · ")}`];
 }
 

@@ -42,16 +42,27 @@ export function slurmSkipReason(): string | false {
   return false;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * Ports below Linux's ephemeral range (32768-60999), so no outgoing connection (srun's, munge's)
+ * takes one between our check and the daemon's bind.
+ */
+async function freePorts(count: number): Promise<number[]> {
+  const ports: number[] = [];
+  let port = 12000 + Math.floor(Math.random() * 15000);
+  while (ports.length < count && port < 32000) {
+    if (await portIsFree(port)) ports.push(port);
+    port++;
+  }
+  if (ports.length < count) throw new Error("slurm harness: no free ports below 32000");
+  return ports;
 }
 
 const live = new Set<ChildProcess>();
@@ -112,14 +123,14 @@ export class SlurmCluster {
       await waitFor(() => existsSync(socket), 15_000, "munged's socket");
 
       const host = hostname();
-      const ctldPort = await freePort();
+      const [ctldPort = 0, ...nodePorts] = await freePorts(nodes.length + 1);
       const cpus = options.cpus ?? 2;
       const nodeLines: string[] = [];
-      for (const node of nodes) {
+      nodes.forEach((node, i) => {
         nodeLines.push(
-          `NodeName=${node.name} NodeHostname=${host} NodeAddr=127.0.0.1 Port=${await freePort()} CPUs=${cpus} State=UNKNOWN`,
+          `NodeName=${node.name} NodeHostname=${host} NodeAddr=127.0.0.1 Port=${nodePorts[i] ?? 0} CPUs=${cpus} State=UNKNOWN`,
         );
-      }
+      });
       const prolog = join(dir, "task-prolog.sh");
       writeFileSync(prolog, taskProlog(nodes));
       chmodSync(prolog, 0o755);
