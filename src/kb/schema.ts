@@ -117,6 +117,12 @@ export const extensionBuildSchema = z.object({
   source: z.string().url(),
 });
 
+export const extensionInstallHazardSchema = z.object({
+  platform: extensionPlatform,
+  problem: z.string().min(1),
+  source: z.string().url(),
+});
+
 export const extensionRowSchema = z.object({
   name: z.string().min(1),
   summary: z.string().min(1),
@@ -127,6 +133,7 @@ export const extensionRowSchema = z.object({
   buildFromSourceFor: z.array(computeCapability),
   notes: z.array(z.string()),
   builds: z.array(extensionBuildSchema).optional(),
+  installHazards: z.array(extensionInstallHazardSchema).optional(),
   confidence,
   sources,
 });
