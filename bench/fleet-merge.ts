@@ -43,7 +43,7 @@ async function writeSnapshots(count: number): Promise<string> {
 async function measure(dir: string): Promise<void> {
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
-  const { readSnapshots } = await import("../src/gather/fleet-snapshots.js");
+  const { readSnapshots } = await import("../src/fleet/snapshots.js");
   const { mergeFleet } = await import("../src/fleet/merge.js");
   const { loadKnowledgeBase } = await import("../src/kb/index.js");
   const { renderJsonDocument } = await import("../src/report/envelope.js");

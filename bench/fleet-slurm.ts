@@ -31,6 +31,13 @@ for (const size of sizes) {
   try {
     for (const mode of ["full", "fast"]) {
       for (let run = 1; run <= runs; run++) {
+        // The previous job's nodes must be idle again, or srun would first wait for them.
+        const deadline = Date.now() + 120_000;
+        while (Date.now() < deadline) {
+          const states = spawnSync("sinfo", ["-h", "-N", "-o", "%T"], { env: cluster.env, encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+          if (states.length === size && states.every((s) => s === "idle")) break;
+          await new Promise((r) => setTimeout(r, 500));
+        }
         const args = [
           MAIN,
           "fleet",

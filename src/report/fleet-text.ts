@@ -1,5 +1,5 @@
 /** Human fleet report: groups and how they differ, nodes not checked, drift, the worst findings. */
-import type { Style } from "../cli/output.js";
+import type { Style } from "./style.js";
 import { FINGERPRINT_LABELS } from "../fleet/fingerprint.js";
 import { describeDifference, nodeListText } from "../fleet/drift.js";
 import type { FingerprintField, FleetReport, MergedFinding, NodeGroup } from "../fleet/types.js";

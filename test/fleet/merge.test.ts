@@ -6,7 +6,7 @@ import { loadKnowledgeBase } from "../../src/kb/index.js";
 import { mergeFleet } from "../../src/fleet/merge.js";
 import { renderFleetText } from "../../src/report/fleet-text.js";
 import { fleetJUnitSuites } from "../../src/report/fleet-junit.js";
-import { makeStyle } from "../../src/cli/output.js";
+import { makeStyle } from "../../src/report/style.js";
 import type { NodeResult } from "../../src/fleet/types.js";
 import { driver, gpu, nccl, nodeFrom, torch, visibleDevices } from "./derive.js";
 

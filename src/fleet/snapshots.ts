@@ -11,7 +11,7 @@ import { parseFacts } from "../facts/io.js";
 import { FactsSchema, HostSchema, type Facts } from "../facts/schema.js";
 import { factsContentKey } from "../facts/content-key.js";
 import { z } from "zod";
-import type { NodeResult } from "../fleet/types.js";
+import type { NodeResult } from "./types.js";
 
 const MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024;
 

@@ -8,9 +8,9 @@ import { UserError, errorMessage } from "../errors.js";
 import { TOOL_VERSION } from "../version.js";
 import type { FleetTransport, NodeRun } from "../transports/fleet-types.js";
 import type { Transport } from "../transports/types.js";
-import type { NodeResult } from "../fleet/types.js";
-import { childTimeoutSeconds, parseProbeResult, probeSource } from "./probe.js";
-import { notScanned } from "./binaries.js";
+import type { NodeResult } from "./types.js";
+import { childTimeoutSeconds, parseProbeResult, probeSource } from "../gather/probe.js";
+import { notScanned } from "../gather/binaries.js";
 
 export interface FleetGatherOptions {
   fast: boolean;

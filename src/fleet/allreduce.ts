@@ -5,8 +5,8 @@
  * knowledge base has no interconnect peaks, so the figures are reported, not judged.
  */
 import { execSlurm, slurmTransport, type SlurmSelection } from "../transports/slurm.js";
-import type { MergedFinding } from "../fleet/types.js";
-import { nodeListText } from "../fleet/drift.js";
+import type { MergedFinding } from "./types.js";
+import { nodeListText } from "./drift.js";
 
 const WORKER = String.raw`
 import json, os, sys, time
