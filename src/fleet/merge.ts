@@ -183,15 +183,25 @@ export function mergeFleet(results: NodeResult[], kb: KnowledgeBase, options: Me
   const nodes = [...results].sort((a, b) => compareNodeNames(a.node, b.node));
   const ok: OkNode[] = [];
   const perNode: Array<{ node: string; findings: Finding[] }> = [];
+  // Nodes of one environment (most of a healthy fleet) are diagnosed once: rules are pure and
+  // read none of the naming fields the key leaves out. A custom diagnose (validate) looks nodes
+  // up by name, so it runs per node.
+  const byContent = new Map<string, { findings: Finding[]; fingerprint: ReturnType<typeof fingerprintOf> }>();
   for (const n of nodes) {
     if (n.status !== "ok" || !n.facts) continue;
+    const key = options.diagnose ? null : (n.contentKey ?? factsContentKey(n.facts));
+    let known = key === null ? undefined : byContent.get(key);
+    if (!known) {
+      known = { findings: diagnoseSafely(diagnose, n.facts, kb), fingerprint: fingerprintOf(n.facts) };
+      if (key !== null) byContent.set(key, known);
+    }
     ok.push({
       node: n.node,
       facts: n.facts,
-      fingerprint: fingerprintOf(n.facts),
+      fingerprint: known.fingerprint,
       ...(n.labels ? { labels: n.labels } : {}),
     });
-    perNode.push({ node: n.node, findings: diagnoseSafely(diagnose, n.facts, kb) });
+    perNode.push({ node: n.node, findings: known.findings });
   }
   const groups = groupNodes(ok);
   const groupOf = new Map<string, string>();

@@ -159,7 +159,7 @@ test("--selector picks nodes by label; bad credentials or an exec plugin: one li
   assert.equal(refused.status, 2);
   assert.match(
     refused.stderr,
-    /^gpuprep: error: the Kubernetes API refused context standin: GET \/api\/v1\/nodes: 401 Unauthorized\n  hint: /,
+    /^gpuprep: error: the Kubernetes API refused context standin: GET \/api\/v1\/nodes: 401 Unauthorized\n {2}hint: /,
   );
 
   const execConfig = join(work, "exec-kubeconfig");

@@ -147,7 +147,7 @@ test("bad input: no Slurm on PATH, an unknown partition, an unknown node: one li
   assert.equal(noSlurm.status, 2);
   assert.match(
     noSlurm.stderr,
-    /^gpuprep: error: sinfo is not on PATH: this machine has no Slurm client commands\n  hint: /,
+    /^gpuprep: error: sinfo is not on PATH: this machine has no Slurm client commands\n {2}hint: /,
   );
   const partition = gpuprep(["fleet", "doctor", "--slurm", "--partition", "nope"]);
   assert.equal(partition.status, 2);
