@@ -21,7 +21,7 @@ if (skip) {
   console.error(`cannot run: ${skip}`);
   process.exit(2);
 }
-console.log(`size\tmode\trun\tseconds\tok_nodes\texit\tload1`);
+console.log(`size\tmode\trun\tseconds\tok_nodes\texit\tload1\terror_findings`);
 for (const size of sizes) {
   const names = Array.from({ length: size }, (_, i) => `b${String(i + 1).padStart(3, "0")}`);
   const cluster = await SlurmCluster.start(
@@ -34,7 +34,9 @@ for (const size of sizes) {
         // The previous job's nodes must be idle again, or srun would first wait for them.
         const deadline = Date.now() + 120_000;
         while (Date.now() < deadline) {
-          const states = spawnSync("sinfo", ["-h", "-N", "-o", "%T"], { env: cluster.env, encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+          const states = spawnSync("sinfo", ["-h", "-N", "-o", "%T"], { env: cluster.env, encoding: "utf8" })
+            .stdout.split("\n")
+            .filter(Boolean);
           if (states.length === size && states.every((s) => s === "idle")) break;
           await new Promise((r) => setTimeout(r, 500));
         }
@@ -57,13 +59,24 @@ for (const size of sizes) {
         });
         const seconds = (performance.now() - started) / 1000;
         let ok = -1;
+        let errors = "";
         try {
-          ok = (JSON.parse(out.stdout) as { summary: { ok: number } }).summary.ok;
+          type Found = { ruleId: string; severity: string; nodes: string[] };
+          const report = JSON.parse(out.stdout) as {
+            summary: { ok: number };
+            fleetFindings: Found[];
+            nodeFindings: Found[];
+          };
+          ok = report.summary.ok;
+          errors = [...report.fleetFindings, ...report.nodeFindings]
+            .filter((f) => f.severity === "error")
+            .map((f) => `${f.ruleId}:${f.nodes.length}`)
+            .join(",");
         } catch {
           process.stderr.write(out.stderr);
         }
         console.log(
-          `${size}\t${mode}\t${run}\t${seconds.toFixed(2)}\t${ok}\t${out.status}\t${loadavg()[0]?.toFixed(1)}`,
+          `${size}\t${mode}\t${run}\t${seconds.toFixed(2)}\t${ok}\t${out.status}\t${loadavg()[0]?.toFixed(1)}\t${errors}`,
         );
       }
     }

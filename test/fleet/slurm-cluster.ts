@@ -10,7 +10,16 @@
  * a python3 that hangs, one that prints garbage) or CUDA_VISIBLE_DEVICES.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -111,9 +120,11 @@ export class SlurmCluster {
       if (keygen.status !== 0) throw new Error(`mungekey: ${keygen.stderr.toString()}`);
       chmodSync(key, 0o600);
       const socket = join(dir, "munge.sock");
+      // 2 threads (the default) are too few for 64 slurmd and srun at once ("restart with --num-threads=10").
       run(BIN.munged, [
         "-F",
         "--force",
+        "--num-threads=16",
         `--key-file=${key}`,
         `--socket=${socket}`,
         `--pid-file=${join(dir, "munged.pid")}`,
@@ -214,6 +225,15 @@ export class SlurmCluster {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       live.delete(child);
     }
+    // Steps whose slurmd is gone (slurmstepd reparents to init) and their tasks: every process
+    // that carries this cluster's SLURM_CONF.
+    for (const pid of processesWithEnv(`SLURM_CONF=${this.env["SLURM_CONF"] ?? ""}`)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone already
+      }
+    }
     rmSync(this.dir, { recursive: true, force: true });
   }
 
@@ -221,6 +241,21 @@ export class SlurmCluster {
   envWith(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     return { ...this.env, ...extra };
   }
+}
+
+/** Pids (not ours) whose environment holds this exact NAME=value entry. */
+function processesWithEnv(entry: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(entry)) pids.push(pid);
+    } catch {
+      // exited, or not readable
+    }
+  }
+  return pids;
 }
 
 function taskProlog(nodes: SimNode[]): string {
