@@ -3,7 +3,15 @@
  * of their own.
  */
 import { loadData, type KnowledgeBaseData } from "./load.js";
-import type { ArchRow, CudaToolkitRow, ExtensionRow, GpuRow, NgcImageRow, TorchBuildRow } from "./types.js";
+import type {
+  ArchRow,
+  CondaTorchBuildRow,
+  CudaToolkitRow,
+  ExtensionRow,
+  GpuRow,
+  NgcImageRow,
+  TorchBuildRow,
+} from "./types.js";
 import { driverSupport, parseComputeCapability, type DriverSupport } from "./compat.js";
 import { compareVersions, majorMinor } from "../util/version.js";
 import { resolveGpu, type GpuResolution } from "./queries/gpu.js";
@@ -16,6 +24,12 @@ import {
 } from "./queries/torch.js";
 import { judgeNgcImage, ngcImagesFor, type NgcImageQuery, type NgcImageVerdict } from "./queries/ngc.js";
 import { extensionVerdict, type ExtensionQuery, type ExtensionVerdict } from "./queries/extensions.js";
+import {
+  condaTorchBuildsFor,
+  judgeCondaTorchBuild,
+  type CondaTorchQuery,
+  type CondaTorchVerdict,
+} from "./queries/conda-torch.js";
 
 export type { GpuResolution } from "./queries/gpu.js";
 export type {
@@ -27,6 +41,7 @@ export type {
 } from "./queries/torch.js";
 export type { NgcImageQuery, NgcImageVerdict } from "./queries/ngc.js";
 export type { ExtensionQuery, ExtensionVerdict } from "./queries/extensions.js";
+export type { CondaTorchQuery, CondaTorchVerdict } from "./queries/conda-torch.js";
 
 export class KnowledgeBase {
   constructor(readonly data: KnowledgeBaseData) {}
@@ -122,6 +137,39 @@ export class KnowledgeBase {
   driverTooOldForGpu(gpu: GpuRow, driverVersion: string): boolean | null {
     if (!gpu.minDriverLinux) return null;
     return compareVersions(effectiveDriver(driverVersion), gpu.minDriverLinux) < 0;
+  }
+
+  /** Conda builds of torch (conda-forge, the pytorch channel) for a channel and platform, newest first. */
+  condaTorchBuilds(
+    channel: CondaTorchBuildRow["channel"],
+    platform: CondaTorchBuildRow["platform"],
+  ): CondaTorchBuildRow[] {
+    return this.data.condaTorchBuilds
+      .filter((row) => row.channel === channel && row.platform === platform)
+      .sort((a, b) => compareVersions(b.torch, a.torch));
+  }
+
+  /** How one conda build fares on a GPU and driver (SASS, PTX JIT, no code, CPU-only). */
+  judgeCondaTorchBuild(
+    build: CondaTorchBuildRow,
+    computeCapability: string,
+    driverVersion: string | null,
+  ): CondaTorchVerdict {
+    return judgeCondaTorchBuild(build, this.data.cudaToolkits, computeCapability, driverVersion);
+  }
+
+  /** Conda CUDA builds of torch that run on this GPU + driver + platform, best first. */
+  condaTorchBuildsFor(query: CondaTorchQuery): CondaTorchVerdict[] {
+    return condaTorchBuildsFor(this.data.condaTorchBuilds, this.data.cudaToolkits, query);
+  }
+
+  /**
+   * The NGC image to run here: the newest that covers the GPU on its CPU and runs under this driver
+   * natively, else the newest it runs at all (minor-version compatibility); null when none does.
+   */
+  preferredNgcImage(query: NgcImageQuery): NgcImageVerdict | null {
+    const running = this.judgeNgcImages(query).filter((verdict) => verdict.runs);
+    return running.find((verdict) => verdict.driver === "native") ?? running[0] ?? null;
   }
 
   /** An NGC PyTorch image by tag ("25.01", "25.01-py3" or the full nvcr.io reference). */

@@ -5,9 +5,18 @@
  */
 import { readFileSync } from "node:fs";
 import type { z } from "zod";
-import type { ArchRow, CudaToolkitRow, ExtensionRow, GpuRow, NgcImageRow, TorchBuildRow } from "./types.js";
+import type {
+  ArchRow,
+  CondaTorchBuildRow,
+  CudaToolkitRow,
+  ExtensionRow,
+  GpuRow,
+  NgcImageRow,
+  TorchBuildRow,
+} from "./types.js";
 import {
   archRowSchema,
+  condaTorchBuildRowSchema,
   cudaToolkitRowSchema,
   extensionRowSchema,
   gpuRowSchema,
@@ -24,6 +33,7 @@ export interface KnowledgeBaseData {
   torchBuilds: TorchBuildRow[];
   ngcImages: NgcImageRow[];
   extensions: ExtensionRow[];
+  condaTorchBuilds: CondaTorchBuildRow[];
 }
 
 /** The table files, their table names and row schemas. */
@@ -34,6 +44,7 @@ export const TABLES = {
   torchBuilds: { file: "torch-builds.json", schema: torchBuildRowSchema },
   ngcImages: { file: "ngc-images.json", schema: ngcImageRowSchema },
   extensions: { file: "extensions.json", schema: extensionRowSchema },
+  condaTorchBuilds: { file: "conda-torch-builds.json", schema: condaTorchBuildRowSchema },
 } as const;
 
 export class KnowledgeBaseDataError extends Error {
@@ -76,6 +87,7 @@ export function loadPackagedData(): KnowledgeBaseData {
     torchBuilds: readTable("torchBuilds"),
     ngcImages: readTable("ngcImages"),
     extensions: readTable("extensions"),
+    condaTorchBuilds: readTable("condaTorchBuilds"),
   };
 }
 

@@ -5,7 +5,15 @@
  * two in step at compile time.
  */
 import { z } from "zod";
-import type { ArchRow, CudaToolkitRow, ExtensionRow, GpuRow, NgcImageRow, TorchBuildRow } from "./types.js";
+import type {
+  ArchRow,
+  CondaTorchBuildRow,
+  CudaToolkitRow,
+  ExtensionRow,
+  GpuRow,
+  NgcImageRow,
+  TorchBuildRow,
+} from "./types.js";
 
 const version = z.string().regex(/^\d+(\.\d+)*$/, "a dotted numeric version");
 const computeCapability = z.string().regex(/^\d{1,2}\.\d$/, "a compute capability like 9.0");
@@ -85,6 +93,22 @@ export const torchBuildRowSchema = z.object({
   sources,
 });
 
+export const condaTorchBuildRowSchema = z.object({
+  channel: z.enum(["conda-forge", "pytorch"]),
+  torch: z.string().regex(/^\d+\.\d+$/, "a release series like 2.5"),
+  versions: z.array(z.string().regex(/^\d+\.\d+\.\d+$/, "a release like 2.5.1")),
+  cuda: z
+    .string()
+    .regex(/^\d+\.\d+$/)
+    .nullable(),
+  platform: z.enum(["linux-x86_64", "linux-aarch64"]),
+  archList: z.array(archListEntry),
+  ptxUnverified: z.boolean().optional(),
+  superseded: z.boolean().optional(),
+  confidence,
+  sources,
+});
+
 export const ngcImageRowSchema = z.object({
   tag: z.string().regex(/^\d{2}\.\d{2}$/),
   image: z.string().regex(/^nvcr\.io\/nvidia\/pytorch:\d{2}\.\d{2}-py3$/),
@@ -145,5 +169,6 @@ const agree: [
   Same<z.infer<typeof torchBuildRowSchema>, TorchBuildRow>,
   Same<z.infer<typeof ngcImageRowSchema>, NgcImageRow>,
   Same<z.infer<typeof extensionRowSchema>, ExtensionRow>,
-] = [true, true, true, true, true, true];
+  Same<z.infer<typeof condaTorchBuildRowSchema>, CondaTorchBuildRow>,
+] = [true, true, true, true, true, true, true];
 void agree;
