@@ -77,7 +77,14 @@ function wheelFix(
           `torch = { version = "${pin.slice("torch".length)}", index = "${build.indexUrl}" }`,
         ),
       );
-    else if (pinChanges) commands.push(edit(requirementLine.origin, requirementLine.text, pin));
+    else if (pinChanges)
+      commands.push(
+        edit(
+          requirementLine.origin,
+          requirementLine.text,
+          requirementLine.text.startsWith('"') ? `"${pin}"` : pin,
+        ),
+      );
   }
   const indexLines = routeLines.filter((l) => /https?:\/\//.test(l.text) && !/uv\.lock$/.test(l.origin));
   for (const line of indexLines)
@@ -104,7 +111,9 @@ function wheelFix(
   return {
     summary:
       `Make ${prediction.command} install torch ${build.torch} ${build.variant} from ${build.indexUrl}: ${best.choice.reasons.join("; ")}` +
-      (best.keepsPin ? "." : `; no build the current pin allows runs here, so the pin changes too.`),
+      (best.keepsPin
+        ? "."
+        : "; no build the current pin allows runs here, so the pin changes too (keep torchvision / torchaudio pins in step with it)."),
     commands,
   };
 }

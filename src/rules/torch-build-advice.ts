@@ -120,26 +120,36 @@ export function torchInstallAdvice(facts: Facts, kb: KnowledgeBase): TorchInstal
     driverVersion: facts.host.nvidia.driverVersion ?? "",
     cpuArch,
   });
-  // As `gpuprep init --strategy auto` does: an image more than two torch releases behind the wheel is no alternative.
-  const image = preferred && releasesBehind(preferred.image.torch, build.torch) <= 2 ? preferred : null;
+  const image = preferred?.image ?? null;
   const commands = [
     `${python} -m ${pip}`,
     uv.replace(/^uv pip install /, `uv pip install --python ${python} `),
   ];
-  if (image)
-    commands.push(
-      `docker run --gpus all --ipc=host --rm -it -v "$PWD":/workspace -w /workspace ${image.image.image}`,
-    );
+  const docker = image
+    ? `docker run --gpus all --ipc=host --rm -it -v "$PWD":/workspace -w /workspace ${image.image}`
+    : null;
+  // As `gpuprep init --strategy auto` judges: an image more than two torch releases behind the wheel is
+  // named, with its torch, but not offered as the command to run.
+  const lag = image ? releasesBehind(image.torch, build.torch) : 0;
+  let container = "";
+  if (docker && image && lag <= 2) {
+    commands.push(docker);
+    container = `; or use the NGC container ${image.image} (${preferred!.reason})`;
+  } else if (docker && image) {
+    const behind = lag === Infinity ? "a major release" : `${lag} releases`;
+    commands.push(`# the NGC image that runs here brings torch ${image.torch}, ${behind} behind: ${docker}`);
+    container = `; the newest NGC image the knowledge base can vouch for here, ${image.image}, brings torch ${image.torch} (${behind} behind)`;
+  }
   commands.push(checkCommand(facts));
   return {
     summary:
       `Install torch ${build.torch} ${build.variant} (${build.platform}) from ${build.indexUrl}, the best published build for ` +
       `${best.device.name}: ${reasons.join("; ")}` +
-      (image ? `; or use the NGC container ${image.image.image} (${image.reason})` : "") +
+      container +
       ".",
     commands,
     build: `torch ${build.torch} ${build.variant} (${build.platform})`,
     indexUrl: build.indexUrl,
-    image: image?.image.image ?? null,
+    image: image?.image ?? null,
   };
 }
