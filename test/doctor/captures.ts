@@ -38,7 +38,14 @@ export function derive(captureName: string, patch: (facts: Facts) => void): Fact
  */
 function hostWithGpu(facts: Facts, name: string, computeCapability: string, cpuArch: string): void {
   const nvidia = structuredClone(loadCapture("h100-healthy").host.nvidia);
-  nvidia.gpus = nvidia.gpus.map((gpu) => ({ ...gpu, name, computeCapability }));
+  // Its memory and PCI details are the H100's: cleared rather than carried over to another GPU.
+  nvidia.gpus = nvidia.gpus.map((gpu) => ({
+    ...gpu,
+    name,
+    computeCapability,
+    memoryTotalMiB: null,
+    uuid: null,
+  }));
   facts.host.nvidia = nvidia;
   facts.host.cpuArch = cpuArch;
 }
