@@ -1,13 +1,15 @@
 /**
  * Cross-table contradictions the schemas cannot see: a torch build claiming an arch its CUDA
  * cannot compile, a toolkit whose GA driver is below its own minor-compatibility floor, two PyPI
- * defaults for one release, a GPU of an unknown capability. Returns one line per problem.
+ * defaults for one release, a GPU of an unknown capability or whose nvidia-smi memory does not fit
+ * its marketed size. Returns one line per problem.
  */
 import { existsSync } from "node:fs";
-import { coverageFor, driverBranch, parseCodeTarget, parseComputeCapability } from "./compat.js";
+import { coverageFor, parseCodeTarget, parseComputeCapability } from "./compat.js";
 import { currentBuilds } from "./queries/extensions.js";
+import { ngcContradictions } from "./integrity-ngc.js";
 import type { KnowledgeBaseData } from "./load.js";
-import { compareVersions, majorMinor, versionParts } from "../util/version.js";
+import { compareVersions, majorMinor } from "../util/version.js";
 
 export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): string[] {
   const problems: string[] = [];
@@ -96,48 +98,19 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
     if (bf16 && tf32 && Math.abs(bf16 / tf32 - 2) > 0.05)
       problems.push(`GPU ${gpu.name}: BF16 ${bf16} vs TF32 ${tf32} is not 2:1 (sparse figure?)`);
     if (bf16 && fp16 && bf16 !== fp16) problems.push(`GPU ${gpu.name}: BF16 and FP16 tensor peaks differ`);
+    const mib = gpu.nvidiaSmiMemoryMiB;
+    // A vendor's "80 GB" of GPU memory is 80 GiB of chips; nvidia-smi shows that less what the
+    // driver reserves (ECC, firmware): 90-100 % of it. Outside that band a unit is mixed up.
+    if (mib && gpu.memoryGB) {
+      const share = mib / (gpu.memoryGB * 1024);
+      if (share < 0.9 || share > 1)
+        problems.push(
+          `GPU ${gpu.name}: nvidia-smi ${mib} MiB is ${Math.round(share * 100)} % of ${gpu.memoryGB} GB (expected 90-100 %: a unit mix-up?)`,
+        );
+    }
   }
 
-  for (const image of data.ngcImages) {
-    const toolkit = toolkits.get(majorMinor(image.cuda));
-    if (!toolkit) problems.push(`NGC ${image.tag}: CUDA ${image.cuda} is not in the toolkit table`);
-    if (toolkit && image.minDriverLinux) {
-      const toolkitFloor = toolkit.minorCompatMinDriverLinux ?? toolkit.minDriverLinux;
-      // Release notes often name a branch ("525 or later"): compare branches then.
-      const below =
-        versionParts(image.minDriverLinux).length === 1
-          ? driverBranch(image.minDriverLinux) < driverBranch(toolkitFloor)
-          : compareVersions(image.minDriverLinux, toolkitFloor) < 0;
-      if (below)
-        problems.push(
-          `NGC ${image.tag}: driver ${image.minDriverLinux} is below CUDA ${toolkit.version}'s floor`,
-        );
-    }
-    for (const cc of image.gpuArchs) {
-      const sm = cc.replace(".", "");
-      if (toolkit?.sassTargets && !toolkit.sassTargets.includes(sm))
-        problems.push(`NGC ${image.tag}: ${cc} cannot be compiled by CUDA ${toolkit.version}`);
-    }
-    // "X and later" must start at a capability the image's CUDA can build SASS for.
-    const floorCc = image.minComputeCapability ? parseComputeCapability(image.minComputeCapability) : null;
-    if (floorCc && toolkit?.sassTargets) {
-      const sass = coverageFor(
-        toolkit.sassTargets.map((target) => `sm_${target}`),
-        floorCc,
-      );
-      if (sass.how !== "sass")
-        problems.push(
-          `NGC ${image.tag}: minimum compute capability ${image.minComputeCapability} cannot be compiled by CUDA ${toolkit.version}`,
-        );
-    }
-    if (
-      image.minComputeCapability &&
-      image.gpuArchs.some((cc) => compareVersions(cc, image.minComputeCapability!) < 0)
-    )
-      problems.push(
-        `NGC ${image.tag}: gpuArchs lists a capability below its minimum ${image.minComputeCapability}`,
-      );
-  }
+  problems.push(...ngcContradictions(data));
 
   for (const ext of data.extensions) {
     const name = `extension ${ext.name}`;
@@ -159,6 +132,11 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
           problems.push(`${buildName}: ${entry} cannot be compiled by CUDA ${build.cuda}`);
       }
     }
+    for (const hazard of ext.installHazards ?? [])
+      if (!urls.has(hazard.source))
+        problems.push(
+          `${name}: install hazard on ${hazard.platform} cites ${hazard.source}, not among the row's sources`,
+        );
     const current = currentBuilds(ext).filter((build) => build.targets.length > 0);
     if (current.length === 0) continue;
     for (const cc of ext.buildFromSourceFor) {

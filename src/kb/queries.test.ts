@@ -3,9 +3,6 @@ import assert from "node:assert/strict";
 import { KnowledgeBase } from "./index.js";
 import { loadPackagedData } from "./load.js";
 import { coverageFor, parseComputeCapability } from "./compat.js";
-import { judgeNgcImage } from "./queries/ngc.js";
-import { findContradictions } from "./integrity.js";
-import type { NgcImageRow } from "./types.js";
 
 const kb = new KnowledgeBase(loadPackagedData());
 
@@ -156,187 +153,125 @@ test("torch builds per version and unknown versions", () => {
     "cu126/linux-x86_64",
     "cu128/linux-aarch64",
     "cu128/linux-x86_64",
+    "cu129/linux-aarch64",
+    "cu129/linux-x86_64",
     "cu130/linux-aarch64",
     "cu130/linux-x86_64",
   ]);
   assert.equal(kb.torchBuild("1.13.1", "cu117", "linux-x86_64"), null);
   assert.equal(kb.cudaToolkit("13.0")?.sassTargets?.includes("70"), false);
 });
-
-const data = loadPackagedData();
-
-/** A test fixture, not a knowledge-base row: an image with a given CUDA and "X and later" floor. */
-function fixtureImage(tag: string, cuda: string, extra: Partial<NgcImageRow> = {}): NgcImageRow {
-  return {
-    tag,
-    image: `nvcr.io/nvidia/pytorch:${tag}-py3`,
-    torch: "0.0.0a0+fixture",
-    cuda,
-    minDriverLinux: null,
-    ubuntu: null,
-    python: null,
-    numpy: null,
-    arm64: true,
-    gpuArchs: [],
-    packages: {},
-    pipConstraintFile: null,
-    confidence: "secondary",
-    sources: [{ url: "https://example.invalid/fixture" }],
-    ...extra,
-  };
-}
-
-test("NGC: H100 + driver 580 on x86_64 gets the sourced images whose notes cover 9.0, newest first", () => {
-  const images = kb.ngcImagesFor({ computeCapability: "9.0", driverVersion: "580", cpuArch: "x86_64" });
-  assert.deepEqual(
-    images.map((row) => row.tag),
-    ["23.02"],
-  );
-  const verdict = kb
-    .judgeNgcImages({ computeCapability: "9.0", driverVersion: "580.65.06", cpuArch: "x86_64" })
-    .find((v) => v.image.tag === "23.02")!;
-  assert.equal(verdict.runs, true);
-  assert.match(verdict.reason, /at or above the sourced minimum 6\.0 and CUDA 12\.0 compiles sm_90 SASS/);
-  assert.equal(verdict.driver, "native");
-  // A row without a sourced GPU requirement is never offered, and says why.
-  const unsourced = kb
-    .judgeNgcImages({ computeCapability: "9.0", driverVersion: "580", cpuArch: "x86_64" })
-    .find((v) => v.image.tag === "24.10")!;
-  assert.equal(unsourced.runs, false);
-  assert.match(unsourced.reason, /no minimum compute capability is sourced/);
+test("new GPU rows: RTX 5070, RTX PRO 6000 Server and Max-Q, GB300 by their nvidia-smi names", () => {
+  const rtx5070 = kb.gpu("NVIDIA GeForce RTX 5070")!;
+  assert.equal(rtx5070.computeCapability, "12.0");
+  assert.equal(rtx5070.nvidiaSmiMemoryMiB, 12227);
+  assert.equal(kb.gpu("5070")?.name, "NVIDIA GeForce RTX 5070");
+  assert.equal(kb.gpu("rtx 5070 ti")?.name, "NVIDIA GeForce RTX 5070 Ti", "the Ti keeps its own row");
+  for (const name of [
+    "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+    "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition",
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+  ]) {
+    const row = kb.gpu(name)!;
+    assert.equal(row.name, name);
+    assert.equal(row.computeCapability, "12.0");
+    assert.equal(row.nvidiaSmiMemoryMiB, 97887);
+  }
+  // typed short of the full name, the one row that starts with it
+  assert.equal(kb.gpu("RTX PRO 6000 Blackwell Server")?.name, "NVIDIA RTX PRO 6000 Blackwell Server Edition");
+  const gb300 = kb.gpu("NVIDIA GB300")!;
+  assert.equal(gb300.computeCapability, "10.3");
+  assert.equal(gb300.nvidiaSmiMemoryMiB, 284208);
+  assert.equal(kb.gpu("NVIDIA B300 SXM6 AC")?.nvidiaSmiMemoryMiB, 275040);
 });
 
-test("NGC: GB10 (12.1, aarch64, driver 580) is offered 25.12 and 25.10, the images NVIDIA's Spark playbooks run", () => {
-  const query = { computeCapability: "12.1", driverVersion: "580", cpuArch: "aarch64" as const };
-  assert.deepEqual(
-    kb.ngcImagesFor(query).map((row) => row.tag),
-    ["25.12", "25.10"],
-  );
-  const verdicts = kb.judgeNgcImages(query);
-  // CUDA 13.1 on driver 580 is minor-version compatibility, 13.0 is native: the planner weighs that.
-  assert.equal(verdicts.find((v) => v.image.tag === "25.12")!.driver, "minor-compat");
-  assert.match(
-    verdicts.find((v) => v.image.tag === "25.12")!.reason,
-    /only under minor-version compatibility/,
-  );
-  assert.equal(verdicts.find((v) => v.image.tag === "25.10")!.driver, "native");
-  const old = kb.judgeNgcImages(query).find((v) => v.image.tag === "23.02")!;
-  assert.match(old.reason, /no source says an arm64 image is published for 23\.02/);
-  // With a sourced arm64 image, 12.1 is covered through sm_120 SASS (same major, lower minor) of CUDA 12.9.
-  const toolkits = data.cudaToolkits;
-  const image = fixtureImage("99.01", "12.9.0", { minComputeCapability: "7.5" });
-  const verdict = judgeNgcImage(image, toolkits, query);
-  assert.equal(verdict.runs, true);
-  assert.match(
-    verdict.reason,
-    /12\.1 is at or above the sourced minimum 7\.5 and CUDA 12\.9 compiles sm_121 SASS/,
-  );
-  // CUDA 13.1 has no SASS target list in the toolkit table: coverage is not claimed.
-  const unknownTargets = judgeNgcImage(
-    fixtureImage("99.02", "13.1.0", { minComputeCapability: "7.5" }),
-    toolkits,
-    query,
-  );
-  assert.equal(unknownTargets.runs, false);
-  assert.match(unknownTargets.reason, /SASS targets of CUDA 13\.1\.0 are not in the toolkit table/);
+test("Rubin is 10.7 with its own arch row; nothing in the KB compiles sm_107 yet", () => {
+  const rubin = kb.gpu("rubin")!;
+  assert.equal(rubin.computeCapability, "10.7");
+  assert.equal(kb.gpu("10.7")?.name, rubin.name);
+  assert.equal(kb.gpu("sm_107")?.name, rubin.name);
+  const arch = kb.arch(rubin.computeCapability)!;
+  assert.equal(arch.architecture, "Rubin");
+  assert.equal(arch.tegra, false);
+  assert.ok(!kb.data.cudaToolkits.some((row) => row.sassTargets?.includes("107")));
 });
 
-test("NGC: RTX 5070 Ti (12.0) with driver 570 vs 535", () => {
-  const toolkits = data.cudaToolkits;
-  const image = fixtureImage("99.03", "12.8.0", { minComputeCapability: "7.5" });
-  const on570 = judgeNgcImage(image, toolkits, {
-    computeCapability: "12.0",
+test("Jetson Orin modules are 8.7 and Tegra; a family name without the module is ambiguous", () => {
+  const modules = [
+    "Jetson AGX Orin 32GB",
+    "Jetson Orin NX 16GB",
+    "Jetson Orin NX 8GB",
+    "Jetson Orin Nano 8GB",
+    "Jetson Orin Nano 4GB",
+    "Jetson Orin Nano Super",
+  ];
+  for (const name of modules) {
+    const row = kb.gpu(name)!;
+    assert.equal(row.computeCapability, "8.7", name);
+    assert.equal(row.tegra, true, name);
+    assert.equal(row.hostCpuArch, "aarch64", name);
+    assert.equal(kb.arch(row.computeCapability)?.tegra, true);
+  }
+  assert.equal(kb.gpu("Orin NX 8GB")?.memoryBandwidthGBs, 102);
+  assert.equal(kb.gpu("Jetson Orin Nano 4GB")?.memoryGB, 4);
+  const nano = kb.resolveGpu("Jetson Orin Nano");
+  assert.equal(nano.match, null);
+  assert.deepEqual(nano.candidates.map((row) => row.name).sort(), [
+    "Jetson Orin Nano 4GB",
+    "Jetson Orin Nano 8GB",
+    "Jetson Orin Nano Super",
+  ]);
+  // torch names every Orin module "Orin": the capability is right whichever module it is
+  assert.equal(kb.gpu("Orin")?.computeCapability, "8.7");
+});
+
+test("RTX 5090 on driver 570: cu128 natively and cu129 under minor-version compatibility, no cu130", () => {
+  const evaluation = kb.evaluateTorchBuilds({
+    computeCapability: kb.gpu("RTX 5090")!.computeCapability,
     driverVersion: "570",
     cpuArch: "x86_64",
   });
-  assert.equal(on570.runs, true);
-  assert.equal(on570.driver, "native");
-  assert.match(on570.reason, /compiles sm_120 SASS/);
-  // 535 runs CUDA 12.8 only under minor-version compatibility, which the toolkit table allows (525.60.13):
-  const on535 = judgeNgcImage(image, toolkits, {
-    computeCapability: "12.0",
-    driverVersion: "535",
-    cpuArch: "x86_64",
-  });
-  assert.equal(on535.driver, "minor-compat");
-  // The notes' own floor moves the "native" line; below the CUDA 12 minor-compat floor nothing runs.
-  const floored = fixtureImage("99.04", "12.8.0", { minComputeCapability: "7.5", minDriverLinux: "570" });
-  const flooredOn535 = judgeNgcImage(floored, toolkits, {
-    computeCapability: "12.0",
-    driverVersion: "535.104.05",
-    cpuArch: "x86_64",
-  });
-  assert.equal(flooredOn535.driver, "minor-compat");
-  assert.match(flooredOn535.reason, /minor-version compatibility/);
-  const on520 = judgeNgcImage(floored, toolkits, {
-    computeCapability: "12.0",
-    driverVersion: "520",
-    cpuArch: "x86_64",
-  });
-  assert.equal(on520.runs, false);
-  assert.match(on520.reason, /older than 570/);
-  // In the packaged table no image covers 12.0 yet: 23.02's CUDA 12.0 builds no sm_12x.
-  assert.deepEqual(
-    kb.ngcImagesFor({ computeCapability: "12.0", driverVersion: "570", cpuArch: "x86_64" }),
-    [],
-  );
-  const old = kb
-    .judgeNgcImages({ computeCapability: "12.0", driverVersion: "570", cpuArch: "x86_64" })
-    .find((v) => v.image.tag === "23.02")!;
-  assert.match(old.reason, /CUDA 12\.0 compiles no SASS that runs on 12\.0/);
-  // 25.10 (CUDA 13.0, sources: run on an RTX 5090) needs the 580 branch: 570 is below CUDA 13's floor.
-  assert.deepEqual(
-    kb.ngcImagesFor({ computeCapability: "12.0", driverVersion: "580", cpuArch: "x86_64" }).map((r) => r.tag),
-    ["25.10"],
-  );
+  const variants = new Set(evaluation.choices.map((choice) => choice.build.variant));
+  assert.ok(variants.has("cu128"));
+  assert.ok(variants.has("cu129"));
+  assert.ok(!variants.has("cu130"));
+  const cu129 = evaluation.choices.find(
+    (choice) => choice.build.torch === "2.9" && choice.build.variant === "cu129",
+  )!;
+  assert.equal(cu129.driver, "minor-compat");
+  assert.equal(cu129.runs, "sass");
+  assert.match(cu129.pip, /--index-url https:\/\/download\.pytorch\.org\/whl\/cu129$/);
+  const cu130 = evaluation.rejected.find(
+    (entry) => entry.build.torch === "2.11" && entry.build.variant === "cu130",
+  )!;
+  assert.match(cu130.reason, /too old for CUDA 13\.0/);
+  // the best choice is the newest release PyTorch built for CUDA 12.8, on the driver's own CUDA
+  assert.equal(evaluation.choices[0]!.build.variant, "cu128");
+  assert.equal(evaluation.choices[0]!.driver, "native");
 });
 
-test("NGC: an image whose CUDA predates Blackwell is not offered for B200, whatever its 'and later'", () => {
-  const query = { computeCapability: "10.0", driverVersion: "580", cpuArch: "x86_64" as const };
-  assert.ok(!kb.ngcImagesFor(query).some((row) => row.tag === "23.02"));
-  const verdict = judgeNgcImage(
-    fixtureImage("99.05", "12.6.2", { minComputeCapability: "7.0" }),
-    data.cudaToolkits,
-    query,
-  );
-  assert.equal(verdict.runs, false);
-  assert.match(verdict.reason, /CUDA 12\.6 compiles no SASS that runs on 10\.0/);
-  // A listed capability wins, and the reason says so.
-  const listed = judgeNgcImage(
-    fixtureImage("99.06", "12.8.0", { gpuArchs: ["10.0"] }),
-    data.cudaToolkits,
-    query,
-  );
-  assert.equal(listed.runs, true);
-  assert.match(listed.reason, /its sources list compute capability 10\.0/);
-  // Below the floor is refused even when the toolkit could build for it.
-  const below = judgeNgcImage(
-    fixtureImage("99.07", "12.8.0", { minComputeCapability: "7.5" }),
-    data.cudaToolkits,
-    {
-      ...query,
-      computeCapability: "7.0",
-    },
-  );
-  assert.match(below.reason, /7\.0 is below the sourced minimum 7\.5/);
+test("torch 2.9: cu129 exists, and the cu130 aarch64 wheel's PTX is measured, the x86_64 one's is not", () => {
+  const cu129 = kb.torchBuild("2.9.1", "cu129", "linux-x86_64")!;
+  assert.equal(cu129.pypiDefault, false);
+  assert.equal(cu129.ptxUnverified, true);
+  assert.ok(!cu129.archList.some((entry) => entry.startsWith("compute_")));
+  const arm = kb.torchBuild("2.9.1+cu130", "", "linux-aarch64")!;
+  assert.ok(arm.archList.includes("compute_120"));
+  assert.equal(arm.ptxUnverified, undefined);
+  assert.equal(kb.torchBuild("2.9.1+cu130", "", "linux-x86_64")!.ptxUnverified, true);
+  // 2.14 is known, claims no PyPI default and no PTX
+  const builds214 = kb.torchBuildsForVersion("2.14.0");
+  assert.equal(builds214.length, 6);
+  assert.ok(builds214.every((row) => !row.pypiDefault));
+  assert.ok(builds214.every((row) => row.archList.every((entry) => entry.startsWith("sm_"))));
 });
 
-test("NGC integrity: a minimum capability its CUDA cannot build, or a list below the minimum, is flagged", () => {
-  const bad = {
-    ...data,
-    ngcImages: [
-      fixtureImage("99.08", "13.0.0", { minComputeCapability: "6.0" }),
-      fixtureImage("99.09", "12.8.0", { minComputeCapability: "8.0", gpuArchs: ["7.5"] }),
-    ],
-  };
-  const problems = findContradictions(bad);
-  assert.ok(
-    problems.some((p) => /99\.08: minimum compute capability 6\.0 cannot be compiled by CUDA 13\.0/.test(p)),
-    problems.join("\n"),
-  );
-  assert.ok(
-    problems.some((p) => /99\.09: gpuArchs lists a capability below its minimum 8\.0/.test(p)),
-    problems.join("\n"),
-  );
-  assert.deepEqual(findContradictions(data), []);
+test("CUDA 13.3: driver 610.43.02 natively, any 580 under minor-version compatibility", () => {
+  const toolkit = kb.cudaToolkit("13.3.1")!;
+  assert.equal(toolkit.minDriverLinux, "610.43.02");
+  assert.equal(kb.driverSupportFor("580.95.05", "13.3")?.support, "minor-compat");
+  assert.equal(kb.driverSupportFor("575.57.08", "13.3")?.support, "unsupported");
+  assert.equal(kb.newestNativeCuda("610.43.03")?.version, "13.3");
+  assert.equal(kb.newestNativeCuda("595.71.05")?.version, "13.2");
+  assert.equal(kb.cudaToolkit("13.4"), null, "13.4's driver floor is not settled: no row");
 });

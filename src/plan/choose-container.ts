@@ -1,7 +1,7 @@
 /** The NGC PyTorch image for a target: the newest that covers its GPU, CPU and driver. */
 import type { KnowledgeBase, NgcImageVerdict } from "../kb/index.js";
 import type { ContainerChoice, Decision, ProtectedPackage, TargetMachine } from "./types.js";
-import { normalizeName } from "../gather/requirement.js";
+import { normalizeName } from "../util/package-name.js";
 import { compareVersions } from "../util/version.js";
 
 /** Stands for "any current driver" when the target's is unknown: the plan then states the one it needs. */

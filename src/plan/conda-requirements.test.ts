@@ -79,8 +79,10 @@ test("seed 000: init --target dgx-spark for the pixi project plans a torch with 
   // The container alternative: an NGC image that covers 12.1 on aarch64.
   const container = makePlan(kb, project, target, { ...OPTIONS, strategy: "container" });
   const image = container.container!.image;
-  assert.equal(image.arm64, true);
-  assert.ok(image.gpuArchs.includes("12.1"));
+  const imageVerdict = kb
+    .judgeNgcImages({ computeCapability: "12.1", driverVersion: "580.95.05", cpuArch: "aarch64" })
+    .find((v) => v.image.tag === image.tag);
+  assert.equal(imageVerdict?.runs, true, imageVerdict?.reason);
   assert.ok(container.conflicts.some((c) => c.requirement.origin === "pixi.toml:17"));
   assert.ok(container.install.some((r) => r.normalizedName === "biopython"));
   assert.ok(!container.install.some((r) => r.normalizedName === "torch"), "the image's torch is kept");

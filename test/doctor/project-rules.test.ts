@@ -130,11 +130,18 @@ test("PyPI's torch 2.5.1 on aarch64 is the CPU wheel; the fix names the CUDA ind
 
 test("pixi environments: the default one takes the cpu index, -e gpu the cu124 one", () => {
   const facts = DERIVED["pixi-pypi-cu124-on-rtx5090"]!();
+  // ">=2.5.1": the newest release on each index, as pip and uv pick it (every release is on the cpu index).
+  const newest = (rows: { torch: string }[]) =>
+    rows
+      .map((r) => r.torch)
+      .sort((a, b) => Number(a.split(".")[1]) - Number(b.split(".")[1]))
+      .pop();
+  const x86 = kb.data.torchBuilds.filter((r) => r.platform === "linux-x86_64");
   assert.deepEqual(
     predictTorchInstalls(facts, kb).map((p) => [p.command, p.variant, p.builds[0]?.torch]),
     [
-      ["pixi install", "cpu", "2.13"],
-      ["pixi install -e gpu", "cu124", "2.6"],
+      ["pixi install", "cpu", newest(kb.data.torchBuilds)],
+      ["pixi install -e gpu", "cu124", newest(x86.filter((r) => r.variant === "cu124"))],
     ],
   );
   assert.equal(only(projectTorchCpuOnly, facts).evidence[1]?.label, "pixi.toml:17");
