@@ -6,7 +6,8 @@ import { join, resolve } from "node:path";
 import { ProjectSchema } from "../facts/schema.js";
 import { UserError } from "../errors.js";
 import { hasProjectManifest, readProject } from "./project.js";
-import { buildVariant, condaVersionMatches, parseCondaSpec } from "./conda-spec.js";
+import { parseCondaSpec } from "./conda-spec.js";
+import { buildVariant, condaVersionMatches } from "../util/conda-version.js";
 import { tomlKeyLines } from "./toml-lines.js";
 
 const FIXTURES = resolve("test/fixtures/projects");

@@ -6,7 +6,7 @@
  * compilers, system libraries) are left out and named in `notes`.
  */
 import type { CondaDependency, CondaManifest, ProjectFacts, Requirement } from "../facts/schema.js";
-import { normalizeName, parseRequirement } from "../gather/requirement.js";
+import { normalizeName } from "../util/package-name.js";
 import { basename } from "node:path";
 
 /** Conda package names whose PyPI distribution is named differently. */
@@ -37,18 +37,29 @@ function pep440(spec: string): string | null {
   return spec
     .split(",")
     .map((clause) => {
-      const text = clause.trim();
+      const text = clause.trim().replace(/\s+/g, "");
       if (/^[<>=!~]/.test(text)) return text.replace(/^=(?!=)/, "==");
       return `==${text}`;
     })
     .join(",");
 }
 
+const PEP440_CLAUSE = /^(===|~=|==|!=|<=|>=|<|>)[A-Za-z0-9.*+!_-]+$/;
+
 function toRequirement(dep: CondaDependency): Requirement | null {
   const name = PYPI_NAME[dep.name] ?? dep.name;
   const spec = pep440(dep.version);
-  if (spec === null) return null;
-  return parseRequirement(`${name}${spec}`, dep.origin);
+  if (spec === null || (spec !== "" && !spec.split(",").every((c) => PEP440_CLAUSE.test(c)))) return null;
+  return {
+    name,
+    normalizedName: normalizeName(name),
+    specifier: spec,
+    extras: [],
+    marker: null,
+    url: null,
+    raw: `${name}${spec}`,
+    origin: dep.origin,
+  };
 }
 
 /** The default pixi environment's features; an environment.yml has one implied environment. */

@@ -16,7 +16,7 @@
  */
 import type { CondaDependency, CondaManifest, CondaPypiDependency } from "../facts/schema.js";
 import type { CondaTorchBuildRow } from "../kb/types.js";
-import { buildVariant, condaVersionMatches } from "../gather/conda-spec.js";
+import { buildVariant, condaVersionMatches } from "../util/conda-version.js";
 import { compareVersions, versionParts } from "../util/version.js";
 import { evaluateMarker } from "../util/pep508-marker.js";
 import type {
