@@ -5,7 +5,16 @@
  * two in step at compile time.
  */
 import { z } from "zod";
-import type { ArchRow, CudaToolkitRow, ExtensionRow, GpuRow, NgcImageRow, TorchBuildRow } from "./types.js";
+import type {
+  ArchRow,
+  CudaToolkitRow,
+  ExtensionRow,
+  GpuRow,
+  NgcImageRow,
+  SystemRow,
+  TorchBuildRow,
+  WheelPythonsRow,
+} from "./types.js";
 
 const version = z.string().regex(/^\d+(\.\d+)*$/, "a dotted numeric version");
 const computeCapability = z.string().regex(/^\d{1,2}\.\d$/, "a compute capability like 9.0");
@@ -131,6 +140,35 @@ export const extensionRowSchema = z.object({
   sources,
 });
 
+export const wheelPythonsRowSchema = z.object({
+  package: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "a normalized PyPI name"),
+  releases: z
+    .array(z.string().regex(/^\d+(\.\d+)+(\.post\d+)?$/, "a release like 1.26.4 or 0.0.33.post2"))
+    .min(1),
+  platforms: z.array(z.enum(["linux-x86_64", "linux-aarch64"])).min(1),
+  pythons: z.array(z.string().regex(/^3\.\d+t?$/)),
+  anyPythonFrom: z
+    .string()
+    .regex(/^3\.\d+$/)
+    .optional(),
+  confidence,
+  sources,
+});
+
+export const systemRowSchema = z.object({
+  name: z.string().min(1),
+  aliases: z.array(z.string().min(1)),
+  gpu: z.string().min(1),
+  software: z.string().min(1),
+  driver: version.nullable(),
+  cuda: z
+    .string()
+    .regex(/^\d+\.\d+$/)
+    .nullable(),
+  confidence,
+  sources,
+});
+
 /** One table file: { table, rows }. */
 export function tableSchema<Row extends z.ZodType>(name: string, row: Row) {
   return z.object({ table: z.literal(name), rows: z.array(row) });
@@ -145,5 +183,7 @@ const agree: [
   Same<z.infer<typeof torchBuildRowSchema>, TorchBuildRow>,
   Same<z.infer<typeof ngcImageRowSchema>, NgcImageRow>,
   Same<z.infer<typeof extensionRowSchema>, ExtensionRow>,
-] = [true, true, true, true, true, true];
+  Same<z.infer<typeof wheelPythonsRowSchema>, WheelPythonsRow>,
+  Same<z.infer<typeof systemRowSchema>, SystemRow>,
+] = [true, true, true, true, true, true, true, true];
 void agree;

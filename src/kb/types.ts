@@ -184,3 +184,46 @@ export interface ExtensionRow {
   confidence: Confidence;
   sources: Source[];
 }
+
+/**
+ * The Pythons a package's published wheels exist for, per set of releases and platform, as its
+ * wheel-build configuration at the release tag lists them. Used to choose a venv's Python that
+ * every pinned compiled dependency can install without a source build ("numpy<2" means 3.12 at
+ * most). Rows exist only where the build files were read.
+ */
+export interface WheelPythonsRow {
+  /** PyPI name, normalized ("numpy"). */
+  package: string;
+  /** Every release the row describes, exactly ("1.26.0" ... "1.26.5"). */
+  releases: string[];
+  platforms: Array<"linux-x86_64" | "linux-aarch64">;
+  /** "3.12", "3.13t" (free-threaded): one wheel per Python. Empty when anyPythonFrom says it all. */
+  pythons: string[];
+  /**
+   * One wheel serves every Python from this version on (tagged py39-none, py3-none with a
+   * requires-python floor, or the cp39-abi3 stable ABI), where the build files say so.
+   */
+  anyPythonFrom?: string;
+  confidence: Confidence;
+  sources: Source[];
+}
+
+/**
+ * A named system (DGX Spark, Jetson AGX Thor): its GPU and the driver and CUDA its own software
+ * ships, so `init --target dgx-spark` can plan for that driver when none is given.
+ */
+export interface SystemRow {
+  name: string;
+  /** Spellings users type ("dgx-spark"), matched like GPU names. */
+  aliases: string[];
+  /** The GPU row's canonical name ("NVIDIA GB10"). */
+  gpu: string;
+  /** "DGX OS 7", "JetPack 7 (Jetson Linux 38.x)". */
+  software: string;
+  /** The driver the system ships with, where sourced; null: not sourced (the plan says so). */
+  driver: string | null;
+  /** The CUDA version the system's driver reports, where sourced. */
+  cuda: string | null;
+  confidence: Confidence;
+  sources: Source[];
+}
