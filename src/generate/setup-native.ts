@@ -8,6 +8,7 @@ import type { Plan } from "../plan/types.js";
 import { CONSTRAINTS_FILE, header } from "./paths.js";
 import { GIB_PER_BUILD_JOB } from "./dockerfile.js";
 import { VERSION_AT_LEAST, shellQuote } from "./shell.js";
+import { nvccCheckScript } from "./nvcc-check.js";
 
 export function renderSetupNative(plan: Plan): string {
   const native = plan.native;
@@ -31,6 +32,8 @@ export function renderSetupNative(plan: Plan): string {
   // What a build without isolation needs in the venv itself.
   const buildTools = `uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} setuptools wheel ninja`;
   const install: string[] = builds.map((b) => `# ${b.name} is built from source: ${b.reason}.`);
+  const nvccCheck = nvccCheckScript(plan);
+  if (nvccCheck.length > 0) install.push(...nvccCheck, "");
   if (plan.project.hasPyproject) {
     install.push(
       plan.options.wheelhouse

@@ -4,6 +4,7 @@
  */
 import type { Requirement } from "../facts/schema.js";
 import type { CpuArch, KnowledgeBase } from "../kb/index.js";
+import type { ExtensionRow } from "../kb/types.js";
 import { platformOf } from "../kb/queries/torch.js";
 import { normalizeName } from "../gather/requirement.js";
 import { UserError } from "../errors.js";
@@ -48,6 +49,7 @@ export function decideSourceBuilds(
         archList: computeCapability,
         reason,
         inProject: requirement !== undefined,
+        needsNvcc: !(row?.distribution.includes("jit") ?? false),
       });
       decisions.push({
         topic: `build ${name}`,
@@ -78,7 +80,10 @@ export function decideSourceBuilds(
     // build on DGX Spark even where its x86_64 wheels carry the right kernels.
     const verdict = kb.extensionVerdicts({ computeCapability, platform }, [row.name])[0];
     if (!verdict) continue;
-    if (verdict.verdict === "source-build") {
+    const offIndex = offIndexOnly(row);
+    if (verdict.verdict !== "source-build" && verdict.verdict !== "jit" && offIndex) {
+      build(`${offIndex} (knowledge base)`);
+    } else if (verdict.verdict === "source-build") {
       build(`${verdict.reason} (knowledge base)`);
     } else if (verdict.verdict === "unknown") {
       warnings.push(
@@ -91,4 +96,16 @@ export function decideSourceBuilds(
     }
   }
   return { builds, decisions, warnings };
+}
+
+/**
+ * A package whose binaries exist only outside the package indexes (GitHub releases), so that pip
+ * and uv get its source distribution: flash-attn's wheels are release assets for particular
+ * torch, CUDA, Python and C++-ABI combinations the knowledge base does not list, and its setup.py
+ * compiles when none matches. null for a package with index wheels.
+ */
+function offIndexOnly(row: ExtensionRow): string | null {
+  const onIndex = row.distribution.some((d) => d === "pypi" || d === "pytorch-index");
+  if (onIndex || !row.distribution.includes("github-releases")) return null;
+  return `${row.name} publishes no wheel on a package index (its binaries are GitHub release assets for particular torch, CUDA and Python combinations, none of which the knowledge base confirms for this plan), so the install compiles it`;
 }
