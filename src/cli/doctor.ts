@@ -7,7 +7,7 @@ import { writeOutputFile } from "../util/write-output.js";
 import { UserError } from "../errors.js";
 import { EXIT_FINDINGS, EXIT_OK, type Command } from "./command.js";
 import { parseCommandArgs } from "./args.js";
-import { makeStyle, useColor } from "./output.js";
+import { makeStyle, useColor } from "../report/style.js";
 import { readFactsFile, writeFactsFile } from "../facts/io.js";
 import type { Facts } from "../facts/schema.js";
 import { gatherFacts } from "../gather/index.js";

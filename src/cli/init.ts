@@ -9,7 +9,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { UserError } from "../errors.js";
 import { EXIT_OK, type Command } from "./command.js";
 import { parseCommandArgs } from "./args.js";
-import { makeStyle, useColor } from "./output.js";
+import { makeStyle, useColor } from "../report/style.js";
 import { readFactsFile } from "../facts/io.js";
 import { gatherFacts } from "../gather/index.js";
 import { hasProjectManifest, readProject } from "../gather/project.js";

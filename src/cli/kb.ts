@@ -2,7 +2,7 @@
 import { UserError } from "../errors.js";
 import type { Command } from "./command.js";
 import { parseCommandArgs } from "./args.js";
-import { makeStyle, useColor, type Style } from "./output.js";
+import { makeStyle, useColor, type Style } from "../report/style.js";
 import { KnowledgeBase, loadKnowledgeBase } from "../kb/index.js";
 import { compactName } from "../kb/queries/gpu.js";
 import { defaultOverlayPath, writeOverlay } from "../kb/overlay.js";

@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { UserError, errorMessage } from "../errors.js";
 import { EXIT_FINDINGS, EXIT_OK, type Command } from "./command.js";
 import { parseCommandArgs } from "./args.js";
-import { makeStyle, useColor, type Style } from "./output.js";
+import { makeStyle, useColor, type Style } from "../report/style.js";
 import { findBinaries, scanFiles, coverageOf, distinctTargets, type FileScan } from "../fatbin/index.js";
 import { loadKnowledgeBase } from "../kb/index.js";
 import {

@@ -15,10 +15,10 @@ import {
   type PayloadOptions,
 } from "../validate/payload.js";
 import { REPORT_SCHEMA_ID, type ValidateReport } from "../validate/report.js";
-import { renderText, toHtmlReport, toJUnitSuites } from "../validate/render.js";
+import { renderText, toHtmlReport, toJUnitSuites } from "../report/validate.js";
 import { parseCommandArgs } from "./args.js";
 import { EXIT_FINDINGS, EXIT_OK, type Command } from "./command.js";
-import { makeStyle, useColor } from "./output.js";
+import { makeStyle, useColor } from "../report/style.js";
 
 const HELP = `gpuprep validate: environment checks and GPU benchmarks against the hardware's own peak
 

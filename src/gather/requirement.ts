@@ -1,9 +1,8 @@
 /** PEP 508 requirement strings ("torch[opt]==2.5.1 ; sys_platform == 'linux'") into Requirement facts. */
 import type { Requirement } from "../facts/schema.js";
+import { normalizeName } from "../util/package-name.js";
 
-export function normalizeName(name: string): string {
-  return name.replace(/[-_.]+/g, "-").toLowerCase();
-}
+export { normalizeName };
 
 const NAME = /^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[([^\]]*)\])?\s*(.*)$/s;
 const SPECIFIER = /^(?:(?:===|~=|==|!=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+\s*,?\s*)+$/;

@@ -4,7 +4,7 @@
  * memory, pip and ccache cache mounts), then the project's requirements under those constraints.
  */
 import type { Plan, SourceBuild } from "../plan/types.js";
-import { normalizeName } from "../gather/requirement.js";
+import { normalizeName } from "../util/package-name.js";
 import { shellQuote } from "./shell.js";
 import { nvccCheckDockerfile } from "./nvcc-check.js";
 import {

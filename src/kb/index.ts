@@ -2,6 +2,7 @@
  * The one module rules and the planner ask compatibility questions through. They hold no tables
  * of their own.
  */
+import { normalizeName } from "../util/package-name.js";
 import { loadData, type KnowledgeBaseData } from "./load.js";
 import type {
   ArchRow,
@@ -158,8 +159,8 @@ export class KnowledgeBase {
 
   /** An extension package row by PyPI name (case and -/_ insensitive). */
   extension(name: string): ExtensionRow | null {
-    const norm = (text: string) => text.toLowerCase().replace(/[-_.]+/g, "-");
-    return this.data.extensions.find((row) => norm(row.name) === norm(name)) ?? null;
+    const wanted = normalizeName(name);
+    return this.data.extensions.find((row) => normalizeName(row.name) === wanted) ?? null;
   }
 
   /**

@@ -8,7 +8,7 @@ import type { Requirement } from "../facts/schema.js";
 import type { KnowledgeBase, NgcImageVerdict } from "../kb/index.js";
 import type { NgcImageRow } from "../kb/types.js";
 import type { ContainerChoice, Decision, ProtectedPackage, TargetMachine } from "./types.js";
-import { normalizeName } from "../gather/requirement.js";
+import { normalizeName } from "../util/package-name.js";
 import { satisfies } from "../util/pep440.js";
 import { compareVersions } from "../util/version.js";
 

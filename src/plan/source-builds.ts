@@ -6,7 +6,7 @@ import type { Requirement } from "../facts/schema.js";
 import type { CpuArch, KnowledgeBase } from "../kb/index.js";
 import type { ExtensionRow } from "../kb/types.js";
 import { platformOf } from "../kb/queries/torch.js";
-import { normalizeName } from "../gather/requirement.js";
+import { normalizeName } from "../util/package-name.js";
 import { UserError } from "../errors.js";
 import type { Decision, SourceBuild } from "./types.js";
 

@@ -2,7 +2,7 @@
 import type { Facts } from "../facts/schema.js";
 import type { Finding, Severity } from "../rules/types.js";
 import { summarize } from "../rules/diagnose.js";
-import type { Style } from "../cli/output.js";
+import type { Style } from "./style.js";
 import { machineSummary } from "./machine-summary.js";
 
 const GROUPS: { severity: Severity; heading: string; mark: string }[] = [

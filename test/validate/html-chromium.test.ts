@@ -16,7 +16,7 @@ import { cpuModePayload, savedReports } from "./fixtures.js";
 import { judgePayload } from "../../src/validate/judge.js";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
 import { renderHtmlReport } from "../../src/report/html.js";
-import { toHtmlReport } from "../../src/validate/render.js";
+import { toHtmlReport } from "../../src/report/validate.js";
 import type { ValidateReport } from "../../src/validate/report.js";
 
 const MAIN = join(import.meta.dirname, "..", "..", "src", "cli", "main.js");

@@ -1,9 +1,9 @@
 /** ValidateReport -> text table, HtmlReport and JUnit suites. */
-import type { Style } from "../cli/output.js";
-import type { HtmlBar, HtmlReport, HtmlSection } from "../report/html.js";
-import type { JUnitSuite } from "../report/junit.js";
-import { SdpaDataSchema } from "./payload.js";
-import type { Status, ValidateReport, ValidationItem } from "./report.js";
+import type { Style } from "./style.js";
+import type { HtmlBar, HtmlReport, HtmlSection } from "./html.js";
+import type { JUnitSuite } from "./junit.js";
+import { SdpaDataSchema } from "../validate/payload.js";
+import type { Status, ValidateReport, ValidationItem } from "../validate/report.js";
 
 function figure(item: ValidationItem): string {
   if (!item.measured) return "";
