@@ -41,11 +41,15 @@ function buildStage(build: SourceBuild, plan: Plan): string {
   // nvcc of the right CUDA, checked before minutes of compiling.
   const check = nvccCheckDockerfile(plan, build);
   const nvccCheck = check.length > 0 ? `${check.join("\n")}\n    ` : "";
+  // The package's own build variables (flash-attn reads FLASH_ATTN_CUDA_ARCHS, not TORCH_CUDA_ARCH_LIST).
+  const ownEnv = Object.entries(build.env)
+    .map(([name, value]) => `\n    ${name}="${value}" \\`)
+    .join("");
   return `
 # ${build.name}: ${build.reason}.
 FROM base AS build-${normalizeName(build.name)}
 ARG MAX_JOBS=
-ENV TORCH_CUDA_ARCH_LIST="${build.archList}" \\
+ENV TORCH_CUDA_ARCH_LIST="${build.archList}" \\${ownEnv}
     CCACHE_DIR=/root/.cache/ccache
 # MAX_JOBS: cores, but at most one job per ${GIB_PER_BUILD_JOB} GiB of available memory (nvcc runs out of memory first).
 RUN --mount=type=cache,target=/root/.cache/pip --mount=type=cache,target=/root/.cache/ccache${source.mount} \\

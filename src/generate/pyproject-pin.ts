@@ -146,7 +146,10 @@ export function pinPyproject(plan: Plan, current: string): PyprojectPin {
       buildDeps.content,
       uv,
       "extra-build-variables",
-      built.map((b) => [b.name, `{ TORCH_CUDA_ARCH_LIST = "${b.archList}" }`]),
+      built.map((b) => [
+        b.name,
+        `{ ${[["TORCH_CUDA_ARCH_LIST", b.archList], ...Object.entries(b.env)].map(([k, v]) => `${k} = "${v}"`).join(", ")} }`,
+      ]),
       "",
     );
     content = vars.content;

@@ -23,7 +23,12 @@ export function renderSetupNative(plan: Plan): string {
   const builds = plan.sourceBuilds;
   const archList = builds[0]?.archList ?? "";
   // Every source build targets the same GPU, so one TORCH_CUDA_ARCH_LIST serves them all.
-  const buildEnv = builds.length > 0 ? `TORCH_CUDA_ARCH_LIST="${archList}" MAX_JOBS="$(build_jobs)" ` : "";
+  // Packages with their own build variables (flash-attn's FLASH_ATTN_CUDA_ARCHS) get them too.
+  const ownEnv = builds.flatMap((b) => Object.entries(b.env).map(([name, value]) => `${name}="${value}" `));
+  const buildEnv =
+    builds.length > 0
+      ? `TORCH_CUDA_ARCH_LIST="${archList}" ${[...new Set(ownEnv)].join("")}MAX_JOBS="$(build_jobs)" `
+      : "";
   // uv sync spells it --no-binary-package NAME; uv pip install, like pip, --no-binary NAME,...
   // (uv 0.11.15 rejects --no-binary-package there: found running this script on the H100).
   const names = builds.map((b) => b.name).join(",");

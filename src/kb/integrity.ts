@@ -132,6 +132,8 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
           problems.push(`${buildName}: ${entry} cannot be compiled by CUDA ${build.cuda}`);
       }
     }
+    if (ext.buildEnv && !urls.has(ext.buildEnv.source))
+      problems.push(`${name}: its buildEnv source ${ext.buildEnv.source} is not among the row's sources`);
     const current = currentBuilds(ext).filter((build) => build.targets.length > 0);
     if (current.length === 0) continue;
     for (const cc of ext.buildFromSourceFor) {

@@ -126,6 +126,14 @@ export const extensionBuildSchema = z.object({
   source: z.string().url(),
 });
 
+export const extensionBuildEnvSchema = z.object({
+  archVariable: z.string().regex(/^[A-Z_][A-Z0-9_]*$/),
+  archSeparator: z.string().min(1),
+  archValues: z.array(sassTarget).min(1),
+  force: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/), z.string()),
+  source: z.string().url(),
+});
+
 export const extensionRowSchema = z.object({
   name: z.string().min(1),
   summary: z.string().min(1),
@@ -136,6 +144,7 @@ export const extensionRowSchema = z.object({
   buildFromSourceFor: z.array(computeCapability),
   notes: z.array(z.string()),
   builds: z.array(extensionBuildSchema).optional(),
+  buildEnv: extensionBuildEnvSchema.optional(),
   confidence,
   sources,
 });

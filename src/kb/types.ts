@@ -151,6 +151,23 @@ export interface ExtensionBuild {
   source: string;
 }
 
+/**
+ * A package whose setup.py reads its own variables: flash-attn compiles only the sm values listed in
+ * FLASH_ATTN_CUDA_ARCHS (default 80;90;100;120, no others) and first tries a prebuilt wheel unless
+ * FLASH_ATTENTION_FORCE_BUILD=TRUE.
+ */
+export interface ExtensionBuildEnv {
+  /** The variable holding the arch list ("FLASH_ATTN_CUDA_ARCHS"). */
+  archVariable: string;
+  archSeparator: string;
+  /** The only values the build compiles, as sm numbers ("80", "120"). */
+  archValues: string[];
+  /** Variables that force a local compile instead of a downloaded binary. */
+  force: Record<string, string>;
+  /** The URL of the row's source that states it (one of the row's sources). */
+  source: string;
+}
+
 /** An extension package and which GPUs/platforms its published binaries serve. */
 export interface ExtensionRow {
   /** PyPI name: flash-attn, xformers, bitsandbytes ... */
@@ -181,6 +198,8 @@ export interface ExtensionRow {
   notes: string[];
   /** Published builds per release and CUDA variant, where the build files were read (optional). */
   builds?: ExtensionBuild[];
+  /** How its own build picks GPU targets, where it ignores TORCH_CUDA_ARCH_LIST (optional). */
+  buildEnv?: ExtensionBuildEnv;
   confidence: Confidence;
   sources: Source[];
 }

@@ -126,7 +126,7 @@ export function chooseContainer(
       topic: "base image",
       choice: image.image,
       reason:
-        `newest NGC PyTorch image that runs here${pinNote}${chosen.driver === "native" && running.length > 1 && running[0] !== chosen ? " with its own CUDA driver" : ""}: ${target.driverVersion === null ? `it covers compute capability ${target.computeCapability} on ${target.cpuArch}` : chosen.reason}` +
+        `newest NGC PyTorch image that runs here${chosen.driver === "native" && running.length > 1 && running[0] !== chosen ? " with its own CUDA driver" : ""}${pinNote}: ${target.driverVersion === null ? `it covers compute capability ${target.computeCapability} on ${target.cpuArch}` : chosen.reason}` +
         (newer.length > 0
           ? `; newer ones are passed over (${newer.map((v) => `${v.image.tag}: ${whyPassed(v)}`).join("; ")})`
           : "") +

@@ -4,7 +4,8 @@
  */
 import type { Requirement } from "../facts/schema.js";
 import type { CpuArch, KnowledgeBase } from "../kb/index.js";
-import type { ExtensionRow } from "../kb/types.js";
+import type { ExtensionBuildEnv, ExtensionRow } from "../kb/types.js";
+import { coverageFor, parseComputeCapability } from "../kb/compat.js";
 import { platformOf } from "../kb/queries/torch.js";
 import { normalizeName } from "../util/package-name.js";
 import { UserError } from "../errors.js";
@@ -43,10 +44,16 @@ export function decideSourceBuilds(
     const row = kb.extension(name);
     const sources = row?.sources.map((s) => s.url) ?? [];
     const build = (reason: string) => {
+      const env = row?.buildEnv ? ownBuildEnv(row.buildEnv, computeCapability) : {};
+      if (row?.buildEnv && !(row.buildEnv.archVariable in env))
+        warnings.push(
+          `${row.name}: its build compiles only ${row.buildEnv.archValues.map((v) => `sm_${v}`).join(", ")} (${row.buildEnv.archVariable}), none of which runs on compute capability ${computeCapability}: a source build cannot serve this GPU`,
+        );
       builds.push({
         name: row?.name ?? requirement?.name ?? name,
         requirement: requirement?.raw ?? name,
         archList: computeCapability,
+        env,
         reason,
         inProject: requirement !== undefined,
         needsNvcc: !(row?.distribution.includes("jit") ?? false),
@@ -108,4 +115,18 @@ function offIndexOnly(row: ExtensionRow): string | null {
   const onIndex = row.distribution.some((d) => d === "pypi" || d === "pytorch-index");
   if (onIndex || !row.distribution.includes("github-releases")) return null;
   return `${row.name} publishes no wheel on a package index (its binaries are GitHub release assets for particular torch, CUDA and Python combinations, none of which the knowledge base confirms for this plan), so the install compiles it`;
+}
+
+/**
+ * A package's own arch variable set to the one value its build knows that runs on this GPU (the
+ * highest whose SASS the GPU runs: 12.1 -> "120"), plus the variables that force a local compile.
+ * The arch variable is left out when no value runs here.
+ */
+function ownBuildEnv(buildEnv: ExtensionBuildEnv, computeCapability: string): Record<string, string> {
+  const cc = parseComputeCapability(computeCapability);
+  const runs = cc
+    ? buildEnv.archValues.filter((value) => coverageFor([`sm_${value}`], cc).how === "sass")
+    : [];
+  const best = runs.sort((a, b) => Number(b) - Number(a))[0];
+  return { ...(best ? { [buildEnv.archVariable]: best } : {}), ...buildEnv.force };
 }

@@ -66,6 +66,11 @@ export interface SourceBuild {
   requirement: string;
   /** TORCH_CUDA_ARCH_LIST value, e.g. "12.1". */
   archList: string;
+  /**
+   * The package's own build variables, for builds that ignore TORCH_CUDA_ARCH_LIST (knowledge
+   * base): { FLASH_ATTN_CUDA_ARCHS: "120", FLASH_ATTENTION_FORCE_BUILD: "TRUE" }; empty otherwise.
+   */
+  env: Record<string, string>;
   reason: string;
   /** The project requires it (so its own install step builds it); false: only asked for by name. */
   inProject: boolean;
