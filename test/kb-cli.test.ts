@@ -32,10 +32,28 @@ test("kb gpu: the nvidia-smi name, with dense peaks and sources", () => {
 });
 
 test("kb gpu: an unknown name is a one-line error with the closest matches", () => {
-  const result = gpuprep("gpu", "RTX 5070");
+  const result = gpuprep("gpu", "RTX 5050");
   assert.equal(result.code, 2);
-  assert.match(result.stderr, /gpuprep: error: unknown GPU "RTX 5070"/);
-  assert.match(result.stderr, /hint: closest: .*NVIDIA GeForce RTX 5070 Ti/);
+  assert.match(result.stderr, /gpuprep: error: unknown GPU "RTX 5050"/);
+  assert.match(result.stderr, /hint: closest: .*NVIDIA GeForce RTX 5070/);
+  // a module family without the module: the variants to choose from
+  const orin = gpuprep("gpu", "Jetson Orin NX");
+  assert.equal(orin.code, 2);
+  assert.match(orin.stderr, /closest: Jetson Orin NX 16GB, Jetson Orin NX 8GB/);
+});
+
+test("kb gpu: RTX 5070 is known (nvidia-smi memory too); Rubin is 10.7 with its arch row", () => {
+  const rtx = JSON.parse(gpuprep("gpu", "RTX 5070", "--json").stdout);
+  assert.equal(rtx.result.gpu.name, "NVIDIA GeForce RTX 5070");
+  assert.equal(rtx.result.gpu.computeCapability, "12.0");
+  assert.equal(rtx.result.gpu.nvidiaSmiMemoryMiB, 12227);
+  const rubin = gpuprep("gpu", "rubin");
+  assert.equal(rubin.code, 0, rubin.stderr);
+  assert.match(rubin.stdout, /compute capability {2}10\.7 \(sm_107\), Rubin/);
+  const json = JSON.parse(gpuprep("gpu", "rubin", "--json").stdout);
+  assert.equal(json.result.gpu.computeCapability, "10.7");
+  assert.equal(json.result.arch.computeCapability, "10.7");
+  assert.equal(json.result.arch.architecture, "Rubin");
 });
 
 test("kb cuda / torch: versions with reasons; unknown versions list the known ones", () => {
@@ -50,6 +68,11 @@ test("kb cuda / torch: versions with reasons; unknown versions list the known on
     builds.filter((row) => row.pypiDefault).map((row) => row.variant),
     ["cu124"],
   );
+  const torch29 = JSON.parse(gpuprep("torch", "2.9", "--json").stdout).result as Array<{
+    variant: string;
+    platform: string;
+  }>;
+  assert.ok(torch29.some((row) => row.variant === "cu129" && row.platform === "linux-x86_64"));
   const unknown = gpuprep("torch", "1.12");
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /known releases: 2\.0, 2\.1/);
@@ -82,4 +105,23 @@ test("kb resolve: GB10 + driver 580 + aarch64 + Python 3.12", () => {
   const bad = gpuprep("resolve", "--gpu", "h100", "--driver", "latest");
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--driver needs a driver version/);
+});
+
+test("kb resolve: an RTX 5090 on driver 570 gets CUDA 12.8/12.9 builds and no cu130", () => {
+  const json = JSON.parse(
+    gpuprep("resolve", "--gpu", "NVIDIA GeForce RTX 5090", "--driver", "570", "--json").stdout,
+  );
+  const variants = (json.result.torch.choices as Array<{ build: { variant: string } }>).map(
+    (choice) => choice.build.variant,
+  );
+  assert.ok(variants.length > 0);
+  assert.ok(
+    variants.every((variant) => variant === "cu128" || variant === "cu129"),
+    variants.join(),
+  );
+  assert.ok(variants.includes("cu129"));
+  const gb300 = gpuprep("resolve", "--gpu", "NVIDIA GB300", "--driver", "580.95.05");
+  assert.equal(gb300.code, 0, gb300.stderr);
+  assert.match(gb300.stdout, /NVIDIA GB300 \(10\.3\), driver 580\.95\.05, aarch64/);
+  assert.match(gb300.stdout, /sm_100 SASS runs natively on compute capability 10\.3/);
 });

@@ -78,3 +78,15 @@ test("a repository source that does not exist is reported", () => {
   broken.gpus[0]!.sources.push({ url: "docs/measurements/never-made.md" });
   assert.ok(findContradictions(broken, repoRoot).some((line) => /never-made\.md does not exist/.test(line)));
 });
+
+test("an nvidia-smi memory that does not fit the marketed size is reported (unit mix-up)", () => {
+  const broken = structuredClone(data);
+  const h100 = broken.gpus.find((row) => row.name === "NVIDIA H100 80GB HBM3")!;
+  h100.nvidiaSmiMemoryMiB = 80; // GB typed into the MiB field
+  const b200 = broken.gpus.find((row) => row.name === "NVIDIA B200")!;
+  b200.nvidiaSmiMemoryMiB = Math.round((183359 * 1048576) / 1e6); // MiB converted to MB
+  const problems = findContradictions(broken).join("\n");
+  assert.match(problems, /GPU NVIDIA H100 80GB HBM3: nvidia-smi 80 MiB is 0 % of 80 GB/);
+  assert.match(problems, /GPU NVIDIA B200: nvidia-smi 192266 MiB is 104 % of 180 GB/);
+  assert.deepEqual(findContradictions(data), [], "the packaged values all fit");
+});

@@ -66,13 +66,20 @@ function byVerdict(gpuName: string) {
 
 test("every extension on GB10 and on an RTX 5070 Ti: what needs a source build", () => {
   const gb10 = byVerdict("NVIDIA GB10");
-  assert.deepEqual(gb10.sourceBuild, ["xformers"]);
-  assert.deepEqual(gb10.prebuilt, ["bitsandbytes", "flash-attn", "transformer-engine"]);
-  assert.deepEqual(gb10.jit, ["deepspeed", "triton", "unsloth"]);
+  assert.deepEqual(gb10.sourceBuild, ["causal-conv1d", "xformers"]);
+  assert.deepEqual(gb10.prebuilt, ["bitsandbytes", "flash-attn", "mamba-ssm", "transformer-engine"]);
+  assert.deepEqual(gb10.jit, ["deepspeed", "flashinfer-python", "triton", "unsloth"]);
   assert.deepEqual(gb10.unknown, ["vllm"], "vllm's wheel arch list is not sourced");
   const rtx = byVerdict("NVIDIA GeForce RTX 5070 Ti");
   assert.deepEqual(rtx.sourceBuild, []);
-  assert.deepEqual(rtx.prebuilt, ["bitsandbytes", "flash-attn", "transformer-engine", "xformers"]);
+  assert.deepEqual(rtx.prebuilt, [
+    "bitsandbytes",
+    "causal-conv1d",
+    "flash-attn",
+    "mamba-ssm",
+    "transformer-engine",
+    "xformers",
+  ]);
   // Thor (11.0): transformer-engine's default archs stop at 12.0 without 11.0, and it embeds no PTX.
   assert.equal(verdictsOn("11.0", "linux-aarch64")["transformer-engine"]!.verdict, "source-build");
 });
@@ -82,6 +89,47 @@ test("Jetson Orin (8.7): no published bitsandbytes, xformers or transformer-engi
   assert.equal(on["bitsandbytes"]!.verdict, "source-build");
   assert.equal(on["xformers"]!.verdict, "source-build");
   assert.equal(on["transformer-engine"]!.verdict, "source-build");
+});
+
+test("causal-conv1d on aarch64: its setup.py fetches the x86_64 wheel, so a source build; mamba-ssm fetches the right one", () => {
+  const gb10 = verdictsOn("NVIDIA GB10");
+  assert.equal(gb10["causal-conv1d"]!.verdict, "source-build");
+  assert.match(gb10["causal-conv1d"]!.reason, /linux_x86_64 wheel on every Linux machine/);
+  // the aarch64 wheels themselves exist: the row's builds say so, only the installer misses them
+  assert.ok(
+    kb.extension("causal-conv1d")!.builds!.some((build) => build.platforms.includes("linux-aarch64")),
+  );
+  assert.equal(gb10["mamba-ssm"]!.verdict, "prebuilt");
+  assert.equal(gb10["mamba-ssm"]!.how, "sass");
+  assert.deepEqual(
+    gb10["mamba-ssm"]!.builds.map((build) => build.cuda),
+    ["13.0", "12.9"],
+    "sm_121 in the 13.0 build, sm_120 (which 12.1 runs) in the 12.9 build; no aarch64 11.8 build",
+  );
+  // x86_64: both are prebuilt with SASS for the RTX 5090
+  const rtx = verdictsOn("NVIDIA GeForce RTX 5090");
+  assert.equal(rtx["causal-conv1d"]!.how, "sass");
+  assert.equal(rtx["mamba-ssm"]!.how, "sass");
+});
+
+test("Jetson Orin (8.7): mamba-ssm's wheels carry sm_87; causal-conv1d's too, but its installer misses them", () => {
+  const on = verdictsOn("Jetson Orin NX 16GB");
+  assert.equal(on["mamba-ssm"]!.verdict, "prebuilt");
+  assert.equal(on["mamba-ssm"]!.how, "sass");
+  assert.ok(on["mamba-ssm"]!.builds.every((build) => build.targets.includes("sm_87")));
+  const causal = kb.extension("causal-conv1d")!;
+  assert.ok(causal.builds!.every((build) => build.targets.includes("sm_87")));
+  assert.equal(on["causal-conv1d"]!.verdict, "source-build", "Orin is aarch64: the install hazard applies");
+  assert.equal(on["flashinfer-python"]!.verdict, "unknown", "8.7 is not in flashinfer's README table");
+});
+
+test("flashinfer compiles at run time for the capabilities its README lists", () => {
+  const query = (cc: string) =>
+    kb.extensionVerdicts({ computeCapability: cc, platform: "linux-x86_64" }, ["flashinfer-python"])[0]!;
+  assert.equal(query("12.1").verdict, "jit");
+  assert.equal(query("11.0").verdict, "jit");
+  assert.equal(query("10.7").verdict, "unknown", "Rubin is not in the README table");
+  assert.match(query("10.7").reason, /not recorded/);
 });
 
 test("an older release: xformers 0.0.32.post2 reaches Blackwell only through PTX", () => {
@@ -100,7 +148,13 @@ test("integrity: a capability both supported and source-built, or a source build
   const bnb = broken.extensions.find((row) => row.name === "bitsandbytes")!;
   bnb.buildFromSourceFor.push("8.9");
   bnb.builds![0]!.source = "https://example.com/not-a-source";
+  broken.extensions.find((row) => row.name === "causal-conv1d")!.installHazards![0]!.source =
+    "https://example.com/elsewhere";
   const problems = findContradictions(broken).join("\n");
+  assert.match(
+    problems,
+    /causal-conv1d: install hazard on linux-aarch64 cites https:\/\/example\.com\/elsewhere/,
+  );
   assert.match(problems, /extension xformers: 9\.0 is both supported and listed as needing a source build/);
   assert.match(
     problems,

@@ -1,7 +1,8 @@
 /**
  * Cross-table contradictions the schemas cannot see: a torch build claiming an arch its CUDA
  * cannot compile, a toolkit whose GA driver is below its own minor-compatibility floor, two PyPI
- * defaults for one release, a GPU of an unknown capability. Returns one line per problem.
+ * defaults for one release, a GPU of an unknown capability or whose nvidia-smi memory does not fit
+ * its marketed size. Returns one line per problem.
  */
 import { existsSync } from "node:fs";
 import { coverageFor, driverBranch, parseCodeTarget, parseComputeCapability } from "./compat.js";
@@ -69,6 +70,16 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
     if (bf16 && tf32 && Math.abs(bf16 / tf32 - 2) > 0.05)
       problems.push(`GPU ${gpu.name}: BF16 ${bf16} vs TF32 ${tf32} is not 2:1 (sparse figure?)`);
     if (bf16 && fp16 && bf16 !== fp16) problems.push(`GPU ${gpu.name}: BF16 and FP16 tensor peaks differ`);
+    const mib = gpu.nvidiaSmiMemoryMiB;
+    // A vendor's "80 GB" of GPU memory is 80 GiB of chips; nvidia-smi shows that less what the
+    // driver reserves (ECC, firmware): 90-100 % of it. Outside that band a unit is mixed up.
+    if (mib && gpu.memoryGB) {
+      const share = mib / (gpu.memoryGB * 1024);
+      if (share < 0.9 || share > 1)
+        problems.push(
+          `GPU ${gpu.name}: nvidia-smi ${mib} MiB is ${Math.round(share * 100)} % of ${gpu.memoryGB} GB (expected 90-100 %: a unit mix-up?)`,
+        );
+    }
   }
 
   for (const image of data.ngcImages) {
@@ -134,6 +145,11 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
     }
     if (ext.buildEnv && !urls.has(ext.buildEnv.source))
       problems.push(`${name}: its buildEnv source ${ext.buildEnv.source} is not among the row's sources`);
+    for (const hazard of ext.installHazards ?? [])
+      if (!urls.has(hazard.source))
+        problems.push(
+          `${name}: install hazard on ${hazard.platform} cites ${hazard.source}, not among the row's sources`,
+        );
     const current = currentBuilds(ext).filter((build) => build.targets.length > 0);
     if (current.length === 0) continue;
     for (const cc of ext.buildFromSourceFor) {

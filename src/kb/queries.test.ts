@@ -156,6 +156,8 @@ test("torch builds per version and unknown versions", () => {
     "cu126/linux-x86_64",
     "cu128/linux-aarch64",
     "cu128/linux-x86_64",
+    "cu129/linux-aarch64",
+    "cu129/linux-x86_64",
     "cu130/linux-aarch64",
     "cu130/linux-x86_64",
   ]);
@@ -339,4 +341,119 @@ test("NGC integrity: a minimum capability its CUDA cannot build, or a list below
     problems.join("\n"),
   );
   assert.deepEqual(findContradictions(data), []);
+});
+
+test("new GPU rows: RTX 5070, RTX PRO 6000 Server and Max-Q, GB300 by their nvidia-smi names", () => {
+  const rtx5070 = kb.gpu("NVIDIA GeForce RTX 5070")!;
+  assert.equal(rtx5070.computeCapability, "12.0");
+  assert.equal(rtx5070.nvidiaSmiMemoryMiB, 12227);
+  assert.equal(kb.gpu("5070")?.name, "NVIDIA GeForce RTX 5070");
+  assert.equal(kb.gpu("rtx 5070 ti")?.name, "NVIDIA GeForce RTX 5070 Ti", "the Ti keeps its own row");
+  for (const name of [
+    "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+    "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition",
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+  ]) {
+    const row = kb.gpu(name)!;
+    assert.equal(row.name, name);
+    assert.equal(row.computeCapability, "12.0");
+    assert.equal(row.nvidiaSmiMemoryMiB, 97887);
+  }
+  // typed short of the full name, the one row that starts with it
+  assert.equal(kb.gpu("RTX PRO 6000 Blackwell Server")?.name, "NVIDIA RTX PRO 6000 Blackwell Server Edition");
+  const gb300 = kb.gpu("NVIDIA GB300")!;
+  assert.equal(gb300.computeCapability, "10.3");
+  assert.equal(gb300.nvidiaSmiMemoryMiB, 284208);
+  assert.equal(kb.gpu("NVIDIA B300 SXM6 AC")?.nvidiaSmiMemoryMiB, 275040);
+});
+
+test("Rubin is 10.7 with its own arch row; nothing in the KB compiles sm_107 yet", () => {
+  const rubin = kb.gpu("rubin")!;
+  assert.equal(rubin.computeCapability, "10.7");
+  assert.equal(kb.gpu("10.7")?.name, rubin.name);
+  assert.equal(kb.gpu("sm_107")?.name, rubin.name);
+  const arch = kb.arch(rubin.computeCapability)!;
+  assert.equal(arch.architecture, "Rubin");
+  assert.equal(arch.tegra, false);
+  assert.ok(!kb.data.cudaToolkits.some((row) => row.sassTargets?.includes("107")));
+});
+
+test("Jetson Orin modules are 8.7 and Tegra; a family name without the module is ambiguous", () => {
+  const modules = [
+    "Jetson AGX Orin 32GB",
+    "Jetson Orin NX 16GB",
+    "Jetson Orin NX 8GB",
+    "Jetson Orin Nano 8GB",
+    "Jetson Orin Nano 4GB",
+    "Jetson Orin Nano Super",
+  ];
+  for (const name of modules) {
+    const row = kb.gpu(name)!;
+    assert.equal(row.computeCapability, "8.7", name);
+    assert.equal(row.tegra, true, name);
+    assert.equal(row.hostCpuArch, "aarch64", name);
+    assert.equal(kb.arch(row.computeCapability)?.tegra, true);
+  }
+  assert.equal(kb.gpu("Orin NX 8GB")?.memoryBandwidthGBs, 102);
+  assert.equal(kb.gpu("Jetson Orin Nano 4GB")?.memoryGB, 4);
+  const nano = kb.resolveGpu("Jetson Orin Nano");
+  assert.equal(nano.match, null);
+  assert.deepEqual(nano.candidates.map((row) => row.name).sort(), [
+    "Jetson Orin Nano 4GB",
+    "Jetson Orin Nano 8GB",
+    "Jetson Orin Nano Super",
+  ]);
+  // torch names every Orin module "Orin": the capability is right whichever module it is
+  assert.equal(kb.gpu("Orin")?.computeCapability, "8.7");
+});
+
+test("RTX 5090 on driver 570: cu128 natively and cu129 under minor-version compatibility, no cu130", () => {
+  const evaluation = kb.evaluateTorchBuilds({
+    computeCapability: kb.gpu("RTX 5090")!.computeCapability,
+    driverVersion: "570",
+    cpuArch: "x86_64",
+  });
+  const variants = new Set(evaluation.choices.map((choice) => choice.build.variant));
+  assert.ok(variants.has("cu128"));
+  assert.ok(variants.has("cu129"));
+  assert.ok(!variants.has("cu130"));
+  const cu129 = evaluation.choices.find(
+    (choice) => choice.build.torch === "2.9" && choice.build.variant === "cu129",
+  )!;
+  assert.equal(cu129.driver, "minor-compat");
+  assert.equal(cu129.runs, "sass");
+  assert.match(cu129.pip, /--index-url https:\/\/download\.pytorch\.org\/whl\/cu129$/);
+  const cu130 = evaluation.rejected.find(
+    (entry) => entry.build.torch === "2.11" && entry.build.variant === "cu130",
+  )!;
+  assert.match(cu130.reason, /too old for CUDA 13\.0/);
+  // the best choice is the newest release PyTorch built for CUDA 12.8, on the driver's own CUDA
+  assert.equal(evaluation.choices[0]!.build.variant, "cu128");
+  assert.equal(evaluation.choices[0]!.driver, "native");
+});
+
+test("torch 2.9: cu129 exists, and the cu130 aarch64 wheel's PTX is measured, the x86_64 one's is not", () => {
+  const cu129 = kb.torchBuild("2.9.1", "cu129", "linux-x86_64")!;
+  assert.equal(cu129.pypiDefault, false);
+  assert.equal(cu129.ptxUnverified, true);
+  assert.ok(!cu129.archList.some((entry) => entry.startsWith("compute_")));
+  const arm = kb.torchBuild("2.9.1+cu130", "", "linux-aarch64")!;
+  assert.ok(arm.archList.includes("compute_120"));
+  assert.equal(arm.ptxUnverified, undefined);
+  assert.equal(kb.torchBuild("2.9.1+cu130", "", "linux-x86_64")!.ptxUnverified, true);
+  // 2.14 is known, claims no PyPI default and no PTX
+  const builds214 = kb.torchBuildsForVersion("2.14.0");
+  assert.equal(builds214.length, 6);
+  assert.ok(builds214.every((row) => !row.pypiDefault));
+  assert.ok(builds214.every((row) => row.archList.every((entry) => entry.startsWith("sm_"))));
+});
+
+test("CUDA 13.3: driver 610.43.02 natively, any 580 under minor-version compatibility", () => {
+  const toolkit = kb.cudaToolkit("13.3.1")!;
+  assert.equal(toolkit.minDriverLinux, "610.43.02");
+  assert.equal(kb.driverSupportFor("580.95.05", "13.3")?.support, "minor-compat");
+  assert.equal(kb.driverSupportFor("575.57.08", "13.3")?.support, "unsupported");
+  assert.equal(kb.newestNativeCuda("610.43.03")?.version, "13.3");
+  assert.equal(kb.newestNativeCuda("595.71.05")?.version, "13.2");
+  assert.equal(kb.cudaToolkit("13.4"), null, "13.4's driver floor is not settled: no row");
 });

@@ -134,6 +134,12 @@ export const extensionBuildEnvSchema = z.object({
   source: z.string().url(),
 });
 
+export const extensionInstallHazardSchema = z.object({
+  platform: extensionPlatform,
+  problem: z.string().min(1),
+  source: z.string().url(),
+});
+
 export const extensionRowSchema = z.object({
   name: z.string().min(1),
   summary: z.string().min(1),
@@ -145,6 +151,7 @@ export const extensionRowSchema = z.object({
   notes: z.array(z.string()),
   builds: z.array(extensionBuildSchema).optional(),
   buildEnv: extensionBuildEnvSchema.optional(),
+  installHazards: z.array(extensionInstallHazardSchema).optional(),
   confidence,
   sources,
 });

@@ -46,6 +46,12 @@ export interface CudaToolkitRow {
   sources: Source[];
 }
 
+/**
+ * One GPU model. Units are in the field names and stated once here: memory sizes as the vendor
+ * sells them in decimal gigabytes (GB), nvidia-smi's memory.total in mebibytes (MiB = 2^20 bytes),
+ * bandwidth in decimal gigabytes per second (GB/s = 10^9 bytes/s, as datasheets print it), compute
+ * in dense TFLOP/s (10^12 operations/s, no sparsity).
+ */
 export interface GpuRow {
   /** The canonical name, as nvidia-smi prints it where we know it. */
   name: string;
@@ -54,18 +60,23 @@ export interface GpuRow {
   computeCapability: string;
   architecture: string;
   /**
-   * Memory as the vendor markets it, in decimal GB (H100 SXM: 80). Not the usable size: nvidia-smi
+   * Memory as the vendor markets it, in GB (H100 SXM: 80). Not the usable size: nvidia-smi
    * shows the H100's 80 GB as 81,559 MiB. Use nvidiaSmiMemoryMiB where it is known.
    */
   memoryGB: number | null;
-  /** memory.total as nvidia-smi prints it (MiB), from a capture or a quoted log; absent where not sourced. */
+  /**
+   * memory.total as `nvidia-smi --query-gpu=memory.total` prints it, in MiB, from a capture or a
+   * quoted log; absent where not sourced. integrity.ts checks it against memoryGB.
+   */
   nvidiaSmiMemoryMiB?: number | null;
   memoryType: string | null;
+  /** Peak memory bandwidth in GB/s (decimal, as datasheets state it: H100 SXM 3,350). */
   memoryBandwidthGBs: number | null;
-  /** Dense (no sparsity) peaks in TFLOP/s. */
+  /** Dense (no sparsity) peaks in TFLOP/s; null where no datasheet figure was read. */
   peakTflops: { bf16: number | null; fp16: number | null; tf32: number | null; fp32: number | null };
-  /** Integrated systems: the host CPU architecture and whether CPU and GPU share memory. */
+  /** Integrated systems: the host CPU architecture (null: not tied to one). */
   hostCpuArch: "x86_64" | "aarch64" | null;
+  /** CPU and GPU share one coherent memory; true only where a source says so. */
   unifiedMemory: boolean;
   /** Lowest Linux driver that supports this GPU at all, where NVIDIA states one. */
   minDriverLinux?: string | null;
@@ -82,6 +93,10 @@ export interface TorchBuildRow {
   cuda: string | null;
   /** As torch.cuda.get_arch_list() prints it: sm_XY for SASS, compute_XY for PTX. */
   archList: string[];
+  /**
+   * CPython versions ("3.12", "3.14t") with a wheel, as far as a source shows them; `gpuprep kb
+   * update` adds the ones the wheel index lists.
+   */
   pythons: string[];
   /** NumPy major version the wheels were compiled against (1 or 2). */
   numpyBuildMajor: number | null;
@@ -168,6 +183,19 @@ export interface ExtensionBuildEnv {
   source: string;
 }
 
+/**
+ * A platform where the package's installer picks a binary that cannot work there although the
+ * row's builds may list one (e.g. setup.py downloads the x86_64 wheel on aarch64): the verdict
+ * there is a source build, with this problem as the reason.
+ */
+export interface ExtensionInstallHazard {
+  platform: ExtensionPlatform;
+  /** What goes wrong and what to do instead, in one sentence. */
+  problem: string;
+  /** The URL of the row's source that shows it (must be one of the row's sources). */
+  source: string;
+}
+
 /** An extension package and which GPUs/platforms its published binaries serve. */
 export interface ExtensionRow {
   /** PyPI name: flash-attn, xformers, bitsandbytes ... */
@@ -200,6 +228,8 @@ export interface ExtensionRow {
   builds?: ExtensionBuild[];
   /** How its own build picks GPU targets, where it ignores TORCH_CUDA_ARCH_LIST (optional). */
   buildEnv?: ExtensionBuildEnv;
+  /** Platforms where a plain install ends with a binary that cannot load (optional). */
+  installHazards?: ExtensionInstallHazard[];
   confidence: Confidence;
   sources: Source[];
 }

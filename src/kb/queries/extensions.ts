@@ -1,7 +1,8 @@
 /**
  * Does an extension package's published binary run on a GPU + platform, or must it be built from
  * source there? Reads the row's `builds` where they were sourced, else its
- * supportedComputeCapabilities / buildFromSourceFor, and always its `platforms`.
+ * supportedComputeCapabilities / buildFromSourceFor, and always its `platforms` and
+ * `installHazards`.
  */
 import { coverageFor, parseComputeCapability } from "../compat.js";
 import type { ExtensionBuild, ExtensionPlatform, ExtensionRow } from "../types.js";
@@ -47,6 +48,8 @@ export function extensionVerdict(row: ExtensionRow, query: ExtensionQuery): Exte
   if (!cc) return verdict("unknown", `"${query.computeCapability}" is not a compute capability`);
   if (row.buildFromSourceFor.includes(key))
     return verdict("source-build", `no published ${row.name} binary runs on ${key}`);
+  const hazard = row.installHazards?.find((entry) => entry.platform === query.platform);
+  if (hazard) return verdict("source-build", hazard.problem);
   if (row.platforms.length > 0 && !row.platforms.includes(query.platform))
     return verdict(
       "source-build",
@@ -87,13 +90,19 @@ export function extensionVerdict(row: ExtensionRow, query: ExtensionQuery): Exte
     );
   }
 
-  // No per-build data. A package that compiles its kernels on the user's machine serves any GPU
-  // its compiler knows; otherwise the row's capability list stands for SASS targets.
-  if (row.distribution.includes("jit") && row.supportedComputeCapabilities.length === 0)
-    return verdict(
-      "jit",
-      `${row.name} compiles its kernels on this machine at run time; the compiler it uses must know ${key}`,
-    );
+  // No per-build data. A package that compiles its kernels on the user's machine serves the GPUs
+  // its project lists (any its compiler knows, where it lists none); otherwise the row's
+  // capability list stands for SASS targets.
+  if (row.distribution.includes("jit")) {
+    if (row.supportedComputeCapabilities.length === 0)
+      return verdict(
+        "jit",
+        `${row.name} compiles its kernels on this machine at run time; the compiler it uses must know ${key}`,
+      );
+    return row.supportedComputeCapabilities.includes(key)
+      ? verdict("jit", `${row.name} compiles its kernels on this machine at run time for ${key}`)
+      : verdict("unknown", `${row.name} compiles at run time; its support for ${key} is not recorded`);
+  }
   const targets = row.supportedComputeCapabilities.map((entry) => `sm_${entry.replace(".", "")}`);
   const coverage = coverageFor(targets, cc);
   const platformNote = row.platforms.length === 0 ? " (its platforms are not recorded)" : "";

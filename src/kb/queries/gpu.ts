@@ -4,7 +4,10 @@ import type { GpuRow } from "../types.js";
 
 export interface GpuResolution {
   match: GpuRow | null;
-  /** The closest rows by name, best first (for "did you mean" messages); empty on an exact match. */
+  /**
+   * The closest rows by name, best first (for "did you mean" messages); empty on a match. A name
+   * several rows start with ("Jetson Orin Nano") gives no match and those rows.
+   */
   candidates: GpuRow[];
 }
 
@@ -58,6 +61,14 @@ export function resolveGpu(rows: GpuRow[], text: string): GpuResolution {
   if (wanted === "") return { match: null, candidates: [] };
   const exact = rows.find((row) => keysOf(row).includes(wanted));
   if (exact) return { match: exact, candidates: [] };
+  // A name typed short of a full one ("RTX PRO 6000 Blackwell Server", "Jetson Orin Nano"): the
+  // rows whose name starts with it. One row is the answer; several are variants that differ (in
+  // memory, bandwidth), so ask which rather than pick one.
+  if (wanted.length >= 5) {
+    const completing = rows.filter((row) => keysOf(row).some((key) => key.startsWith(wanted)));
+    if (completing.length === 1) return { match: completing[0] as GpuRow, candidates: [] };
+    if (completing.length > 1) return { match: null, candidates: completing.slice(0, 5) };
+  }
   // nvidia-smi names can carry a memory suffix we have not listed ("... 94GB"): accept a unique
   // row whose key is a prefix of the query.
   const prefixed = rows.filter((row) => keysOf(row).some((key) => key.length >= 3 && wanted.startsWith(key)));

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 PYTHON_VERSION="3.13"
-# torch 2.13 cu130 is built with CUDA 13.0.
+# torch 2.14 cu130 is built with CUDA 13.0.
 REQUIRED_DRIVER="580.65.06"
 
 version_at_least() {
