@@ -219,6 +219,16 @@ test("nvcc for source builds: torch's CUDA major, at least its minor, and what t
     buildFromSource: ["triton"],
   });
   assert.equal(triton.buildToolkit, null);
+  // A package the KB does not know is built when asked, but not assumed to compile CUDA code.
+  const unknown = plan({ "requirements.txt": "torch\ntinyext==1.0\n" }, "h100", "580", {
+    strategy: "native",
+    buildFromSource: ["tinyext"],
+  });
+  assert.deepEqual(
+    unknown.sourceBuilds.map((b) => [b.name, b.needsNvcc]),
+    [["tinyext", false]],
+  );
+  assert.equal(unknown.buildToolkit, null);
 });
 
 test("named systems without --driver: DGX Spark is planned for the driver it ships, Thor says its driver is not known", () => {

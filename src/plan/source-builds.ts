@@ -56,7 +56,9 @@ export function decideSourceBuilds(
         env,
         reason,
         inProject: requirement !== undefined,
-        needsNvcc: !(row?.distribution.includes("jit") ?? false),
+        // A CUDA extension the KB knows (not one that compiles kernels at run time, like triton);
+        // a package the KB does not know is not assumed to need nvcc.
+        needsNvcc: row !== null && !row.distribution.includes("jit"),
       });
       decisions.push({
         topic: `build ${name}`,

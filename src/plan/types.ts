@@ -76,7 +76,8 @@ export interface SourceBuild {
   inProject: boolean;
   /**
    * Compiled with nvcc against torch (a torch C++/CUDA extension), so the build checks nvcc first;
-   * false for packages the KB says compile their kernels at run time (triton brings its own ptxas).
+   * false for packages the KB says compile their kernels at run time (triton brings its own ptxas)
+   * and for packages the KB does not know.
    */
   needsNvcc: boolean;
 }
