@@ -125,3 +125,71 @@ test("kb resolve: an RTX 5090 on driver 570 gets CUDA 12.8/12.9 builds and no cu
   assert.match(gb300.stdout, /NVIDIA GB300 \(10\.3\), driver 580\.95\.05, aarch64/);
   assert.match(gb300.stdout, /sm_100 SASS runs natively on compute capability 10\.3/);
 });
+
+test("kb ngc TAG: every field, 'not sourced' where null and never '?'; the --help example answers", () => {
+  const example = gpuprep("ngc", "25.01");
+  assert.equal(example.code, 0, example.stderr);
+  assert.match(example.stdout, /nvcr\.io\/nvidia\/pytorch:25\.01-py3/);
+  assert.match(
+    example.stdout,
+    /torch {11}2\.6\.0a0\+ecf3bae40a\.nv25\.01 \(as torch\.__version__ prints it\)/,
+  );
+  assert.match(example.stdout, /driver {10}570\.26 or newer \(the GA driver of CUDA 12\.8\)/);
+  assert.match(example.stdout, /covers {10}x86_64: 8\.9, 9\.0, 12\.0/);
+  for (const tag of ["23.02", "24.07", "25.10", "26.05", "26.09"]) {
+    const text = gpuprep("ngc", tag);
+    assert.equal(text.code, 0, text.stderr);
+    for (const field of [
+      "torch",
+      "CUDA",
+      "driver",
+      "Ubuntu",
+      "Python",
+      "numpy",
+      "platforms",
+      "GPU floor",
+      "exceptions",
+      "runs",
+      "covers",
+      "packages",
+      "pip constraints",
+    ])
+      assert.match(text.stdout, new RegExp(`^  ${field} `, "m"), `${tag}: ${field}`);
+    assert.doesNotMatch(text.stdout, /\?/, tag);
+  }
+  assert.match(
+    gpuprep("ngc", "25.10").stdout,
+    /driver {10}580 or newer \(CUDA 13\.x minor-version compatibility; CUDA 13\.0 runs natively from 580\.65\.06\)/,
+  );
+  assert.match(gpuprep("ngc", "26.05").stdout, /Python {10}not sourced/);
+  const json = JSON.parse(gpuprep("ngc", "25.09", "--json").stdout);
+  assert.equal(json.topic, "ngc");
+  assert.equal(json.result.torch, "2.9.0a0+50eac811a6.nv25.09");
+  assert.deepEqual(json.result.covers.aarch64, [{ computeCapability: "12.1", rule: "run" }]);
+});
+
+test("kb ngc: an unknown tag names the known ones; without a tag every row is listed", () => {
+  const unknown = gpuprep("ngc", "25.07");
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /no NGC PyTorch image "25\.07"/);
+  assert.match(unknown.stderr, /known tags: 23\.02, .*25\.06, 25\.08, .*26\.09/);
+  const list = gpuprep("ngc");
+  assert.equal(list.code, 0, list.stderr);
+  assert.equal(list.stdout.split("\n").filter((line) => /^ {2}\d{2}\.\d{2} /.test(line)).length, 32);
+  assert.match(
+    list.stdout,
+    /25\.09 {2}torch 2\.9\.0a0\+50eac811a6\.nv25\.09 .* covers x86_64 -; aarch64 12\.1/,
+  );
+});
+
+test("kb resolve: an RTX 5090 on driver 570 gets the CUDA 12.8 images, none needing R580", () => {
+  const json = JSON.parse(gpuprep("resolve", "--gpu", "rtx 5090", "--driver", "570", "--json").stdout);
+  const running = (json.result.ngc as Array<{ runs: boolean; image: { tag: string; cuda: string } }>).filter(
+    (v) => v.runs,
+  );
+  assert.deepEqual(
+    running.map((v) => v.image.tag),
+    ["25.03", "25.02", "25.01"],
+  );
+  assert.ok(running.every((v) => v.image.cuda.startsWith("12.8")));
+});

@@ -7,6 +7,7 @@ import { KnowledgeBase, loadKnowledgeBase } from "../kb/index.js";
 import { compactName } from "../kb/queries/gpu.js";
 import { defaultOverlayPath, writeOverlay } from "../kb/overlay.js";
 import { DEFAULT_INDEX_URL, fetchTorchIndex } from "../kb/update.js";
+import { ngcDriverFloor } from "../kb/queries/ngc.js";
 import type { GpuRow, NgcImageRow, Source } from "../kb/types.js";
 import { majorMinor } from "../util/version.js";
 import { renderJsonDocument } from "../report/envelope.js";
@@ -20,7 +21,9 @@ usage:
   gpuprep kb gpu NAME|CC            a GPU by nvidia-smi name, user name ("5070ti") or capability ("12.1")
   gpuprep kb cuda VERSION           a CUDA toolkit: drivers it needs, architectures it compiles
   gpuprep kb torch VERSION          the builds of a PyTorch release: variants, arch lists, Pythons
-  gpuprep kb ngc TAG                an NGC PyTorch image (e.g. 25.01)
+  gpuprep kb ngc [TAG]              an NGC PyTorch image (e.g. 25.01): torch, CUDA, driver floor,
+                                    platforms, the GPUs it covers and the runs behind them;
+                                    without TAG, every image in the knowledge base
   gpuprep kb ext NAME               an extension package (flash-attn, xformers, ...)
   gpuprep kb resolve --gpu NAME --driver VER [--arch x86_64|aarch64] [--python 3.12]
                                     which PyTorch builds and NGC images run there, best first
@@ -64,22 +67,22 @@ export const kbCommand: Command = {
     if (topic === "update") return update(values["index-url"] ?? DEFAULT_INDEX_URL, json, print);
     const kb = loadKnowledgeBase();
     if (topic === "resolve") return resolve(kb, values, json, print, style);
-    if (!subject)
+    if (!subject && topic !== "ngc")
       throw new UserError(
         `kb ${topic}: missing the name or version`,
         `e.g. gpuprep kb ${topic} ${EXAMPLES[topic] ?? ""}`,
       );
     switch (topic) {
       case "gpu":
-        return showGpu(kb, subject, json, print, style);
+        return showGpu(kb, subject!, json, print, style);
       case "cuda":
-        return showCuda(kb, subject, json, print, style);
+        return showCuda(kb, subject!, json, print, style);
       case "torch":
-        return showTorch(kb, subject, json, print, style);
+        return showTorch(kb, subject!, json, print, style);
       case "ngc":
         return showNgc(kb, subject, json, print, style);
       case "ext":
-        return showExtension(kb, subject, json, print, style);
+        return showExtension(kb, subject!, json, print, style);
       default:
         throw new UserError(
           `kb: unknown topic "${topic}"`,
@@ -224,37 +227,108 @@ async function showTorch(
   return 0;
 }
 
+const NOT_SOURCED = "not sourced";
+
+function yesNo(value: boolean | null): string {
+  return value === null ? NOT_SOURCED : value ? "yes" : "no";
+}
+
 async function showNgc(
   kb: KnowledgeBase,
-  tag: string,
+  tag: string | undefined,
   json: boolean,
   print: Print,
   style: Style,
 ): Promise<number> {
+  if (tag === undefined) return listNgc(kb, json, print, style);
   const image = kb.ngcImage(tag);
   if (!image) {
     const known = kb.data.ngcImages.map((row) => row.tag).join(", ") || "none";
-    throw new UserError(`no NGC PyTorch image "${tag}" in the knowledge base`, `known tags: ${known}`);
+    throw new UserError(
+      `no NGC PyTorch image "${tag}" in the knowledge base`,
+      `known tags: ${known} (tags left out, and why: docs/knowledge-base.md)`,
+    );
   }
-  if (emit(json, "ngc", image, print)) return 0;
-  print(style.bold(image.image));
-  print(
-    `  torch ${image.torch}, CUDA ${image.cuda}, driver ${image.minDriverLinux ?? "?"}+, Ubuntu ${image.ubuntu ?? "?"}, Python ${image.python ?? "?"}, numpy ${image.numpy ?? "?"}`,
+  const covers = kb.ngcCoverage(image);
+  if (emit(json, "ngc", { ...image, covers }, print)) return 0;
+  const field = (name: string, value: string) => print(`  ${name.padEnd(16)}${value}`);
+  print(`${style.bold(image.image)}  ${style.dim(image.confidence)}`);
+  field(
+    "torch",
+    `${image.torch} ${style.dim(image.torchAsPrinted ? "(as torch.__version__ prints it)" : "(release-notes form; what torch.__version__ prints is not sourced)")}`,
   );
-  print(
-    `  arm64 image: ${image.arm64 === null ? "unknown" : image.arm64 ? "yes" : "no"}; GPUs: ${ngcGpuText(image)}`,
+  field("CUDA", image.cuda);
+  field("driver", ngcDriverText(kb, image));
+  field("Ubuntu", image.ubuntu ?? NOT_SOURCED);
+  field("Python", image.python ?? NOT_SOURCED);
+  field("numpy", image.numpy ?? NOT_SOURCED);
+  field(
+    "platforms",
+    `linux/amd64: ${yesNo(image.platforms.amd64)}; linux/arm64: ${yesNo(image.platforms.arm64)}; Jetson -igpu tag: ${yesNo(image.platforms.igpu)}`,
   );
-  for (const [name, pin] of Object.entries(image.packages)) print(`  ${name} ${pin}`);
-  if (image.pipConstraintFile) print(`  pip constraints: ${image.pipConstraintFile}`);
+  field(
+    "GPU floor",
+    image.gpus.minComputeCapability
+      ? `compute capability ${image.gpus.minComputeCapability} and later (NVIDIA)`
+      : `${NOT_SOURCED} (NVIDIA's GPU requirement for ${image.tag} was not read)`,
+  );
+  field(
+    "exceptions",
+    image.gpus.exceptions.length > 0
+      ? image.gpus.exceptions.map((entry) => `${entry.computeCapability}: ${entry.note}`).join("; ")
+      : "none known",
+  );
+  if (image.gpus.runs.length === 0) field("runs", "none recorded");
+  for (const [i, run] of image.gpus.runs.entries())
+    field(
+      i === 0 ? "runs" : "",
+      `${run.computeCapability} ${run.gpu}, ${run.cpuArch ?? "CPU not stated"}${run.cpuArchBasis === "assumed" ? " (not stated, taken as x86_64)" : ""}: ${run.result} ${style.dim(`(${run.what})`)}`,
+    );
+  for (const cpuArch of ["x86_64", "aarch64"] as const) {
+    const list = covers[cpuArch];
+    field(
+      cpuArch === "x86_64" ? "covers" : "",
+      `${cpuArch}: ${list.length > 0 ? list.map((entry) => `${entry.computeCapability}${entry.rule === "stated-floor" ? " (NVIDIA's floor)" : ""}`).join(", ") : "none known"}`,
+    );
+  }
+  field(
+    "packages",
+    Object.entries(image.packages)
+      .map(([name, pin]) => `${name} ${pin}`)
+      .join(", ") || NOT_SOURCED,
+  );
+  field("pip constraints", image.pipConstraintFile ?? NOT_SOURCED);
   printSources(print, style, image.sources);
   return 0;
 }
 
-function ngcGpuText(image: NgcImageRow): string {
-  const parts: string[] = [];
-  if (image.gpuArchs.length > 0) parts.push(image.gpuArchs.join(", "));
-  if (image.minComputeCapability) parts.push(`compute capability ${image.minComputeCapability} and later`);
-  return parts.length > 0 ? parts.join("; ") : "not sourced";
+function ngcDriverText(kb: KnowledgeBase, image: NgcImageRow): string {
+  const toolkit = kb.cudaToolkit(image.cuda) ?? undefined;
+  const floor = ngcDriverFloor(image, toolkit);
+  if (!floor) return NOT_SOURCED;
+  const native =
+    toolkit && toolkit.minDriverLinux !== floor.floor
+      ? `; CUDA ${toolkit.version} runs natively from ${toolkit.minDriverLinux}`
+      : "";
+  return `${floor.floor} or newer (${floor.basis}${native})`;
+}
+
+async function listNgc(kb: KnowledgeBase, json: boolean, print: Print, style: Style): Promise<number> {
+  const rows = [...kb.data.ngcImages].sort((a, b) => (a.tag < b.tag ? -1 : 1));
+  if (emit(json, "ngc", rows, print)) return 0;
+  print(style.bold("NGC PyTorch images (gpuprep kb ngc TAG for one, with its sources)"));
+  for (const image of rows) {
+    const covers = kb.ngcCoverage(image);
+    const text = (["x86_64", "aarch64"] as const)
+      .map(
+        (cpuArch) => `${cpuArch} ${covers[cpuArch].map((entry) => entry.computeCapability).join(" ") || "-"}`,
+      )
+      .join("; ");
+    print(
+      `  ${image.tag}  torch ${image.torch.padEnd(38)} CUDA ${image.cuda.padEnd(9)} driver ${(image.minDriverLinux ?? NOT_SOURCED).padEnd(10)} ${style.dim(`covers ${text}`)}`,
+    );
+  }
+  return 0;
 }
 
 async function showExtension(

@@ -24,7 +24,15 @@ import {
   type TorchBuildEvaluation,
   type TorchBuildQuery,
 } from "./queries/torch.js";
-import { judgeNgcImage, ngcImagesFor, type NgcImageQuery, type NgcImageVerdict } from "./queries/ngc.js";
+import {
+  judgeNgcImage,
+  ngcCoverageSummary,
+  ngcImagesFor,
+  ngcImagesForTorch,
+  type NgcImageQuery,
+  type NgcImageVerdict,
+  type NgcJudgeContext,
+} from "./queries/ngc.js";
 import { extensionVerdict, type ExtensionQuery, type ExtensionVerdict } from "./queries/extensions.js";
 import { wheelPythonsFor, type WheelPythonsAnswer } from "./queries/wheel-pythons.js";
 import { systemByName } from "./queries/systems.js";
@@ -37,7 +45,7 @@ export type {
   TorchBuildRejection,
   CpuArch,
 } from "./queries/torch.js";
-export type { NgcImageQuery, NgcImageVerdict } from "./queries/ngc.js";
+export type { NgcImageQuery, NgcImageVerdict, NgcGpuCoverage } from "./queries/ngc.js";
 export type { ExtensionQuery, ExtensionVerdict } from "./queries/extensions.js";
 export type { WheelPythonsAnswer } from "./queries/wheel-pythons.js";
 export { hasWheelFor, describeWheelPythons } from "./queries/wheel-pythons.js";
@@ -140,21 +148,54 @@ export class KnowledgeBase {
 
   /** An NGC PyTorch image by tag ("25.01", "25.01-py3" or the full nvcr.io reference). */
   ngcImage(tag: string): NgcImageRow | null {
-    const match = /(\d{2}\.\d{2})/.exec(tag);
+    const match = /(?:^|:)(\d{2}\.\d{2})(?:-py3(?:-igpu)?)?$/.exec(tag.trim());
     if (!match) return null;
     return this.data.ngcImages.find((row) => row.tag === match[1]) ?? null;
   }
 
+  /**
+   * The NGC image(s) an installed torch came from, matched on torch.__version__ as the image prints
+   * it ("2.9.0a0+145a3a7bda.nv25.10"; pip's normalized "nv24.7" and a trailing build id match too).
+   * More than one only where two tags ship the same build and the version does not say which.
+   */
+  ngcImagesForTorch(installedTorch: string): NgcImageRow[] {
+    return ngcImagesForTorch(this.data.ngcImages, installedTorch);
+  }
+
+  /** What judging an NGC image needs from the other tables for this GPU. */
+  private ngcContext(computeCapability: string): NgcJudgeContext {
+    return {
+      tegraCapabilities: this.data.archs.filter((row) => row.tegra).map((row) => row.computeCapability),
+      gpuMinDriver: this.minDriverForCapability(computeCapability),
+    };
+  }
+
   /** NGC images that run on this GPU + driver + CPU architecture, newest first. */
   ngcImagesFor(query: NgcImageQuery): NgcImageRow[] {
-    return ngcImagesFor(this.data.ngcImages, this.data.cudaToolkits, query);
+    return ngcImagesFor(
+      this.data.ngcImages,
+      this.data.cudaToolkits,
+      query,
+      this.ngcContext(query.computeCapability),
+    );
   }
 
   /** Every NGC image with the verdict for this machine and its reason, newest first. */
   judgeNgcImages(query: NgcImageQuery): NgcImageVerdict[] {
+    const context = this.ngcContext(query.computeCapability);
     return this.data.ngcImages
-      .map((image) => judgeNgcImage(image, this.data.cudaToolkits, query))
+      .map((image) => judgeNgcImage(image, this.data.cudaToolkits, query, context))
       .sort((a, b) => compareVersions(b.image.tag, a.image.tag));
+  }
+
+  /** The capabilities (from the arch table) an image covers on each CPU architecture, and by which rule. */
+  ngcCoverage(image: NgcImageRow): ReturnType<typeof ngcCoverageSummary> {
+    return ngcCoverageSummary(
+      image,
+      this.cudaToolkit(image.cuda) ?? undefined,
+      this.data.archs.map((row) => row.computeCapability),
+      this.data.archs.filter((row) => row.tegra).map((row) => row.computeCapability),
+    );
   }
 
   /** An extension package row by PyPI name (case and -/_ insensitive). */

@@ -5,10 +5,11 @@
  * its marketed size. Returns one line per problem.
  */
 import { existsSync } from "node:fs";
-import { coverageFor, driverBranch, parseCodeTarget, parseComputeCapability } from "./compat.js";
+import { coverageFor, parseCodeTarget, parseComputeCapability } from "./compat.js";
 import { currentBuilds } from "./queries/extensions.js";
+import { ngcContradictions } from "./integrity-ngc.js";
 import type { KnowledgeBaseData } from "./load.js";
-import { compareVersions, majorMinor, versionParts } from "../util/version.js";
+import { compareVersions } from "../util/version.js";
 
 export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): string[] {
   const problems: string[] = [];
@@ -82,46 +83,7 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
     }
   }
 
-  for (const image of data.ngcImages) {
-    const toolkit = toolkits.get(majorMinor(image.cuda));
-    if (!toolkit) problems.push(`NGC ${image.tag}: CUDA ${image.cuda} is not in the toolkit table`);
-    if (toolkit && image.minDriverLinux) {
-      const toolkitFloor = toolkit.minorCompatMinDriverLinux ?? toolkit.minDriverLinux;
-      // Release notes often name a branch ("525 or later"): compare branches then.
-      const below =
-        versionParts(image.minDriverLinux).length === 1
-          ? driverBranch(image.minDriverLinux) < driverBranch(toolkitFloor)
-          : compareVersions(image.minDriverLinux, toolkitFloor) < 0;
-      if (below)
-        problems.push(
-          `NGC ${image.tag}: driver ${image.minDriverLinux} is below CUDA ${toolkit.version}'s floor`,
-        );
-    }
-    for (const cc of image.gpuArchs) {
-      const sm = cc.replace(".", "");
-      if (toolkit?.sassTargets && !toolkit.sassTargets.includes(sm))
-        problems.push(`NGC ${image.tag}: ${cc} cannot be compiled by CUDA ${toolkit.version}`);
-    }
-    // "X and later" must start at a capability the image's CUDA can build SASS for.
-    const floorCc = image.minComputeCapability ? parseComputeCapability(image.minComputeCapability) : null;
-    if (floorCc && toolkit?.sassTargets) {
-      const sass = coverageFor(
-        toolkit.sassTargets.map((target) => `sm_${target}`),
-        floorCc,
-      );
-      if (sass.how !== "sass")
-        problems.push(
-          `NGC ${image.tag}: minimum compute capability ${image.minComputeCapability} cannot be compiled by CUDA ${toolkit.version}`,
-        );
-    }
-    if (
-      image.minComputeCapability &&
-      image.gpuArchs.some((cc) => compareVersions(cc, image.minComputeCapability!) < 0)
-    )
-      problems.push(
-        `NGC ${image.tag}: gpuArchs lists a capability below its minimum ${image.minComputeCapability}`,
-      );
-  }
+  problems.push(...ngcContradictions(data));
 
   for (const ext of data.extensions) {
     const name = `extension ${ext.name}`;

@@ -94,18 +94,45 @@ export const torchBuildRowSchema = z.object({
   sources,
 });
 
+const ngcCpuArch = z.enum(["x86_64", "aarch64"]);
+
+export const ngcGpuRunSchema = z.object({
+  computeCapability,
+  gpu: z.string().min(1),
+  cpuArch: ngcCpuArch.nullable(),
+  cpuArchBasis: z.enum(["stated", "machine", "assumed"]).nullable(),
+  result: z.enum(["ran", "detected", "warned", "failed"]),
+  quote: z.string().min(1),
+  what: z.string().min(1),
+  source: z.string().min(1),
+});
+
 export const ngcImageRowSchema = z.object({
   tag: z.string().regex(/^\d{2}\.\d{2}$/),
   image: z.string().regex(/^nvcr\.io\/nvidia\/pytorch:\d{2}\.\d{2}-py3$/),
-  torch: z.string().min(1),
+  torch: z
+    .string()
+    .regex(
+      /^\d+\.\d+\.\d+(a0)?\+[0-9a-f]{7,12}(\.nv\d{2}\.\d{2}(\.\d+)?)?$/,
+      "a torch version like 2.9.0a0+145a3a7bda.nv25.10",
+    ),
+  torchAsPrinted: z.boolean(),
   cuda: version,
   minDriverLinux: version.nullable(),
+  driverFloorBasis: z.enum(["release-notes", "cuda-ga-driver", "cuda-minor-version-compat"]).nullable(),
   ubuntu: z.string().nullable(),
   python: z.string().nullable(),
   numpy: z.string().nullable(),
-  arm64: z.boolean().nullable(),
-  gpuArchs: z.array(computeCapability),
-  minComputeCapability: computeCapability.optional(),
+  platforms: z.object({
+    amd64: z.boolean().nullable(),
+    arm64: z.boolean().nullable(),
+    igpu: z.boolean().nullable(),
+  }),
+  gpus: z.object({
+    minComputeCapability: computeCapability.nullable(),
+    exceptions: z.array(z.object({ computeCapability, note: z.string().min(1), source: z.string().min(1) })),
+    runs: z.array(ngcGpuRunSchema),
+  }),
   packages: z.record(z.string(), z.string()),
   pipConstraintFile: z.string().nullable(),
   confidence,

@@ -113,31 +113,100 @@ export interface TorchBuildRow {
   sources: Source[];
 }
 
+/** A CPU architecture as `uname -m` prints it. */
+export type NgcCpuArch = "x86_64" | "aarch64";
+
+/** Which images a tag publishes. null: no source read says either way. */
+export interface NgcPlatforms {
+  /** A linux/amd64 image under the plain tag (YY.MM-py3). */
+  amd64: boolean | null;
+  /** A linux/arm64 (SBSA) image under the plain tag. */
+  arm64: boolean | null;
+  /** A separate Jetson (Tegra iGPU) container of this release (the YY.MM-py3-igpu tags); gpuprep plans none. */
+  igpu: boolean | null;
+}
+
+/**
+ * One first-hand run of the image on a GPU, as a log or report quotes it. Only result "ran" on a
+ * GPU and CPU architecture can make the row cover that GPU there (queries/ngc.ts, ngcGpuCoverage).
+ */
+export interface NgcGpuRun {
+  /** The GPU's compute capability ("12.1"), as the log or the GPU table gives it. */
+  computeCapability: string;
+  /** The GPU as the log names it ("NVIDIA GB10"). */
+  gpu: string;
+  /** The host CPU architecture; null where the log does not say and it is not taken as x86_64. */
+  cpuArch: NgcCpuArch | null;
+  /**
+   * How cpuArch is known. stated: the log names it (uname, a platform string, an x86 or Arm CPU
+   * model). machine: the GPU or host exists on one architecture only (GB10, Thor, Orin, GB200,
+   * GH200 are aarch64; a Windows/WSL2 host is x86_64). assumed: a discrete GPU whose log names no
+   * CPU, taken as x86_64 (the primary platform; never used for aarch64). null when cpuArch is null.
+   */
+  cpuArchBasis: "stated" | "machine" | "assumed" | null;
+  /**
+   * ran: work executed on the GPU (a benchmark, training, a matmul) without a support warning.
+   * detected: only the device or torch.cuda.is_available() was seen. warned: it ran, but the image
+   * or torch warned that the GPU is not (yet) supported. failed: it did not run.
+   */
+  result: "ran" | "detected" | "warned" | "failed";
+  /** The log's own words, short. */
+  quote: string;
+  /** What the source is ("a user's benchmark README, stored public code index entry 54568036639"). */
+  what: string;
+  /** The row source that holds it: one of the row's sources' URLs. */
+  source: string;
+}
+
+/** A GPU the release's floor would include but that the image does not serve, with the source's words. */
+export interface NgcGpuException {
+  computeCapability: string;
+  note: string;
+  /** One of the row's sources' URLs. */
+  source: string;
+}
+
+/** The GPUs an image runs on, stated the way NVIDIA states it: a floor, its exceptions, and runs. */
+export interface NgcGpuStatement {
+  /**
+   * NVIDIA's "Release YY.MM supports CUDA compute capability X and later" for this PyTorch image,
+   * read on its release-notes page or a verbatim copy of it; null where not read.
+   */
+  minComputeCapability: string | null;
+  exceptions: NgcGpuException[];
+  runs: NgcGpuRun[];
+}
+
 /** One NVIDIA NGC PyTorch container release (nvcr.io/nvidia/pytorch:YY.MM-py3). */
 export interface NgcImageRow {
   /** "25.01" */
   tag: string;
   /** "nvcr.io/nvidia/pytorch:25.01-py3" */
   image: string;
-  /** The torch version string the image reports, e.g. "2.6.0a0+ecf3bae40a". */
+  /**
+   * torch.__version__ exactly as it prints inside the image ("2.6.0a0+ecf3bae40a.nv25.01"), local
+   * build suffix included; where torchAsPrinted is false, the release-notes form without it.
+   */
   torch: string;
-  /** CUDA toolkit inside the image, e.g. "12.8.0". */
+  /** true when a source shows what torch.__version__ prints in this image. */
+  torchAsPrinted: boolean;
+  /** CUDA toolkit inside the image, as precisely as sourced ("12.8", "13.0.2"). */
   cuda: string;
-  /** The driver the release notes require (the toolkit's own driver), Linux. */
+  /** The lowest Linux driver the image runs on; a bare branch ("580") means that branch's newest patch. */
   minDriverLinux: string | null;
+  /**
+   * Where minDriverLinux comes from. release-notes: the image's notes name it. cuda-ga-driver: the
+   * GA driver of its CUDA (cuda-toolkits.json), what NVIDIA's notes for CUDA 12 images require.
+   * cuda-minor-version-compat: the floor of its CUDA major's minor-version compatibility (13.x: 580).
+   */
+  driverFloorBasis: "release-notes" | "cuda-ga-driver" | "cuda-minor-version-compat" | null;
   ubuntu: string | null;
   python: string | null;
+  /** The numpy the image ships (planner protects it), only where a source names the image's own. */
   numpy: string | null;
-  /** An arm64 (sbsa) image is published under the same tag. */
-  arm64: boolean | null;
-  /** Compute capabilities the release notes list one by one, e.g. ["7.5", "8.0", ...]; empty when they give none. */
-  gpuArchs: string[];
-  /**
-   * The floor of the release notes' "supports CUDA compute capability X and later", e.g. "7.5".
-   * Absent where no source states it.
-   */
-  minComputeCapability?: string;
-  /** Bundled packages and the versions the release notes name ("flash-attn": "2.4.2"). */
+  platforms: NgcPlatforms;
+  gpus: NgcGpuStatement;
+  /** Bundled packages and the versions the sources name ("flash-attn": "2.7.4.post1+25.10"). */
   packages: Record<string, string>;
   /** The pip constraint file the image installs, where the release notes say so. */
   pipConstraintFile: string | null;

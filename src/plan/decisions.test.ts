@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadKnowledgeBase } from "../kb/index.js";
+import { KnowledgeBase, loadKnowledgeBase } from "../kb/index.js";
 import { readProject } from "../gather/project.js";
 import { makePlan } from "./index.js";
 import { targetFromName } from "./target.js";
@@ -51,28 +51,25 @@ function decision(result: Plan, topic: string): string {
   return `${found.choice} | ${found.reason}`;
 }
 
-test("container: an image whose torch fails the pin is never chosen, and the error names pin and image", () => {
-  // 23.02 is the only sourced image for 9.0; its torch 1.14.0a0 fails torch>=2.7.
-  assert.throws(
-    () => plan({ "requirements.txt": "torch>=2.7\n" }, "h100", "580", { strategy: "container" }),
-    /torch>=2\.7 \(requirements\.txt:1\) excludes 23\.02 \(torch 1\.14\.0a0\+44dac51\)/,
-  );
-  // Unpinned, the same image is taken.
-  assert.equal(
-    plan({ "requirements.txt": "torch\n" }, "h100", "580", { strategy: "container" }).container?.image.tag,
-    "23.02",
-  );
-  // A pre-release counts below its release, as pip judges the installed torch: 2.9.0a0 fails >=2.9.
-  assert.throws(
-    () => plan({ "requirements.txt": "torch>=2.9\n" }, "rtx-5090", "580", { strategy: "container" }),
-    /excludes 25\.10 \(torch 2\.9\.0a0\+145a3a7bda\) \(2\.9\.0a0\+145a3a7bda is a pre-release, which pip counts below 2\.9\.0\)/,
-  );
-  const accepted = plan({ "requirements.txt": "torch>=2.8\n" }, "rtx-5090", "580", { strategy: "container" });
-  assert.equal(accepted.container?.image.tag, "25.10");
-  assert.deepEqual(accepted.conflicts, []);
+test("container: the newest image whose torch the pin accepts; one that fails it is never chosen", () => {
+  // The issue's new user: an H100 project with torch>=2.7 gets an image whose torch is 2.7 or newer.
+  const h100 = plan({ "requirements.txt": "torch>=2.7\n" }, "h100", "580.159.04", { strategy: "container" });
+  assert.equal(h100.container?.image.tag, "25.08");
+  assert.match(h100.container?.image.torch ?? "", /^2\.8\.0a0/);
+  assert.deepEqual(h100.conflicts, []);
   assert.match(
-    decision(accepted, "base image"),
-    /whose torch the project's torch>=2\.8 \(requirements\.txt:1\) accepts/,
+    decision(h100, "base image"),
+    /with its own CUDA driver and whose torch the project's torch>=2\.7 \(requirements\.txt:1\) accepts/,
+  );
+  // No image satisfies: init stops, naming the pin and each image it excludes.
+  assert.throws(
+    () => plan({ "requirements.txt": "torch>=2.15\n" }, "h100", "580.159.04", { strategy: "container" }),
+    /torch>=2\.15 \(requirements\.txt:1\) excludes 26\.07 \(torch 2\.13\.0a0\+9186a08b2c\.nv26\.07\), .*23\.02 \(torch 1\.14\.0a0\+44dac51\)/,
+  );
+  // A pre-release counts below its release, as pip judges the installed torch: 2.12.0a0 fails >=2.12.
+  assert.throws(
+    () => plan({ "requirements.txt": "torch>=2.12\n" }, "rtx-5090", "580", { strategy: "container" }),
+    /excludes 26\.05 .*\(2\.12\.0a0\+5aff3928d8\.nv26\.05 is a pre-release, which pip counts below 2\.12\.0\)/,
   );
 });
 
@@ -83,7 +80,7 @@ test("auto on an RTX 5090 with torch==2.8.0 and numpy<2: native keeps both pins 
   assert.equal(result.native?.build.variant, "cu128");
   assert.equal(result.native?.python, "3.12");
   assert.deepEqual(result.conflicts, []);
-  assert.match(decision(result, "strategy"), /torch==2\.8\.0 \(requirements\.txt:1\) excludes 25\.10/);
+  assert.match(decision(result, "strategy"), /torch==2\.8\.0 \(requirements\.txt:1\) excludes .*25\.10/);
   assert.match(
     decision(result, "python"),
     /3\.13: numpy<2 \(requirements\.txt:2\) has wheels for 3\.8-3\.12 only/,
@@ -91,18 +88,46 @@ test("auto on an RTX 5090 with torch==2.8.0 and numpy<2: native keeps both pins 
 });
 
 test("auto: a container that would drop a pin on what the image ships loses to native", () => {
-  // 25.10 ships numpy 2.2.6 (KB); numpy<2 would be dropped there, and torch>=2.8 accepts its torch.
-  const result = plan({ "requirements.txt": "torch>=2.8\nnumpy<2\n" }, "rtx-5070-ti", "580");
-  assert.equal(result.strategy, "native");
-  assert.match(decision(result, "strategy"), /25\.10, would not obey numpy<2/);
-  // Asked for, the container is planned and says which pin it does not obey.
-  const container = plan({ "requirements.txt": "torch>=2.8\nnumpy<2\n" }, "rtx-5070-ti", "580", {
-    strategy: "container",
+  // Derived from the packaged KB by one field: 25.10's numpy set to 2.2.6, as the FlashRT
+  // Dockerfile (a source of that row) lists it; the packaged row leaves numpy unknown.
+  const data = structuredClone(kb.data);
+  data.ngcImages.find((row) => row.tag === "25.10")!.numpy = "2.2.6";
+  const derived = new KnowledgeBase(data);
+  const target = targetFromName(derived, {
+    gpu: "rtx-5070-ti",
+    driver: "580",
+    cpuArch: null,
+    flag: "--target",
   });
+  const run = (requirements: string, strategy: InitOptions["strategy"]) =>
+    makePlan(derived, readProject(projectDir({ "requirements.txt": requirements })), target, {
+      ...OPTIONS,
+      strategy,
+    });
+  // Another image that keeps numpy<2 (numpy not known to fail it) is preferred over 25.10.
+  assert.notEqual(run("torch>=2.9\nnumpy<2\n", "container").container?.image.tag, "25.10");
+  // torch>2.8,<2.9.1 leaves only 25.10 (2.9.0a0), which would drop numpy<2: native keeps both.
+  const auto = run("torch>2.8,<2.9.1\nnumpy<2\n", "auto");
+  assert.equal(auto.strategy, "native");
+  assert.equal(auto.native?.build.torch, "2.9");
+  assert.match(decision(auto, "strategy"), /25\.10, would not obey numpy<2/);
+  const container = run("torch>2.8,<2.9.1\nnumpy<2\n", "container");
   assert.equal(container.container?.image.tag, "25.10");
   assert.match(
     container.conflicts[0]?.message ?? "",
     /numpy<2 \(requirements\.txt:2\) does not accept .*numpy 2\.2\.6/,
+  );
+  // With numpy unknown (the packaged row), the plan cannot claim a drop: it warns that pip checks it at build time.
+  const packaged = plan({ "requirements.txt": "torch>=2.9\nnumpy<2\n" }, "rtx-5070-ti", "580", {
+    strategy: "container",
+  });
+  assert.deepEqual(packaged.conflicts, []);
+  assert.ok(
+    packaged.warnings.some((w) =>
+      /numpy<2: the knowledge base does not know the numpy of nvcr\.io\/nvidia\/pytorch:\d{2}\.\d{2}-py3; the build pins the image.s own numpy/.test(
+        w,
+      ),
+    ),
   );
 });
 
@@ -193,9 +218,10 @@ test("source builds: flash-attn (GitHub-release wheels only) is built without as
     ],
     "80",
   );
-  // In a container whose image ships flash-attn, the image's build is kept.
-  const spark = plan({ "requirements.txt": "flash-attn\n" }, "dgx-spark", "580", { strategy: "container" });
-  assert.deepEqual(spark.sourceBuilds, []);
+  // In a container whose image ships flash-attn (25.10 lists it), the image's build is kept.
+  const ti = plan({ "requirements.txt": "flash-attn\n" }, "rtx-5070-ti", "580", { strategy: "container" });
+  assert.equal(ti.container?.image.tag, "25.10");
+  assert.deepEqual(ti.sourceBuilds, []);
 });
 
 test("nvcc for source builds: torch's CUDA major, at least its minor, and what the GPU's arch needs", () => {

@@ -219,6 +219,14 @@ export function makePlan(
     strategy === "container" ? (container.choice?.image.image ?? "the image") : "the planned torch";
   const protection = applyProtection(requirements, protectedPackages, baseName);
   const conflicts = strategy === "container" ? containerDrops : nativeDrops;
+  // Every NGC image ships numpy; where the KB does not know its version, a numpy pin cannot be
+  // judged here, and pip decides at build time against the image's own (base-packages.txt).
+  const image = strategy === "container" ? container.choice?.image : undefined;
+  for (const pin of requirements.filter((r) => r.normalizedName === "numpy" && r.specifier !== ""))
+    if (image && image.numpy === null)
+      warnings.push(
+        `${pin.raw}: the knowledge base does not know the numpy of ${image.image}; the build pins the image's own numpy and pip stops there if it is outside ${pin.specifier}`,
+      );
   const provided = new Set(protectedPackages.map((p) => p.name));
   const sourceBuilds = decideSourceBuilds(
     kb,

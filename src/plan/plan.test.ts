@@ -37,17 +37,18 @@ function decision(result: Plan, topic: string): string {
 
 test("DGX Spark on driver 580: the image its driver runs natively beats a newer minor-compat one", () => {
   const result = plan("transformers\n", "dgx-spark", "580", "container");
-  assert.equal(result.container?.image.tag, "25.10");
+  // 25.11 (CUDA 13.0) runs natively on 580; 25.12 (CUDA 13.1) only under minor-version compatibility.
+  assert.equal(result.container?.image.tag, "25.11");
   assert.match(decision(result, "base image"), /25\.12: .*only under minor-version compatibility/);
-  // With the CUDA 13.1 driver, the newest image wins.
-  assert.equal(plan("transformers\n", "dgx-spark", "590.44.01", "container").container?.image.tag, "25.12");
+  // With the CUDA 13.1 driver, the newest image that covers 12.1 on aarch64 and runs natively wins.
+  assert.equal(plan("transformers\n", "dgx-spark", "590.44.01", "container").container?.image.tag, "26.02");
 });
 
-test("RTX 5070 Ti on driver 580: a container on 25.10; on 570 no sourced image runs and the plan says why", () => {
+test("RTX 5070 Ti on driver 580: a container on 25.10; on 570 the newest image that runs is too old and auto says why", () => {
   assert.equal(plan("torchvision\n", "rtx-5070-ti", "580", "container").container?.image.tag, "25.10");
   const auto = plan("torchvision\n", "rtx-5070-ti", "570", "auto");
   assert.equal(auto.strategy, "native");
-  assert.match(decision(auto, "strategy"), /25\.10: .*older than 580/);
+  assert.match(decision(auto, "strategy"), /25\.03, .*\d+ minor releases behind the native torch 2\.\d+/);
 });
 
 test("source builds follow the KB verdict for GPU and platform: xformers on GB10 (aarch64) but not on an RTX 5070 Ti", () => {
@@ -60,13 +61,13 @@ test("source builds follow the KB verdict for GPU and platform: xformers on GB10
   assert.equal(plan("xformers\n", "rtx-5070-ti", "580", "native").sourceBuilds.length, 0);
 });
 
-test("auto on an H100 (captured on the device machine): an NGC image a major release behind loses to native", () => {
+test("auto on an H100 (captured on the device machine): an NGC image several minor releases behind loses to native", () => {
   const result = plan("torch\ntransformers\n", "h100", "580.159.04", "auto");
   assert.equal(result.strategy, "native");
   assert.match(
     decision(result, "strategy"),
-    /23\.02, brings torch 1\.14\.0a0\+44dac51, a major release behind the native torch 2\.\d+/,
+    /25\.08, .*torch 2\.8\.0a0\+34c6371d24\.nv25\.08.*\d+ minor releases behind the native torch 2\.\d+/,
   );
-  // Asked for, the container is still planned on that image.
-  assert.equal(plan("torch\n", "h100", "580.159.04", "container").container?.image.tag, "23.02");
+  // Asked for, the container is planned on the newest image that runs natively on driver 580.
+  assert.equal(plan("torch\n", "h100", "580.159.04", "container").container?.image.tag, "25.08");
 });

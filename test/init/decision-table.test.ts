@@ -4,9 +4,8 @@
  * by the real reader. Every row says where its expected answer comes from: the KB rows (table and
  * key) and the documented rule (docs/DESIGN.md "How init decides").
  *
- * Rows whose answer depends on NGC rows not yet in the KB (24.11 -> 26.09, with GPU coverage and
- * driver floors) or on pixi/conda manifests not yet read into Facts are listed at the end as
- * pending (test.todo), with the answer they are expected to give.
+ * Rows whose project is a pixi.toml or conda environment.yml wait for those manifests to be read
+ * into Facts; they are listed at the end as pending (test.todo), with the answer they should give.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -51,7 +50,7 @@ type Expected =
       conflicts?: number;
       warning?: RegExp;
     }
-  | { strategy: "container"; image: string; builds: string[]; conflicts?: number }
+  | { strategy: "container"; image: string; torch: RegExp; builds: string[]; conflicts?: number }
   | { error: RegExp };
 
 interface Row {
@@ -77,6 +76,9 @@ const CUDA130 = "cuda-toolkits 13.0 (GA driver 580.65.06; a bare 580 branch coun
 const T28_CU128 = "torch-builds 2.8 cu128 linux-x86_64 (sm_70…sm_120, pythons 3.9-3.13, PyPI default)";
 const FLASH =
   "extensions flash-attn: distribution github-releases+source, no index wheel -> source build; buildEnv FLASH_ATTN_CUDA_ARCHS values 80/90/100/120 (setup.py@ea6443c7)";
+
+const NGC_RUN =
+  "ngc-images coverage rule (kb-ngc): an image covers a GPU where a first-hand run on that capability and CPU is recorded or NVIDIA's floor is sourced; driver floors: 13.x images 580 (minor-version compatibility), the CUDA's own GA driver for native";
 
 const ROWS: Row[] = [
   // --- Volta / Turing
@@ -517,6 +519,139 @@ const ROWS: Row[] = [
     },
     source: `${FLASH}: none of 80/90/100/120 runs on 11.0 (compat.ts: sm_100 does not run on Thor), so the plan warns that the build cannot serve this GPU`,
   },
+  // --- containers and auto on the NGC rows (kb-ngc)
+  {
+    target: "h100",
+    driver: "580.159.04",
+    project: "atLeast27",
+    strategy: "container",
+    expect: { strategy: "container", image: "25.08", torch: /^2\.8\.0a0\+34c6371d24/, builds: [] },
+    source: `the issue's new user. ${NGC_RUN}; ngc 25.08 (torch 2.8.0a0, CUDA 13.0, first-hand H100 run) is the newest that 580.159.04 runs natively and whose torch >=2.7 accepts; 25.06/25.03 are older, 25.12+ only minor-compat; rule: an image failing the pin is never chosen`,
+  },
+  {
+    target: "l4",
+    driver: "580",
+    project: "atLeast27",
+    strategy: "container",
+    expect: { strategy: "container", image: "25.08", torch: /^2\.8\.0a0/, builds: [] },
+    source: `${NGC_RUN}; ngc 25.08 covers 8.9 by a first-hand run (an RTX 4080 Laptop, 8.9, x86_64) and CUDA 13.0 is native on 580; newer images have no 8.9 run recorded or run only under minor-compat`,
+  },
+  {
+    target: "a100",
+    driver: "580",
+    project: "atLeast27",
+    strategy: "container",
+    expect: { strategy: "container", image: "26.03", torch: /^2\.11\.0a0/, builds: [] },
+    source: `${NGC_RUN}; the images 580 runs natively on 8.0 (25.04 and older) bring torch 2.7.0a0 or older, which >=2.7 excludes (pre-release), so the newest that runs under minor-compat and is accepted wins: ngc 26.03 (first-hand A100 run, CUDA 13.2)`,
+  },
+  {
+    target: "a100",
+    driver: "580",
+    project: "unpinned",
+    strategy: "auto",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [] },
+    source: `rule: auto takes a container only within two torch minor releases of native; the image chosen for 8.0 on 580 (ngc 25.04, torch 2.7.0a0) is 7 behind torch-builds 2.14 cu130`,
+  },
+  {
+    target: "h200",
+    driver: "580",
+    project: "high",
+    strategy: "auto",
+    expect: { strategy: "container", image: "26.07", torch: /^2\.13\.0a0/, builds: [] },
+    source: `${NGC_RUN}; torch>=2.9 excludes every image 580 runs natively on 9.0 (25.08 and older); ngc 26.07 (torch 2.13.0a0, first-hand H100 run, CUDA 13.3 under minor-compat) is one minor release behind native 2.14, within the two allowed`,
+  },
+  {
+    target: "b200",
+    driver: "580",
+    project: "unpinned",
+    strategy: "container",
+    expect: { strategy: "container", image: "25.05", torch: /^2\.8\.0a0\+5228986c39/, builds: [] },
+    source: `${NGC_RUN}; ngc 25.05 (CUDA 12.9, first-hand B200 run) is the newest image covering 10.0 that 580 runs natively`,
+  },
+  {
+    target: "b300",
+    driver: "580",
+    project: "unpinned",
+    strategy: "auto",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [] },
+    source: `rule: lag > 2 minor releases -> native; ${T214_CU130}`,
+  },
+  {
+    target: "gb200",
+    driver: "580",
+    project: "unpinned",
+    strategy: "container",
+    expect: { strategy: "container", image: "25.10", torch: /^2\.9\.0a0/, builds: [] },
+    source: `${NGC_RUN}; ngc 25.10 arm64 with a first-hand GB200 (10.0, aarch64) run, CUDA 13.0.2 native on 580`,
+  },
+  {
+    target: "gh200",
+    driver: "580",
+    project: "unpinned",
+    strategy: "container",
+    expect: {
+      error:
+        /no NGC PyTorch image runs on NVIDIA GH200 480GB \(compute capability 9\.0, aarch64, driver 580\)/,
+    },
+    source: `${NGC_RUN}: no first-hand run of any image on 9.0 aarch64 is recorded, so none is offered (native is)`,
+  },
+  {
+    target: "t4",
+    driver: "550",
+    project: "unpinned",
+    strategy: "container",
+    expect: { strategy: "container", image: "23.02", torch: /^1\.14\.0a0/, builds: [] },
+    source:
+      "ngc 23.02: 'compute capability 6.0 and later' (sourced floor) with CUDA 12.0 compiling sm_75; driver floor 525 <= 550; no newer image has a 7.5 run or floor recorded",
+  },
+  {
+    target: "rtx-3090",
+    driver: "535",
+    project: "exact",
+    strategy: "auto",
+    expect: { strategy: "native", index: "cu128", torch: "2.8", python: "3.12", builds: [] },
+    source: `no NGC torch equals 2.8.0 (all are 2.x.0a0 pre-releases), so no image keeps the exact pin; ${T28_CU128}; ${NUMPY_LT2}`,
+  },
+  {
+    target: "rtx-5090",
+    driver: "580",
+    project: "atLeast27",
+    strategy: "container",
+    expect: { strategy: "container", image: "25.10", torch: /^2\.9\.0a0/, builds: [] },
+    source: `${NGC_RUN}; ngc 25.10 (first-hand RTX 5090 run, CUDA 13.0.2 native on 580) over 26.01-26.05 (CUDA 13.1/13.2, minor-compat only)`,
+  },
+  {
+    target: "rtx-pro-6000",
+    driver: "580",
+    project: "high",
+    strategy: "container",
+    expect: { strategy: "container", image: "26.05", torch: /^2\.12\.0a0/, builds: [] },
+    source: `${NGC_RUN}; ngc 26.05 covers 12.0 by a first-hand RTX 5090 run; torch>=2.9 excludes 25.10 (2.9.0a0, a pre-release) and older, so the newest accepted image runs under minor-compat`,
+  },
+  {
+    target: "dgx-spark",
+    driver: null,
+    project: "unpinned",
+    strategy: "container",
+    expect: { strategy: "container", image: "25.11", torch: /^2\.10\.0a0\+b558c986e8/, builds: [] },
+    source: `systems DGX Spark driver 580.82.09; ${NGC_RUN}; ngc 25.11 (arm64, first-hand GB10 run, CUDA 13.0 native on 580.82.09) over 25.12+ (CUDA 13.1+, minor-compat only)`,
+  },
+  {
+    target: "jetson-thor",
+    driver: "580",
+    project: "unpinned",
+    strategy: "container",
+    expect: { strategy: "container", image: "25.11", torch: /^2\.10\.0a0/, builds: [] },
+    source: `${NGC_RUN}; ngc 25.11 (arm64, first-hand Thor run on 11.0, CUDA 13.0 native on 580); 26.09 also ran on Thor but CUDA 13.4 is not in the toolkit table`,
+  },
+  {
+    target: "orin",
+    driver: null,
+    project: "unpinned",
+    strategy: "container",
+    expect: { error: /no NGC PyTorch image runs on Orin \(compute capability 8\.7, aarch64/ },
+    source: `${NGC_RUN}: 8.7 is a Jetson (Tegra iGPU) part and the arm64 server images are not claimed for it`,
+  },
 ];
 
 function planFor(row: Row): Plan {
@@ -566,6 +701,7 @@ for (const row of ROWS) {
         );
     } else {
       assert.equal(plan.container?.image.tag, expect.image, where);
+      assert.match(plan.container?.image.torch ?? "", expect.torch, where);
     }
     assert.deepEqual(
       plan.sourceBuilds.map((b) => b.name),
@@ -583,38 +719,12 @@ for (const row of ROWS) {
 // Rows whose answers wait for other work (see the file comment): named here so they are not lost.
 const PENDING: Array<[string, string]> = [
   [
-    "h100 580.159.04, torch>=2.7, --strategy container -> an image with torch 2.7 or newer",
-    "kb-ngc: NGC rows 24.11-26.09 with GPU coverage for 9.0 and driver floors (today only 23.02 covers 9.0 and its torch 1.14 fails the pin, so init stops and says so)",
-  ],
-  ["l4 580, torch>=2.7, --strategy container -> an image with torch >= 2.7", "kb-ngc: coverage of 8.9"],
-  ["a100 580, torch>=2.7, --strategy container -> an image with torch >= 2.7", "kb-ngc: coverage of 8.0"],
-  ["a100 580, unpinned, auto -> container when an image within two minor releases covers 8.0", "kb-ngc"],
-  ["b200 580, unpinned, --strategy container -> the newest image covering 10.0", "kb-ngc: coverage of 10.0"],
-  ["b300 580, unpinned, auto -> container or native by the lag rule", "kb-ngc: coverage of 10.3"],
-  [
-    "jetson-thor 580, unpinned, --strategy container -> an arm64 image covering 11.0 (25.08+)",
-    "kb-ngc: coverage of 11.0",
+    "rtx-5070 580, pixi.toml pinning pytorch 2.5.1 from conda-forge -> the pin named as not obeyed (no 2.5 build has sm_120), native cu128+",
+    "manifests: pixi.toml dependencies read into Facts and src/plan/project-requirements.ts",
   ],
   [
-    "rtx-5090 580, torch>=2.7, --strategy container -> newest image covering 12.0 the driver runs natively",
-    "kb-ngc: 25.11, 26.xx rows",
-  ],
-  [
-    "dgx-spark (shipped driver), unpinned, auto -> container on the newest arm64 image covering 12.1",
-    "kb-ngc",
-  ],
-  ["t4 550, unpinned, auto", "kb-ngc: coverage of 7.5 and CUDA 12.x driver floors"],
-  [
-    "rtx-3090 535, torch==2.8.0 + numpy<2, auto -> native (no NGC torch equals 2.8.0)",
-    "kb-ngc (answer expected unchanged, but it must be checked on the full rows)",
-  ],
-  [
-    "rtx-5070 580, pixi.toml pinning pytorch 2.5.1 from conda-forge -> the pin named, native cu128+",
-    "manifests: pixi.toml read into Facts",
-  ],
-  [
-    "gb10 (dgx-spark), conda environment.yml with pytorch-cuda -> route reported",
-    "manifests: environment.yml read into Facts",
+    "dgx-spark (shipped driver), conda environment.yml with pytorch and pytorch-cuda -> the conda pins reported, native cu130",
+    "manifests: environment.yml dependencies read into Facts",
   ],
 ];
 for (const [row, waitsFor] of PENDING) test.todo(`pending: ${row} (waits for ${waitsFor})`);

@@ -10,8 +10,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 IMAGE="${IMAGE:-protein-inference-dgx-spark-gpu:latest}"
-# nvcr.io/nvidia/pytorch:25.10-py3 is built with CUDA 13.0.2.
-REQUIRED_DRIVER="580.65.06"
+# nvcr.io/nvidia/pytorch:25.11-py3 is built with CUDA 13.0.
+REQUIRED_DRIVER="580"
 
 # True when version $1 >= version $2 (dotted numbers).
 version_at_least() {
@@ -25,7 +25,7 @@ if [ "${GPUPREP_NO_GPU:-0}" != 1 ] && command -v nvidia-smi > /dev/null 2>&1; th
 fi
 if [ -n "$driver" ]; then
   if ! version_at_least "$driver" "$REQUIRED_DRIVER"; then
-    echo "error: NVIDIA driver $driver is older than $REQUIRED_DRIVER, which CUDA 13.0.2 in nvcr.io/nvidia/pytorch:25.10-py3 needs" >&2
+    echo "error: NVIDIA driver $driver is older than $REQUIRED_DRIVER, which CUDA 13.0 in nvcr.io/nvidia/pytorch:25.11-py3 needs" >&2
     echo "hint: update the driver, or plan for this one: gpuprep init --driver $driver" >&2
     exit 1
   fi

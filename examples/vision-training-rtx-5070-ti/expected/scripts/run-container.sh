@@ -11,7 +11,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 IMAGE="${IMAGE:-vision-training-gpu:latest}"
 # nvcr.io/nvidia/pytorch:25.10-py3 is built with CUDA 13.0.2.
-REQUIRED_DRIVER="580.65.06"
+REQUIRED_DRIVER="580"
 
 # True when version $1 >= version $2 (dotted numbers).
 version_at_least() {

@@ -1,0 +1,141 @@
+/**
+ * Contradictions in the NGC image table that its schema cannot see: a torch suffix naming another
+ * release, a driver floor that does not follow from the toolkit table, a first-hand run its CUDA
+ * could not have served (a CUDA 12 image "running" Thor as 11.0), a run on a platform the row says
+ * is not published, a warning without the exception it implies. One line per problem.
+ */
+import { coverageFor, driverBranch, parseComputeCapability } from "./compat.js";
+import type { KnowledgeBaseData } from "./load.js";
+import type { CudaToolkitRow, NgcImageRow } from "./types.js";
+import { resolveGpu } from "./queries/gpu.js";
+import { platformPublished } from "./queries/ngc.js";
+import { compareVersions, majorMinor, versionParts } from "../util/version.js";
+
+/** Thor is 10.1 to CUDA 12 and 11.0 to CUDA 13 (archs.json, cuRANDDx notes): each name belongs to one major. */
+const THOR_NAME_BY_CUDA_MAJOR: Record<number, string> = { 12: "10.1", 13: "11.0" };
+
+function driverFloorProblems(image: NgcImageRow, toolkits: CudaToolkitRow[]): string[] {
+  const name = `NGC ${image.tag}`;
+  const problems: string[] = [];
+  const toolkit = toolkits.find((row) => row.version === majorMinor(image.cuda));
+  const floor = image.minDriverLinux;
+  if ((floor === null) !== (image.driverFloorBasis === null))
+    problems.push(`${name}: minDriverLinux and driverFloorBasis must be given together`);
+  if (!floor) {
+    if (!toolkit)
+      problems.push(`${name}: CUDA ${image.cuda} is not in the toolkit table and no floor is given`);
+    return problems;
+  }
+  if (image.driverFloorBasis === "cuda-ga-driver") {
+    if (!toolkit) problems.push(`${name}: CUDA ${image.cuda} is not in the toolkit table`);
+    else if (floor !== toolkit.minDriverLinux)
+      problems.push(
+        `${name}: driver floor ${floor} is not CUDA ${toolkit.version}'s GA driver ${toolkit.minDriverLinux}`,
+      );
+  } else if (image.driverFloorBasis === "cuda-minor-version-compat") {
+    const major = versionParts(image.cuda)[0];
+    const sameMajor = toolkits.filter(
+      (row) => versionParts(row.version)[0] === major && row.minorCompatMinDriverLinux,
+    );
+    if (sameMajor.length === 0)
+      problems.push(`${name}: no CUDA ${major}.x toolkit row states a minor-version compatibility floor`);
+    for (const row of sameMajor)
+      if (driverBranch(row.minorCompatMinDriverLinux!) !== driverBranch(floor))
+        problems.push(
+          `${name}: driver floor ${floor} is not CUDA ${row.version}'s minor-compat floor ${row.minorCompatMinDriverLinux}`,
+        );
+  } else if (toolkit) {
+    const toolkitFloor = toolkit.minorCompatMinDriverLinux ?? toolkit.minDriverLinux;
+    // Release notes often name a branch ("525 or later"): compare branches then.
+    const below =
+      versionParts(floor).length === 1
+        ? driverBranch(floor) < driverBranch(toolkitFloor)
+        : compareVersions(floor, toolkitFloor) < 0;
+    if (below) problems.push(`${name}: driver ${floor} is below CUDA ${toolkit.version}'s floor`);
+  }
+  return problems;
+}
+
+function gpuProblems(image: NgcImageRow, data: KnowledgeBaseData): string[] {
+  const name = `NGC ${image.tag}`;
+  const problems: string[] = [];
+  const toolkit = data.cudaToolkits.find((row) => row.version === majorMinor(image.cuda));
+  const archs = new Map(data.archs.map((row) => [row.computeCapability, row]));
+  const urls = new Set(image.sources.map((source) => source.url));
+  const exceptions = new Set(image.gpus.exceptions.map((entry) => entry.computeCapability));
+  const cudaMajor = versionParts(image.cuda)[0] ?? 0;
+  const sass = toolkit?.sassTargets?.map((sm) => `sm_${sm}`);
+
+  const floorCc = image.gpus.minComputeCapability
+    ? parseComputeCapability(image.gpus.minComputeCapability)
+    : null;
+  if (floorCc && sass && coverageFor(sass, floorCc).how !== "sass")
+    problems.push(
+      `${name}: minimum compute capability ${image.gpus.minComputeCapability} cannot be compiled by CUDA ${toolkit!.version}`,
+    );
+  for (const entry of image.gpus.exceptions) {
+    if (!urls.has(entry.source))
+      problems.push(`${name}: exception ${entry.computeCapability}: source not among the row's`);
+    if (!archs.has(entry.computeCapability))
+      problems.push(`${name}: exception names capability ${entry.computeCapability}, not in the arch table`);
+  }
+  for (const run of image.gpus.runs) {
+    const what = `${name}: run on ${run.gpu} (${run.computeCapability})`;
+    if (!urls.has(run.source))
+      problems.push(`${what}: its source ${run.source} is not among the row's sources`);
+    const arch = archs.get(run.computeCapability);
+    if (!arch) problems.push(`${what}: capability not in the arch table`);
+    if ((run.cpuArch === null) !== (run.cpuArchBasis === null))
+      problems.push(`${what}: cpuArch and cpuArchBasis must be given together`);
+    if (run.cpuArchBasis === "assumed" && (run.cpuArch !== "x86_64" || arch?.tegra))
+      problems.push(`${what}: only a discrete GPU's unstated CPU may be taken as x86_64`);
+    const gpu = resolveGpu(data.gpus, run.gpu).match;
+    if (gpu && gpu.computeCapability !== run.computeCapability)
+      problems.push(`${what}: the GPU table gives ${gpu.name} capability ${gpu.computeCapability}`);
+    if (gpu?.hostCpuArch && run.cpuArch !== gpu.hostCpuArch)
+      problems.push(`${what}: ${gpu.name} exists only with a ${gpu.hostCpuArch} host`);
+    if (run.cpuArch && run.result !== "failed" && platformPublished(image, run.cpuArch) !== true)
+      problems.push(`${what}: it ran on ${run.cpuArch}, but the row does not say that image is published`);
+    const thorName = THOR_NAME_BY_CUDA_MAJOR[cudaMajor];
+    if (
+      Object.values(THOR_NAME_BY_CUDA_MAJOR).includes(run.computeCapability) &&
+      run.computeCapability !== thorName
+    )
+      problems.push(`${what}: a CUDA ${cudaMajor} image sees Thor as ${thorName ?? "neither 10.1 nor 11.0"}`);
+    if (run.result === "ran") {
+      if (exceptions.has(run.computeCapability))
+        problems.push(`${what}: ran, yet ${run.computeCapability} is listed as an exception`);
+      const cc = parseComputeCapability(run.computeCapability);
+      if (cc && sass && coverageFor(sass, cc).how !== "sass")
+        problems.push(`${what}: ran, but CUDA ${toolkit!.version} compiles no SASS for it`);
+    } else if ((run.result === "warned" || run.result === "failed") && !exceptions.has(run.computeCapability))
+      problems.push(`${what}: ${run.result}, but ${run.computeCapability} is not listed as an exception`);
+  }
+  return problems;
+}
+
+export function ngcContradictions(data: KnowledgeBaseData): string[] {
+  const problems: string[] = [];
+  for (const image of data.ngcImages) {
+    const name = `NGC ${image.tag}`;
+    if (image.image !== `nvcr.io/nvidia/pytorch:${image.tag}-py3`)
+      problems.push(`${name}: image ${image.image} is another tag`);
+    const release = /\.nv(\d{2}\.\d{2})/.exec(image.torch)?.[1];
+    if (release && release !== image.tag)
+      problems.push(`${name}: torch ${image.torch} names release ${release}`);
+    if (!image.torchAsPrinted && release)
+      problems.push(`${name}: torch carries the image's suffix but is marked not as printed`);
+    problems.push(...driverFloorProblems(image, data.cudaToolkits), ...gpuProblems(image, data));
+  }
+  // A later release never ships an older torch series.
+  const byTag = [...data.ngcImages].sort((a, b) => compareVersions(a.tag, b.tag));
+  for (let i = 1; i < byTag.length; i++) {
+    const previous = byTag[i - 1]!;
+    const current = byTag[i]!;
+    if (compareVersions(majorMinor(current.torch), majorMinor(previous.torch)) < 0)
+      problems.push(
+        `NGC ${current.tag}: torch ${current.torch} is older than ${previous.tag}'s ${previous.torch}`,
+      );
+  }
+  return problems;
+}
