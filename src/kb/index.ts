@@ -4,7 +4,16 @@
  */
 import { normalizeName } from "../util/package-name.js";
 import { loadData, type KnowledgeBaseData } from "./load.js";
-import type { ArchRow, CudaToolkitRow, ExtensionRow, GpuRow, NgcImageRow, TorchBuildRow } from "./types.js";
+import type {
+  ArchRow,
+  CudaToolkitRow,
+  ExtensionRow,
+  GpuRow,
+  NgcImageRow,
+  SystemRow,
+  TorchBuildRow,
+  WheelPythonsRow,
+} from "./types.js";
 import { driverSupport, parseComputeCapability, type DriverSupport } from "./compat.js";
 import { compareVersions, majorMinor } from "../util/version.js";
 import { resolveGpu, type GpuResolution } from "./queries/gpu.js";
@@ -25,6 +34,8 @@ import {
   type NgcJudgeContext,
 } from "./queries/ngc.js";
 import { extensionVerdict, type ExtensionQuery, type ExtensionVerdict } from "./queries/extensions.js";
+import { wheelPythonsFor, type WheelPythonsAnswer } from "./queries/wheel-pythons.js";
+import { systemByName } from "./queries/systems.js";
 
 export type { GpuResolution } from "./queries/gpu.js";
 export type {
@@ -36,6 +47,8 @@ export type {
 } from "./queries/torch.js";
 export type { NgcImageQuery, NgcImageVerdict, NgcGpuCoverage } from "./queries/ngc.js";
 export type { ExtensionQuery, ExtensionVerdict } from "./queries/extensions.js";
+export type { WheelPythonsAnswer } from "./queries/wheel-pythons.js";
+export { hasWheelFor, describeWheelPythons } from "./queries/wheel-pythons.js";
 
 export class KnowledgeBase {
   constructor(readonly data: KnowledgeBaseData) {}
@@ -200,6 +213,35 @@ export class KnowledgeBase {
       ? names.map((name) => this.extension(name)).filter((row): row is ExtensionRow => row !== null)
       : this.data.extensions;
     return rows.map((row) => extensionVerdict(row, query));
+  }
+
+  /** The Pythons a package's wheels exist for, over the releases a specifier accepts ("numpy", "<2"). */
+  wheelPythons(
+    packageName: string,
+    specifier: string,
+    platform: WheelPythonsRow["platforms"][number],
+  ): WheelPythonsAnswer {
+    return wheelPythonsFor(this.data.wheelPythons, packageName, specifier, platform);
+  }
+
+  /** A named system ("dgx-spark", "Jetson AGX Thor") with the driver it ships, or null. */
+  system(name: string): SystemRow | null {
+    return systemByName(this.data.systems, name);
+  }
+
+  /**
+   * The oldest CUDA toolkit whose nvcc compiles SASS for exactly this capability (12.1 -> 12.9),
+   * from the toolkits' sourced target lists; null where none lists it.
+   */
+  oldestCudaCompiling(computeCapability: string): CudaToolkitRow | null {
+    const cc = parseComputeCapability(computeCapability);
+    if (!cc) return null;
+    const sm = `${cc.major}${cc.minor}`;
+    return (
+      [...this.data.cudaToolkits]
+        .sort((a, b) => compareVersions(a.version, b.version))
+        .find((row) => row.sassTargets?.includes(sm)) ?? null
+    );
   }
 }
 

@@ -5,15 +5,26 @@
  */
 import { readFileSync } from "node:fs";
 import type { z } from "zod";
-import type { ArchRow, CudaToolkitRow, ExtensionRow, GpuRow, NgcImageRow, TorchBuildRow } from "./types.js";
+import type {
+  ArchRow,
+  CudaToolkitRow,
+  ExtensionRow,
+  GpuRow,
+  NgcImageRow,
+  SystemRow,
+  TorchBuildRow,
+  WheelPythonsRow,
+} from "./types.js";
 import {
   archRowSchema,
   cudaToolkitRowSchema,
   extensionRowSchema,
   gpuRowSchema,
   ngcImageRowSchema,
+  systemRowSchema,
   tableSchema,
   torchBuildRowSchema,
+  wheelPythonsRowSchema,
 } from "./schema.js";
 import { readOverlay, type Overlay } from "./overlay.js";
 
@@ -24,6 +35,8 @@ export interface KnowledgeBaseData {
   torchBuilds: TorchBuildRow[];
   ngcImages: NgcImageRow[];
   extensions: ExtensionRow[];
+  wheelPythons: WheelPythonsRow[];
+  systems: SystemRow[];
 }
 
 /** The table files, their table names and row schemas. */
@@ -34,6 +47,8 @@ export const TABLES = {
   torchBuilds: { file: "torch-builds.json", schema: torchBuildRowSchema },
   ngcImages: { file: "ngc-images.json", schema: ngcImageRowSchema },
   extensions: { file: "extensions.json", schema: extensionRowSchema },
+  wheelPythons: { file: "wheel-pythons.json", schema: wheelPythonsRowSchema },
+  systems: { file: "systems.json", schema: systemRowSchema },
 } as const;
 
 export class KnowledgeBaseDataError extends Error {
@@ -76,6 +91,8 @@ export function loadPackagedData(): KnowledgeBaseData {
     torchBuilds: readTable("torchBuilds"),
     ngcImages: readTable("ngcImages"),
     extensions: readTable("extensions"),
+    wheelPythons: readTable("wheelPythons"),
+    systems: readTable("systems"),
   };
 }
 
