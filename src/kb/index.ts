@@ -12,6 +12,8 @@ import type {
   GpuRow,
   NgcImageRow,
   TorchBuildRow,
+  SystemRow,
+  WheelPythonsRow,
 } from "./types.js";
 import { driverSupport, parseComputeCapability, type DriverSupport } from "./compat.js";
 import { compareVersions, majorMinor } from "../util/version.js";
@@ -39,6 +41,8 @@ import {
   type CondaTorchQuery,
   type CondaTorchVerdict,
 } from "./queries/conda-torch.js";
+import { wheelPythonsFor, type WheelPythonsAnswer } from "./queries/wheel-pythons.js";
+import { systemByName } from "./queries/systems.js";
 
 export type { GpuResolution } from "./queries/gpu.js";
 export type {
@@ -51,6 +55,8 @@ export type {
 export type { NgcImageQuery, NgcImageVerdict, NgcGpuCoverage } from "./queries/ngc.js";
 export type { ExtensionQuery, ExtensionVerdict } from "./queries/extensions.js";
 export type { CondaTorchQuery, CondaTorchVerdict } from "./queries/conda-torch.js";
+export type { WheelPythonsAnswer } from "./queries/wheel-pythons.js";
+export { hasWheelFor, describeWheelPythons } from "./queries/wheel-pythons.js";
 
 export class KnowledgeBase {
   constructor(readonly data: KnowledgeBaseData) {}
@@ -248,6 +254,35 @@ export class KnowledgeBase {
       ? names.map((name) => this.extension(name)).filter((row): row is ExtensionRow => row !== null)
       : this.data.extensions;
     return rows.map((row) => extensionVerdict(row, query));
+  }
+
+  /** The Pythons a package's wheels exist for, over the releases a specifier accepts ("numpy", "<2"). */
+  wheelPythons(
+    packageName: string,
+    specifier: string,
+    platform: WheelPythonsRow["platforms"][number],
+  ): WheelPythonsAnswer {
+    return wheelPythonsFor(this.data.wheelPythons, packageName, specifier, platform);
+  }
+
+  /** A named system ("dgx-spark", "Jetson AGX Thor") with the driver it ships, or null. */
+  system(name: string): SystemRow | null {
+    return systemByName(this.data.systems, name);
+  }
+
+  /**
+   * The oldest CUDA toolkit whose nvcc compiles SASS for exactly this capability (12.1 -> 12.9),
+   * from the toolkits' sourced target lists; null where none lists it.
+   */
+  oldestCudaCompiling(computeCapability: string): CudaToolkitRow | null {
+    const cc = parseComputeCapability(computeCapability);
+    if (!cc) return null;
+    const sm = `${cc.major}${cc.minor}`;
+    return (
+      [...this.data.cudaToolkits]
+        .sort((a, b) => compareVersions(a.version, b.version))
+        .find((row) => row.sassTargets?.includes(sm)) ?? null
+    );
   }
 }
 

@@ -132,6 +132,8 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
           problems.push(`${buildName}: ${entry} cannot be compiled by CUDA ${build.cuda}`);
       }
     }
+    if (ext.buildEnv && !urls.has(ext.buildEnv.source))
+      problems.push(`${name}: its buildEnv source ${ext.buildEnv.source} is not among the row's sources`);
     for (const hazard of ext.installHazards ?? [])
       if (!urls.has(hazard.source))
         problems.push(
@@ -155,6 +157,31 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
         );
     }
   }
+
+  const gpuNames = new Set(data.gpus.map((gpu) => gpu.name));
+  for (const system of data.systems) {
+    if (!gpuNames.has(system.gpu))
+      problems.push(`system ${system.name}: GPU ${system.gpu} is not in the GPU table`);
+    const toolkit = system.cuda ? toolkits.get(system.cuda) : undefined;
+    if (system.cuda && !toolkit)
+      problems.push(`system ${system.name}: CUDA ${system.cuda} is not in the toolkit table`);
+    // nvidia-smi's "CUDA Version" is the newest runtime the driver runs natively.
+    if (toolkit && system.driver && compareVersions(system.driver, toolkit.minDriverLinux) < 0)
+      problems.push(
+        `system ${system.name}: driver ${system.driver} is older than CUDA ${toolkit.version}'s ${toolkit.minDriverLinux}`,
+      );
+  }
+  const releaseRows = new Map<string, number>();
+  data.wheelPythons.forEach((row, index) => {
+    for (const platform of row.platforms)
+      for (const release of row.releases) {
+        const key = `${row.package} ${release} ${platform}`;
+        const seen = releaseRows.get(key);
+        if (seen !== undefined)
+          problems.push(`wheel pythons: ${key} is in rows ${seen + 1} and ${index + 1}`);
+        releaseRows.set(key, index);
+      }
+  });
 
   if (repoRoot) {
     const tables = Object.entries(data) as Array<[string, Array<{ sources: Array<{ url: string }> }>]>;

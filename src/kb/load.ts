@@ -13,6 +13,8 @@ import type {
   GpuRow,
   NgcImageRow,
   TorchBuildRow,
+  SystemRow,
+  WheelPythonsRow,
 } from "./types.js";
 import {
   archRowSchema,
@@ -21,8 +23,10 @@ import {
   extensionRowSchema,
   gpuRowSchema,
   ngcImageRowSchema,
+  systemRowSchema,
   tableSchema,
   torchBuildRowSchema,
+  wheelPythonsRowSchema,
 } from "./schema.js";
 import { readOverlay, type Overlay } from "./overlay.js";
 
@@ -34,6 +38,8 @@ export interface KnowledgeBaseData {
   ngcImages: NgcImageRow[];
   extensions: ExtensionRow[];
   condaTorchBuilds: CondaTorchBuildRow[];
+  wheelPythons: WheelPythonsRow[];
+  systems: SystemRow[];
 }
 
 /** The table files, their table names and row schemas. */
@@ -45,6 +51,8 @@ export const TABLES = {
   ngcImages: { file: "ngc-images.json", schema: ngcImageRowSchema },
   extensions: { file: "extensions.json", schema: extensionRowSchema },
   condaTorchBuilds: { file: "conda-torch-builds.json", schema: condaTorchBuildRowSchema },
+  wheelPythons: { file: "wheel-pythons.json", schema: wheelPythonsRowSchema },
+  systems: { file: "systems.json", schema: systemRowSchema },
 } as const;
 
 export class KnowledgeBaseDataError extends Error {
@@ -88,6 +96,8 @@ export function loadPackagedData(): KnowledgeBaseData {
     ngcImages: readTable("ngcImages"),
     extensions: readTable("extensions"),
     condaTorchBuilds: readTable("condaTorchBuilds"),
+    wheelPythons: readTable("wheelPythons"),
+    systems: readTable("systems"),
   };
 }
 

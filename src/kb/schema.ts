@@ -13,6 +13,8 @@ import type {
   GpuRow,
   NgcImageRow,
   TorchBuildRow,
+  SystemRow,
+  WheelPythonsRow,
 } from "./types.js";
 
 const version = z.string().regex(/^\d+(\.\d+)*$/, "a dotted numeric version");
@@ -168,6 +170,14 @@ export const extensionBuildSchema = z.object({
   source: z.string().url(),
 });
 
+export const extensionBuildEnvSchema = z.object({
+  archVariable: z.string().regex(/^[A-Z_][A-Z0-9_]*$/),
+  archSeparator: z.string().min(1),
+  archValues: z.array(sassTarget).min(1),
+  force: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/), z.string()),
+  source: z.string().url(),
+});
+
 export const extensionInstallHazardSchema = z.object({
   platform: extensionPlatform,
   problem: z.string().min(1),
@@ -184,7 +194,37 @@ export const extensionRowSchema = z.object({
   buildFromSourceFor: z.array(computeCapability),
   notes: z.array(z.string()),
   builds: z.array(extensionBuildSchema).optional(),
+  buildEnv: extensionBuildEnvSchema.optional(),
   installHazards: z.array(extensionInstallHazardSchema).optional(),
+  confidence,
+  sources,
+});
+
+export const wheelPythonsRowSchema = z.object({
+  package: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "a normalized PyPI name"),
+  releases: z
+    .array(z.string().regex(/^\d+(\.\d+)+(\.post\d+)?$/, "a release like 1.26.4 or 0.0.33.post2"))
+    .min(1),
+  platforms: z.array(z.enum(["linux-x86_64", "linux-aarch64"])).min(1),
+  pythons: z.array(z.string().regex(/^3\.\d+t?$/)),
+  anyPythonFrom: z
+    .string()
+    .regex(/^3\.\d+$/)
+    .optional(),
+  confidence,
+  sources,
+});
+
+export const systemRowSchema = z.object({
+  name: z.string().min(1),
+  aliases: z.array(z.string().min(1)),
+  gpu: z.string().min(1),
+  software: z.string().min(1),
+  driver: version.nullable(),
+  cuda: z
+    .string()
+    .regex(/^\d+\.\d+$/)
+    .nullable(),
   confidence,
   sources,
 });
@@ -204,5 +244,7 @@ const agree: [
   Same<z.infer<typeof ngcImageRowSchema>, NgcImageRow>,
   Same<z.infer<typeof extensionRowSchema>, ExtensionRow>,
   Same<z.infer<typeof condaTorchBuildRowSchema>, CondaTorchBuildRow>,
-] = [true, true, true, true, true, true, true];
+  Same<z.infer<typeof wheelPythonsRowSchema>, WheelPythonsRow>,
+  Same<z.infer<typeof systemRowSchema>, SystemRow>,
+] = [true, true, true, true, true, true, true, true, true];
 void agree;

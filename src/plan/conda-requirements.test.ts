@@ -6,6 +6,7 @@ import { loadKnowledgeBase } from "../kb/index.js";
 import { projectRequirements } from "./project-requirements.js";
 import { makePlan, type InitOptions } from "./index.js";
 import { targetFromName } from "./target.js";
+import { UserError } from "../errors.js";
 
 const FIXTURES = resolve("test/fixtures/projects");
 const OPTIONS: InitOptions = {
@@ -72,18 +73,24 @@ test("seed 000: init --target dgx-spark for the pixi project plans a torch with 
   assert.equal(verdict.runs, "sass");
   assert.ok(
     plan.conflicts.some(
-      (c) => c.requirement.origin === "pixi.toml:17" && c.requirement.specifier === "==2.5.1",
+      (c) => c.requirement?.origin === "pixi.toml:17" && c.requirement?.specifier === "==2.5.1",
     ),
   );
   assert.ok(plan.install.some((r) => r.normalizedName === "transformers"));
-  // The container alternative: an NGC image that covers 12.1 on aarch64.
-  const container = makePlan(kb, project, target, { ...OPTIONS, strategy: "container" });
+  // A container keeps the image's torch, and no image's torch is 2.5.1: the pixi pin is what stops it.
+  assert.throws(
+    () => makePlan(kb, project, target, { ...OPTIONS, strategy: "container" }),
+    (e: unknown) => e instanceof UserError && /torch==2\.5\.1 \(pixi\.toml:17\) excludes/.test(e.message),
+  );
+  // With the pin relaxed (test-local change to the pixi manifest), the container plan installs the pixi deps on the image's torch.
+  const relaxed = structuredClone(project);
+  relaxed.condaManifests![0]!.dependencies.find((d) => d.name === "pytorch")!.version = "";
+  const container = makePlan(kb, relaxed, target, { ...OPTIONS, strategy: "container" });
   const image = container.container!.image;
   const imageVerdict = kb
     .judgeNgcImages({ computeCapability: "12.1", driverVersion: "580.95.05", cpuArch: "aarch64" })
     .find((v) => v.image.tag === image.tag);
   assert.equal(imageVerdict?.runs, true, imageVerdict?.reason);
-  assert.ok(container.conflicts.some((c) => c.requirement.origin === "pixi.toml:17"));
   assert.ok(container.install.some((r) => r.normalizedName === "biopython"));
   assert.ok(!container.install.some((r) => r.normalizedName === "torch"), "the image's torch is kept");
 });
