@@ -26,7 +26,7 @@ usage: gpuprep init [flags]
 
 the project:
   --project DIR            the project (default: the current directory); reads pyproject.toml,
-                           requirements*.txt, uv.lock
+                           requirements*.txt, uv.lock, pixi.toml, environment.yml
 
 the machine (default: this one, as doctor sees it):
   --target NAME            a GPU or system by name: dgx-spark, jetson-thor, rtx-5090, rtx-5070-ti,
@@ -224,7 +224,7 @@ export const initCommand: Command = {
       fail(`project directory ${values.project} does not exist`, "pass an existing directory with --project");
     if (!hasProjectManifest(projectDir))
       fail(
-        `${projectDir} has no pyproject.toml or requirements*.txt`,
+        `${projectDir} has no pyproject.toml, requirements*.txt, pixi.toml or environment.yml`,
         "run init in the project's directory, or pass --project DIR",
       );
     const options = checkedOptions(values, projectDir);

@@ -6,12 +6,13 @@ import { normalizeName } from "../util/package-name.js";
 import { loadData, type KnowledgeBaseData } from "./load.js";
 import type {
   ArchRow,
+  CondaTorchBuildRow,
   CudaToolkitRow,
   ExtensionRow,
   GpuRow,
   NgcImageRow,
-  SystemRow,
   TorchBuildRow,
+  SystemRow,
   WheelPythonsRow,
 } from "./types.js";
 import { driverSupport, parseComputeCapability, type DriverSupport } from "./compat.js";
@@ -34,6 +35,12 @@ import {
   type NgcJudgeContext,
 } from "./queries/ngc.js";
 import { extensionVerdict, type ExtensionQuery, type ExtensionVerdict } from "./queries/extensions.js";
+import {
+  condaTorchBuildsFor,
+  judgeCondaTorchBuild,
+  type CondaTorchQuery,
+  type CondaTorchVerdict,
+} from "./queries/conda-torch.js";
 import { wheelPythonsFor, type WheelPythonsAnswer } from "./queries/wheel-pythons.js";
 import { systemByName } from "./queries/systems.js";
 
@@ -47,6 +54,7 @@ export type {
 } from "./queries/torch.js";
 export type { NgcImageQuery, NgcImageVerdict, NgcGpuCoverage } from "./queries/ngc.js";
 export type { ExtensionQuery, ExtensionVerdict } from "./queries/extensions.js";
+export type { CondaTorchQuery, CondaTorchVerdict } from "./queries/conda-torch.js";
 export type { WheelPythonsAnswer } from "./queries/wheel-pythons.js";
 export { hasWheelFor, describeWheelPythons } from "./queries/wheel-pythons.js";
 
@@ -144,6 +152,39 @@ export class KnowledgeBase {
   driverTooOldForGpu(gpu: GpuRow, driverVersion: string): boolean | null {
     if (!gpu.minDriverLinux) return null;
     return compareVersions(effectiveDriver(driverVersion), gpu.minDriverLinux) < 0;
+  }
+
+  /** Conda builds of torch (conda-forge, the pytorch channel) for a channel and platform, newest first. */
+  condaTorchBuilds(
+    channel: CondaTorchBuildRow["channel"],
+    platform: CondaTorchBuildRow["platform"],
+  ): CondaTorchBuildRow[] {
+    return this.data.condaTorchBuilds
+      .filter((row) => row.channel === channel && row.platform === platform)
+      .sort((a, b) => compareVersions(b.torch, a.torch));
+  }
+
+  /** How one conda build fares on a GPU and driver (SASS, PTX JIT, no code, CPU-only). */
+  judgeCondaTorchBuild(
+    build: CondaTorchBuildRow,
+    computeCapability: string,
+    driverVersion: string | null,
+  ): CondaTorchVerdict {
+    return judgeCondaTorchBuild(build, this.data.cudaToolkits, computeCapability, driverVersion);
+  }
+
+  /** Conda CUDA builds of torch that run on this GPU + driver + platform, best first. */
+  condaTorchBuildsFor(query: CondaTorchQuery): CondaTorchVerdict[] {
+    return condaTorchBuildsFor(this.data.condaTorchBuilds, this.data.cudaToolkits, query);
+  }
+
+  /**
+   * The NGC image to run here: the newest that covers the GPU on its CPU and runs under this driver
+   * natively, else the newest it runs at all (minor-version compatibility); null when none does.
+   */
+  preferredNgcImage(query: NgcImageQuery): NgcImageVerdict | null {
+    const running = this.judgeNgcImages(query).filter((verdict) => verdict.runs);
+    return running.find((verdict) => verdict.driver === "native") ?? running[0] ?? null;
   }
 
   /** An NGC PyTorch image by tag ("25.01", "25.01-py3" or the full nvcr.io reference). */

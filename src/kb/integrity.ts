@@ -9,7 +9,7 @@ import { coverageFor, parseCodeTarget, parseComputeCapability } from "./compat.j
 import { currentBuilds } from "./queries/extensions.js";
 import { ngcContradictions } from "./integrity-ngc.js";
 import type { KnowledgeBaseData } from "./load.js";
-import { compareVersions } from "../util/version.js";
+import { compareVersions, majorMinor } from "../util/version.js";
 
 export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): string[] {
   const problems: string[] = [];
@@ -61,6 +61,33 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
     }
     if (build.indexUrl !== `https://download.pytorch.org/whl/${build.variant}`)
       problems.push(`${name}: index URL ${build.indexUrl} does not match the variant`);
+  }
+
+  const condaKeys = new Set<string>();
+  for (const build of data.condaTorchBuilds) {
+    const name = `conda ${build.channel} torch ${build.torch} ${build.cuda ? `CUDA ${build.cuda}` : "CPU"} ${build.platform}`;
+    for (const version of build.versions)
+      if (majorMinor(version) !== build.torch)
+        problems.push(`${name}: version ${version} is not of ${build.torch}`);
+    // Two rows may share a key only when they list different versions (a rebuild with another list).
+    for (const version of build.versions.length > 0 ? build.versions : [`${build.torch}.*`]) {
+      const key = `${build.channel}|${version}|${build.cuda}|${build.platform}`;
+      if (condaKeys.has(key)) problems.push(`${name}: version ${version} is listed twice`);
+      condaKeys.add(key);
+    }
+    const toolkit = build.cuda ? toolkits.get(build.cuda) : undefined;
+    if (build.cuda && !toolkit) problems.push(`${name}: CUDA ${build.cuda} is not in the toolkit table`);
+    if (!build.cuda && build.archList.length > 0) problems.push(`${name}: a CPU build with an arch list`);
+    for (const entry of build.archList) {
+      const target = parseCodeTarget(entry);
+      const sm = target ? `${target.major}${target.minor}` : "";
+      if (toolkit?.sassTargets && !toolkit.sassTargets.includes(sm))
+        problems.push(`${name}: ${entry} cannot be compiled by CUDA ${build.cuda}`);
+    }
+    if (build.ptxUnverified && build.archList.some((entry) => entry.startsWith("compute_")))
+      problems.push(`${name}: claims PTX although its PTX is marked unverified`);
+    if (build.channel === "pytorch" && build.platform !== "linux-x86_64")
+      problems.push(`${name}: the pytorch channel publishes no CUDA builds for ${build.platform}`);
   }
 
   for (const gpu of data.gpus) {

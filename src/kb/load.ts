@@ -7,16 +7,18 @@ import { readFileSync } from "node:fs";
 import type { z } from "zod";
 import type {
   ArchRow,
+  CondaTorchBuildRow,
   CudaToolkitRow,
   ExtensionRow,
   GpuRow,
   NgcImageRow,
-  SystemRow,
   TorchBuildRow,
+  SystemRow,
   WheelPythonsRow,
 } from "./types.js";
 import {
   archRowSchema,
+  condaTorchBuildRowSchema,
   cudaToolkitRowSchema,
   extensionRowSchema,
   gpuRowSchema,
@@ -35,6 +37,7 @@ export interface KnowledgeBaseData {
   torchBuilds: TorchBuildRow[];
   ngcImages: NgcImageRow[];
   extensions: ExtensionRow[];
+  condaTorchBuilds: CondaTorchBuildRow[];
   wheelPythons: WheelPythonsRow[];
   systems: SystemRow[];
 }
@@ -47,6 +50,7 @@ export const TABLES = {
   torchBuilds: { file: "torch-builds.json", schema: torchBuildRowSchema },
   ngcImages: { file: "ngc-images.json", schema: ngcImageRowSchema },
   extensions: { file: "extensions.json", schema: extensionRowSchema },
+  condaTorchBuilds: { file: "conda-torch-builds.json", schema: condaTorchBuildRowSchema },
   wheelPythons: { file: "wheel-pythons.json", schema: wheelPythonsRowSchema },
   systems: { file: "systems.json", schema: systemRowSchema },
 } as const;
@@ -91,6 +95,7 @@ export function loadPackagedData(): KnowledgeBaseData {
     torchBuilds: readTable("torchBuilds"),
     ngcImages: readTable("ngcImages"),
     extensions: readTable("extensions"),
+    condaTorchBuilds: readTable("condaTorchBuilds"),
     wheelPythons: readTable("wheelPythons"),
     systems: readTable("systems"),
   };

@@ -7,12 +7,13 @@
 import { z } from "zod";
 import type {
   ArchRow,
+  CondaTorchBuildRow,
   CudaToolkitRow,
   ExtensionRow,
   GpuRow,
   NgcImageRow,
-  SystemRow,
   TorchBuildRow,
+  SystemRow,
   WheelPythonsRow,
 } from "./types.js";
 
@@ -90,6 +91,22 @@ export const torchBuildRowSchema = z.object({
   indexUrl: z.string().url(),
   pypiDefault: z.boolean(),
   ptxUnverified: z.boolean().optional(),
+  confidence,
+  sources,
+});
+
+export const condaTorchBuildRowSchema = z.object({
+  channel: z.enum(["conda-forge", "pytorch"]),
+  torch: z.string().regex(/^\d+\.\d+$/, "a release series like 2.5"),
+  versions: z.array(z.string().regex(/^\d+\.\d+\.\d+$/, "a release like 2.5.1")),
+  cuda: z
+    .string()
+    .regex(/^\d+\.\d+$/)
+    .nullable(),
+  platform: z.enum(["linux-x86_64", "linux-aarch64"]),
+  archList: z.array(archListEntry),
+  ptxUnverified: z.boolean().optional(),
+  superseded: z.boolean().optional(),
   confidence,
   sources,
 });
@@ -226,7 +243,8 @@ const agree: [
   Same<z.infer<typeof torchBuildRowSchema>, TorchBuildRow>,
   Same<z.infer<typeof ngcImageRowSchema>, NgcImageRow>,
   Same<z.infer<typeof extensionRowSchema>, ExtensionRow>,
+  Same<z.infer<typeof condaTorchBuildRowSchema>, CondaTorchBuildRow>,
   Same<z.infer<typeof wheelPythonsRowSchema>, WheelPythonsRow>,
   Same<z.infer<typeof systemRowSchema>, SystemRow>,
-] = [true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true];
 void agree;

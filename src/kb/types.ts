@@ -113,6 +113,36 @@ export interface TorchBuildRow {
   sources: Source[];
 }
 
+/**
+ * A conda build of PyTorch: conda-forge's feedstock (package `pytorch`, with `pytorch-gpu` /
+ * `pytorch-cpu` as selectors) or PyTorch's own `pytorch` channel (discontinued after 2.5). One row
+ * per release series, CUDA variant and platform, with the arch list its build script compiled.
+ */
+export interface CondaTorchBuildRow {
+  channel: "conda-forge" | "pytorch";
+  /** Release series, "2.5". */
+  torch: string;
+  /**
+   * The package versions built this way, as the recipe at the source commit names them ("2.5.1");
+   * empty where the source gives the series only (every release of it).
+   */
+  versions: string[];
+  /** conda-forge: cuda_compiler_version; pytorch channel: the pytorch-cuda it pairs with. null: a CPU build. */
+  cuda: string | null;
+  platform: "linux-x86_64" | "linux-aarch64";
+  /** As torch.cuda.get_arch_list() would print it: sm_XY for SASS, compute_XY for PTX. */
+  archList: string[];
+  /** true where the build script says +PTX but nothing shows the package keeps it (archList then has SASS only). */
+  ptxUnverified?: boolean;
+  /**
+   * true where later builds of the same version dropped this variant: they carry higher build
+   * numbers, which the solver prefers, so this build is installed only when no current one fits.
+   */
+  superseded?: boolean;
+  confidence: Confidence;
+  sources: Source[];
+}
+
 /** A CPU architecture as `uname -m` prints it. */
 export type NgcCpuArch = "x86_64" | "aarch64";
 

@@ -178,7 +178,7 @@ export function makePlan(
   target: TargetMachine,
   options: InitOptions,
 ): Plan {
-  const { requirements, duplicates } = projectRequirements(project);
+  const { requirements, duplicates, notes } = projectRequirements(project);
   const torchRequirement = requirements.find((r) => r.normalizedName === "torch") ?? null;
   const routes = torchRoutes(project);
   const container = chooseContainer(kb, target, requirements);
@@ -207,7 +207,7 @@ export function makePlan(
   ];
   if (target.driverSource) decisions.push(target.driverSource);
   decisions.push(decision);
-  const warnings = duplicates.map((d) => `required twice: ${d}; the first is used`);
+  const warnings = [...duplicates.map((d) => `required twice: ${d}; the first is used`), ...notes];
   if (options.python && strategy === "container")
     warnings.push(`--python ${options.python} is ignored in a container: the image's own Python is used`);
 

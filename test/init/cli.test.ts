@@ -224,6 +224,6 @@ test("bad input: one line with a hint, never a stack trace", () => {
   const empty = mkdtempSync(join(tmpdir(), "gpuprep-init-empty-"));
   const none = runInit(["--project", empty, "--target", "h100"]);
   assert.equal(none.code, 2);
-  assert.match(none.stderr, /has no pyproject\.toml or requirements\*\.txt/);
+  assert.match(none.stderr, /has no pyproject\.toml, requirements\*\.txt, pixi\.toml or environment\.yml/);
   assert.deepEqual(listFiles(dir), ["requirements.txt"]);
 });
