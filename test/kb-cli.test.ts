@@ -62,11 +62,13 @@ test("kb cuda / torch: versions with reasons; unknown versions list the known on
   assert.match(cuda.stdout, /580\.65\.06 or newer/);
   assert.doesNotMatch(cuda.stdout, /sm_70/);
   const torch = gpuprep("torch", "2.5.1", "--json");
-  const builds = (JSON.parse(torch.stdout) as { result: Array<{ variant: string; pypiDefault: boolean }> })
-    .result;
+  const builds = (
+    JSON.parse(torch.stdout) as { result: Array<{ variant: string; platform: string; pypiDefault: boolean }> }
+  ).result;
+  // PyPI's 2.5 wheel is cu124 on x86_64 and the CPU build on aarch64 (CUDA aarch64 wheels reach PyPI with 2.11).
   assert.deepEqual(
-    builds.filter((row) => row.pypiDefault).map((row) => row.variant),
-    ["cu124"],
+    builds.filter((row) => row.pypiDefault).map((row) => `${row.variant} ${row.platform}`),
+    ["cu124 linux-x86_64", "cpu linux-aarch64"],
   );
   const torch29 = JSON.parse(gpuprep("torch", "2.9", "--json").stdout).result as Array<{
     variant: string;

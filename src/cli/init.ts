@@ -26,18 +26,22 @@ usage: gpuprep init [flags]
 
 the project:
   --project DIR            the project (default: the current directory); reads pyproject.toml,
-                           requirements*.txt, uv.lock
+                           requirements*.txt, uv.lock, pixi.toml, environment.yml
 
 the machine (default: this one, as doctor sees it):
-  --target NAME            a GPU or system by name: dgx-spark, rtx-5090, rtx-5070-ti, b200, h100, l4, ...
+  --target NAME            a GPU or system by name: dgx-spark, jetson-thor, rtx-5090, rtx-5070-ti,
+                           rtx-pro-6000, rtx-4090, b200, b300, gb200, h100, h200, gh200, a100, l40s,
+                           l4, t4, v100, ... (\`gpuprep kb gpu NAME\` shows one)
   --gpu NAME               the same, also a compute capability (12.0)
-  --driver VER             the machine's NVIDIA driver (580.95.05 or a branch, 580); without it the
-                           plan says which driver it needs
+  --driver VER             the machine's NVIDIA driver (580.95.05 or a branch, 580); without it a
+                           named system (dgx-spark) is planned for the driver it ships with, where
+                           that is sourced, and any other target says which driver it needs
   --arch x86_64|aarch64    the host CPU (integrated systems such as DGX Spark set it themselves)
   --from FILE              a snapshot saved with \`gpuprep doctor --save\`
 
 the setup:
-  --strategy S             container (NGC PyTorch image), native (uv venv) or auto (default)
+  --strategy S             container (NGC PyTorch image whose torch the project's pin accepts),
+                           native (uv venv) or auto (default: the one that keeps every pin)
   --jupyter                add a Jupyter service on 127.0.0.1:8888 that needs a token
   --non-root               run as a user with the host user's ids instead of root
   --volume HOST:CTR[:ro]   one more volume (repeatable)
@@ -45,7 +49,8 @@ the setup:
   --wheelhouse DIR         offline build: install only from this directory of wheels (in the project)
   --index-url URL          install from this index instead of PyPI (a mirror)
   --shm-size SIZE          a /dev/shm of this size instead of sharing the host's IPC namespace
-  --python VER             Python for the native venv (default: from the torch build and project)
+  --python VER             Python for the native venv (default: the newest that the torch build,
+                           requires-python and the project's pinned compiled packages all allow)
 
 writing:
   --dry-run                print the plan and every file's diff; write nothing
@@ -219,7 +224,7 @@ export const initCommand: Command = {
       fail(`project directory ${values.project} does not exist`, "pass an existing directory with --project");
     if (!hasProjectManifest(projectDir))
       fail(
-        `${projectDir} has no pyproject.toml or requirements*.txt`,
+        `${projectDir} has no pyproject.toml, requirements*.txt, pixi.toml or environment.yml`,
         "run init in the project's directory, or pass --project DIR",
       );
     const options = checkedOptions(values, projectDir);

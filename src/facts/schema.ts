@@ -201,6 +201,55 @@ export const RequirementSchema = z.object({
   origin: z.string(),
 });
 
+/** One conda package a pixi.toml or environment.yml asks for (a conda MatchSpec, split up). */
+export const CondaDependencySchema = z.object({
+  /** Package name as written: pytorch, pytorch-gpu, cuda-version, python ... */
+  name: z.string(),
+  /** The channel forced for it (`conda-forge::pytorch`, pixi `{ channel = "pytorch" }`); null: the channel order decides. */
+  channel: nullableString,
+  /** Conda version spec ("==2.5.1", "2.5.*", ">=2.4,<3"); "" when unpinned. */
+  version: z.string(),
+  /** Build-string glob ("cuda126*", "*cuda*"); null when not given. */
+  build: nullableString,
+  raw: z.string(),
+  /** "pixi.toml:14", "environment.yml:9" */
+  origin: z.string(),
+  /** pixi feature ("default" for the top-level tables); null in environment.yml. */
+  feature: nullableString,
+  /** pixi [target.<platform>] it is limited to; null: every platform. */
+  platform: nullableString,
+});
+
+/** A PyPI requirement of a pixi.toml ([pypi-dependencies]) or an environment.yml (its pip: list). */
+export const CondaPypiDependencySchema = RequirementSchema.extend({
+  /** pixi's per-package `index = "https://..."`; null when the manifest's indexes apply. */
+  index: nullableString,
+  feature: nullableString,
+  platform: nullableString,
+});
+
+/** A pixi workspace (pixi.toml, or [tool.pixi] in pyproject.toml) or a conda environment.yml. */
+export const CondaManifestSchema = z.object({
+  kind: z.enum(["pixi", "conda-environment"]),
+  path: z.string(),
+  name: nullableString,
+  /** In priority order, as names where the URL names one ("https://prefix.dev/conda-forge" -> "conda-forge"). */
+  channels: z.array(z.string()),
+  /** pixi platforms (linux-64, linux-aarch64 ...); [] for environment.yml (it solves for the machine it runs on). */
+  platforms: z.array(z.string()),
+  /** pixi [system-requirements] cuda per feature ("default", "gpu" ...): the `__cuda` the solve assumes. */
+  systemCuda: z.record(z.string(), z.string()),
+  /** pixi [environments]: environment -> its features (the default feature is implied). */
+  environments: z.record(z.string(), z.array(z.string())),
+  dependencies: z.array(CondaDependencySchema),
+  pypiDependencies: z.array(CondaPypiDependencySchema),
+  /** pixi [pypi-options] index-url / an environment.yml pip `--index-url` line. */
+  pypiIndexUrl: nullableString,
+  pypiExtraIndexUrls: z.array(z.string()),
+  /** Lines of keys a fix names: "channels", "system-requirements.cuda", "platforms". */
+  lines: z.record(z.string(), z.number()),
+});
+
 export const ProjectSchema = z.object({
   dir: z.string(),
   pyproject: z
@@ -218,6 +267,8 @@ export const ProjectSchema = z.object({
         constraintDependencies: z.array(RequirementSchema),
         overrideDependencies: z.array(RequirementSchema),
       }),
+      /** Line of each key and array item ("tool.uv.sources.torch", "project.dependencies[]=torch==2.5.1"); absent in older snapshots. */
+      lines: z.record(z.string(), z.number()).optional(),
     })
     .nullable(),
   requirementsFiles: z.array(
@@ -235,6 +286,8 @@ export const ProjectSchema = z.object({
       packages: z.array(z.object({ name: z.string(), version: nullableString, source: nullableString })),
     })
     .nullable(),
+  /** pixi and conda manifests; absent in snapshots taken before gpuprep read them. */
+  condaManifests: z.array(CondaManifestSchema).optional(),
 });
 
 export const BinaryCoverageSchema = z.object({
@@ -287,6 +340,9 @@ export type ExtensionImport = z.infer<typeof ExtensionImportSchema>;
 export type Distribution = z.infer<typeof DistributionSchema>;
 export type Requirement = z.infer<typeof RequirementSchema>;
 export type ProjectFacts = z.infer<typeof ProjectSchema>;
+export type CondaManifest = z.infer<typeof CondaManifestSchema>;
+export type CondaDependency = z.infer<typeof CondaDependencySchema>;
+export type CondaPypiDependency = z.infer<typeof CondaPypiDependencySchema>;
 export type BinaryCoverage = z.infer<typeof BinaryCoverageSchema>;
 export type BinariesFacts = z.infer<typeof BinariesSchema>;
 /** What probe.py prints: everything in Facts that comes from inside the target. */

@@ -1,6 +1,7 @@
 /**
  * The project's manifests: pyproject.toml (PEP 621, PEP 735 dependency groups, [tool.uv]),
- * requirements*.txt (with -r / -c includes and index options) and uv.lock, as ProjectFacts.
+ * requirements*.txt (with -r / -c includes and index options), uv.lock, pixi.toml and a conda
+ * environment.yml (parsed in pixi.ts / conda-env.ts), as ProjectFacts.
  * Reads only; a malformed file is a UserError naming the file and line.
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
@@ -9,6 +10,8 @@ import { parse as parseToml, TomlError } from "smol-toml";
 import type { ProjectFacts, Requirement } from "../facts/schema.js";
 import { UserError, errorMessage } from "../errors.js";
 import { normalizeName, parseRequirement } from "./requirement.js";
+import { CONDA_MANIFEST_NAMES, readCondaManifests } from "./conda-manifests.js";
+import { tomlKeyLines } from "./toml-lines.js";
 
 type RequirementsFile = ProjectFacts["requirementsFiles"][number];
 type Pyproject = NonNullable<ProjectFacts["pyproject"]>;
@@ -28,7 +31,13 @@ function manifestFiles(dir: string): string[] {
   } catch {
     return [];
   }
-  const found = names.filter((n) => n === "pyproject.toml" || n === "uv.lock" || REQUIREMENTS_NAME.test(n));
+  const found = names.filter(
+    (n) =>
+      n === "pyproject.toml" ||
+      n === "uv.lock" ||
+      REQUIREMENTS_NAME.test(n) ||
+      CONDA_MANIFEST_NAMES.includes(n),
+  );
   if (names.includes("requirements") && existsSync(join(dir, "requirements"))) {
     try {
       for (const n of readdirSync(join(dir, "requirements")))
@@ -57,6 +66,7 @@ export function readProject(dirArg: string): ProjectFacts {
     pyproject: existsSync(pyprojectPath) ? readPyproject(pyprojectPath) : null,
     requirementsFiles,
     uvLock: existsSync(lockPath) ? readUvLock(lockPath) : null,
+    condaManifests: readCondaManifests(dir, readText),
   };
 }
 
@@ -138,6 +148,7 @@ function readPyproject(path: string): Pyproject {
         "tool.uv.override-dependencies",
       ),
     },
+    lines: tomlKeyLines(readText(path)),
   };
 }
 

@@ -6,6 +6,7 @@
 import type { Plan, SourceBuild } from "../plan/types.js";
 import { normalizeName } from "../util/package-name.js";
 import { shellQuote } from "./shell.js";
+import { nvccCheckDockerfile } from "./nvcc-check.js";
 import {
   CONSTRAINTS_FILE,
   GPUPREP_DIR_IN_IMAGE,
@@ -37,15 +38,22 @@ function namePattern(name: string): string {
 
 function buildStage(build: SourceBuild, plan: Plan): string {
   const source = pipSource(plan);
+  // nvcc of the right CUDA, checked before minutes of compiling.
+  const check = nvccCheckDockerfile(plan, build);
+  const nvccCheck = check.length > 0 ? `${check.join("\n")}\n    ` : "";
+  // The package's own build variables (flash-attn reads FLASH_ATTN_CUDA_ARCHS, not TORCH_CUDA_ARCH_LIST).
+  const ownEnv = Object.entries(build.env)
+    .map(([name, value]) => `\n    ${name}="${value}" \\`)
+    .join("");
   return `
 # ${build.name}: ${build.reason}.
 FROM base AS build-${normalizeName(build.name)}
 ARG MAX_JOBS=
-ENV TORCH_CUDA_ARCH_LIST="${build.archList}" \\
+ENV TORCH_CUDA_ARCH_LIST="${build.archList}" \\${ownEnv}
     CCACHE_DIR=/root/.cache/ccache
 # MAX_JOBS: cores, but at most one job per ${GIB_PER_BUILD_JOB} GiB of available memory (nvcc runs out of memory first).
 RUN --mount=type=cache,target=/root/.cache/pip --mount=type=cache,target=/root/.cache/ccache${source.mount} \\
-    jobs="$MAX_JOBS"; \\
+    ${nvccCheck}jobs="$MAX_JOBS"; \\
     if [ -z "$jobs" ]; then \\
       mem_gib=$(awk '/^MemAvailable:/ { print int($2 / 1048576) }' /proc/meminfo); \\
       jobs=$((mem_gib / ${GIB_PER_BUILD_JOB})); \\

@@ -6,6 +6,8 @@
  */
 import { parse } from "smol-toml";
 import type { Plan } from "../plan/types.js";
+import { UserError } from "../errors.js";
+import { rerouteTorchSources } from "./torch-sources.js";
 
 export interface PyprojectPin {
   content: string | null;
@@ -68,13 +70,35 @@ export function pinPyproject(plan: Plan, current: string): PyprojectPin {
   const deps = new Set(plan.install.map((r) => r.normalizedName).concat("torch"));
   const wanted = TORCH_FAMILY.filter((name) => deps.has(name) || name === "torch");
   const ours = indexes.find((i) => i.name === native.indexName);
-  if (ours && ours.url !== url)
-    return {
-      content: null,
-      note: `[[tool.uv.index]] ${native.indexName} already points at ${ours.url}; left unchanged`,
-    };
+  if (ours && ours.url !== url && !plan.options.wheelhouse)
+    throw new UserError(
+      `init: pyproject.toml already has a [[tool.uv.index]] named ${native.indexName} pointing at ${ours.url}, the name the plan needs for ${url}`,
+      `rename or remove that index and rerun`,
+    );
   let content = current.endsWith("\n") ? current : `${current}\n`;
   const notes: string[] = [];
+  // Routes the project already has for the torch family: kept when they reach the planned index,
+  // else replaced (the old line left as a comment) or, where that is not safe, init stops.
+  const rerouted = rerouteTorchSources(
+    content,
+    (uv.sources ?? {}) as Record<string, unknown>,
+    indexes,
+    TORCH_FAMILY,
+    plan.options.wheelhouse
+      ? { offline: plan.options.wheelhouse }
+      : {
+          indexName: native.indexName,
+          url,
+          why: `torch ${native.build.torch} ${native.build.variant} runs natively on ${plan.target.gpuName}`,
+        },
+  );
+  content = rerouted.content;
+  if (rerouted.replaced.length > 0)
+    notes.push(
+      `${plan.options.wheelhouse ? "route disabled" : `route replaced by the ${native.indexName} index`}: ${rerouted.replaced.join(", ")}`,
+    );
+  if (rerouted.kept.length > 0)
+    notes.push(`${rerouted.kept.join(", ")} already routed to ${url}; kept as written`);
   if (plan.options.wheelhouse) {
     // Offline, uv ignores every index (--no-index): a torch pinned to one could not be found.
     // torch comes from the wheelhouse like everything else, so it must hold the planned build.
@@ -82,13 +106,17 @@ export function pinPyproject(plan: Plan, current: string): PyprojectPin {
       `torch is not pinned to an index: it comes from ${plan.options.wheelhouse}/, which must hold torch ${native.build.torch} ${native.build.variant} (${url})`,
     );
   } else {
-    if (!ours)
+    // Every route already reaches the planned URL under the project's own index name: nothing to add.
+    const allKept = wanted.every((name) => rerouted.kept.includes(name));
+    if (!ours && !allKept)
       content += `\n# Added by gpuprep init: torch ${native.build.torch} ${native.build.variant} runs natively on ${plan.target.gpuName}.\n[[tool.uv.index]]\nname = "${native.indexName}"\nurl = "${url}"\nexplicit = true\n`;
     const sources = addToUvTable(
       content,
       uv,
       "sources",
-      wanted.map((name) => [name, `[{ index = "${native.indexName}" }]`]),
+      wanted
+        .filter((name) => !rerouted.kept.includes(name))
+        .map((name) => [name, `[{ index = "${native.indexName}" }]`]),
       "",
     );
     content = sources.content;
@@ -118,7 +146,10 @@ export function pinPyproject(plan: Plan, current: string): PyprojectPin {
       buildDeps.content,
       uv,
       "extra-build-variables",
-      built.map((b) => [b.name, `{ TORCH_CUDA_ARCH_LIST = "${b.archList}" }`]),
+      built.map((b) => [
+        b.name,
+        `{ ${[["TORCH_CUDA_ARCH_LIST", b.archList], ...Object.entries(b.env)].map(([k, v]) => `${k} = "${v}"`).join(", ")} }`,
+      ]),
       "",
     );
     content = vars.content;
@@ -129,9 +160,11 @@ export function pinPyproject(plan: Plan, current: string): PyprojectPin {
   if (content === (current.endsWith("\n") ? current : `${current}\n`))
     return {
       content: null,
-      note:
-        notes.length > 0 ? notes.join("; ") : "torch already has a [tool.uv.sources] entry; left unchanged",
+      note: notes.length > 0 ? notes.join("; ") : `already routes torch to ${url}; unchanged`,
     };
   parse(content); // the edit must leave valid TOML; a throw here is a bug, not a user error
-  return { content, note: notes.join("; ") };
+  return {
+    content,
+    note: notes.length > 0 ? notes.join("; ") : `[[tool.uv.index]] ${native.indexName} added`,
+  };
 }

@@ -8,6 +8,7 @@ import type { Plan } from "../plan/types.js";
 import { CONSTRAINTS_FILE, header } from "./paths.js";
 import { GIB_PER_BUILD_JOB } from "./dockerfile.js";
 import { VERSION_AT_LEAST, shellQuote } from "./shell.js";
+import { nvccCheckScript } from "./nvcc-check.js";
 
 export function renderSetupNative(plan: Plan): string {
   const native = plan.native;
@@ -22,7 +23,12 @@ export function renderSetupNative(plan: Plan): string {
   const builds = plan.sourceBuilds;
   const archList = builds[0]?.archList ?? "";
   // Every source build targets the same GPU, so one TORCH_CUDA_ARCH_LIST serves them all.
-  const buildEnv = builds.length > 0 ? `TORCH_CUDA_ARCH_LIST="${archList}" MAX_JOBS="$(build_jobs)" ` : "";
+  // Packages with their own build variables (flash-attn's FLASH_ATTN_CUDA_ARCHS) get them too.
+  const ownEnv = builds.flatMap((b) => Object.entries(b.env).map(([name, value]) => `${name}="${value}" `));
+  const buildEnv =
+    builds.length > 0
+      ? `TORCH_CUDA_ARCH_LIST="${archList}" ${[...new Set(ownEnv)].join("")}MAX_JOBS="$(build_jobs)" `
+      : "";
   // uv sync spells it --no-binary-package NAME; uv pip install, like pip, --no-binary NAME,...
   // (uv 0.11.15 rejects --no-binary-package there: found running this script on the H100).
   const names = builds.map((b) => b.name).join(",");
@@ -31,6 +37,8 @@ export function renderSetupNative(plan: Plan): string {
   // What a build without isolation needs in the venv itself.
   const buildTools = `uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} setuptools wheel ninja`;
   const install: string[] = builds.map((b) => `# ${b.name} is built from source: ${b.reason}.`);
+  const nvccCheck = nvccCheckScript(plan);
+  if (nvccCheck.length > 0) install.push(...nvccCheck, "");
   if (plan.project.hasPyproject) {
     install.push(
       plan.options.wheelhouse

@@ -4,7 +4,17 @@
  */
 import { normalizeName } from "../util/package-name.js";
 import { loadData, type KnowledgeBaseData } from "./load.js";
-import type { ArchRow, CudaToolkitRow, ExtensionRow, GpuRow, NgcImageRow, TorchBuildRow } from "./types.js";
+import type {
+  ArchRow,
+  CondaTorchBuildRow,
+  CudaToolkitRow,
+  ExtensionRow,
+  GpuRow,
+  NgcImageRow,
+  TorchBuildRow,
+  SystemRow,
+  WheelPythonsRow,
+} from "./types.js";
 import { driverSupport, parseComputeCapability, type DriverSupport } from "./compat.js";
 import { compareVersions, majorMinor } from "../util/version.js";
 import { resolveGpu, type GpuResolution } from "./queries/gpu.js";
@@ -25,6 +35,14 @@ import {
   type NgcJudgeContext,
 } from "./queries/ngc.js";
 import { extensionVerdict, type ExtensionQuery, type ExtensionVerdict } from "./queries/extensions.js";
+import {
+  condaTorchBuildsFor,
+  judgeCondaTorchBuild,
+  type CondaTorchQuery,
+  type CondaTorchVerdict,
+} from "./queries/conda-torch.js";
+import { wheelPythonsFor, type WheelPythonsAnswer } from "./queries/wheel-pythons.js";
+import { systemByName } from "./queries/systems.js";
 
 export type { GpuResolution } from "./queries/gpu.js";
 export type {
@@ -36,6 +54,9 @@ export type {
 } from "./queries/torch.js";
 export type { NgcImageQuery, NgcImageVerdict, NgcGpuCoverage } from "./queries/ngc.js";
 export type { ExtensionQuery, ExtensionVerdict } from "./queries/extensions.js";
+export type { CondaTorchQuery, CondaTorchVerdict } from "./queries/conda-torch.js";
+export type { WheelPythonsAnswer } from "./queries/wheel-pythons.js";
+export { hasWheelFor, describeWheelPythons } from "./queries/wheel-pythons.js";
 
 export class KnowledgeBase {
   constructor(readonly data: KnowledgeBaseData) {}
@@ -133,6 +154,39 @@ export class KnowledgeBase {
     return compareVersions(effectiveDriver(driverVersion), gpu.minDriverLinux) < 0;
   }
 
+  /** Conda builds of torch (conda-forge, the pytorch channel) for a channel and platform, newest first. */
+  condaTorchBuilds(
+    channel: CondaTorchBuildRow["channel"],
+    platform: CondaTorchBuildRow["platform"],
+  ): CondaTorchBuildRow[] {
+    return this.data.condaTorchBuilds
+      .filter((row) => row.channel === channel && row.platform === platform)
+      .sort((a, b) => compareVersions(b.torch, a.torch));
+  }
+
+  /** How one conda build fares on a GPU and driver (SASS, PTX JIT, no code, CPU-only). */
+  judgeCondaTorchBuild(
+    build: CondaTorchBuildRow,
+    computeCapability: string,
+    driverVersion: string | null,
+  ): CondaTorchVerdict {
+    return judgeCondaTorchBuild(build, this.data.cudaToolkits, computeCapability, driverVersion);
+  }
+
+  /** Conda CUDA builds of torch that run on this GPU + driver + platform, best first. */
+  condaTorchBuildsFor(query: CondaTorchQuery): CondaTorchVerdict[] {
+    return condaTorchBuildsFor(this.data.condaTorchBuilds, this.data.cudaToolkits, query);
+  }
+
+  /**
+   * The NGC image to run here: the newest that covers the GPU on its CPU and runs under this driver
+   * natively, else the newest it runs at all (minor-version compatibility); null when none does.
+   */
+  preferredNgcImage(query: NgcImageQuery): NgcImageVerdict | null {
+    const running = this.judgeNgcImages(query).filter((verdict) => verdict.runs);
+    return running.find((verdict) => verdict.driver === "native") ?? running[0] ?? null;
+  }
+
   /** An NGC PyTorch image by tag ("25.01", "25.01-py3" or the full nvcr.io reference). */
   ngcImage(tag: string): NgcImageRow | null {
     const match = /(?:^|:)(\d{2}\.\d{2})(?:-py3(?:-igpu)?)?$/.exec(tag.trim());
@@ -200,6 +254,35 @@ export class KnowledgeBase {
       ? names.map((name) => this.extension(name)).filter((row): row is ExtensionRow => row !== null)
       : this.data.extensions;
     return rows.map((row) => extensionVerdict(row, query));
+  }
+
+  /** The Pythons a package's wheels exist for, over the releases a specifier accepts ("numpy", "<2"). */
+  wheelPythons(
+    packageName: string,
+    specifier: string,
+    platform: WheelPythonsRow["platforms"][number],
+  ): WheelPythonsAnswer {
+    return wheelPythonsFor(this.data.wheelPythons, packageName, specifier, platform);
+  }
+
+  /** A named system ("dgx-spark", "Jetson AGX Thor") with the driver it ships, or null. */
+  system(name: string): SystemRow | null {
+    return systemByName(this.data.systems, name);
+  }
+
+  /**
+   * The oldest CUDA toolkit whose nvcc compiles SASS for exactly this capability (12.1 -> 12.9),
+   * from the toolkits' sourced target lists; null where none lists it.
+   */
+  oldestCudaCompiling(computeCapability: string): CudaToolkitRow | null {
+    const cc = parseComputeCapability(computeCapability);
+    if (!cc) return null;
+    const sm = `${cc.major}${cc.minor}`;
+    return (
+      [...this.data.cudaToolkits]
+        .sort((a, b) => compareVersions(a.version, b.version))
+        .find((row) => row.sassTargets?.includes(sm)) ?? null
+    );
   }
 }
 

@@ -9,7 +9,7 @@ import { coverageFor, parseCodeTarget, parseComputeCapability } from "./compat.j
 import { currentBuilds } from "./queries/extensions.js";
 import { ngcContradictions } from "./integrity-ngc.js";
 import type { KnowledgeBaseData } from "./load.js";
-import { compareVersions } from "../util/version.js";
+import { compareVersions, majorMinor } from "../util/version.js";
 
 export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): string[] {
   const problems: string[] = [];
@@ -63,6 +63,33 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
       problems.push(`${name}: index URL ${build.indexUrl} does not match the variant`);
   }
 
+  const condaKeys = new Set<string>();
+  for (const build of data.condaTorchBuilds) {
+    const name = `conda ${build.channel} torch ${build.torch} ${build.cuda ? `CUDA ${build.cuda}` : "CPU"} ${build.platform}`;
+    for (const version of build.versions)
+      if (majorMinor(version) !== build.torch)
+        problems.push(`${name}: version ${version} is not of ${build.torch}`);
+    // Two rows may share a key only when they list different versions (a rebuild with another list).
+    for (const version of build.versions.length > 0 ? build.versions : [`${build.torch}.*`]) {
+      const key = `${build.channel}|${version}|${build.cuda}|${build.platform}`;
+      if (condaKeys.has(key)) problems.push(`${name}: version ${version} is listed twice`);
+      condaKeys.add(key);
+    }
+    const toolkit = build.cuda ? toolkits.get(build.cuda) : undefined;
+    if (build.cuda && !toolkit) problems.push(`${name}: CUDA ${build.cuda} is not in the toolkit table`);
+    if (!build.cuda && build.archList.length > 0) problems.push(`${name}: a CPU build with an arch list`);
+    for (const entry of build.archList) {
+      const target = parseCodeTarget(entry);
+      const sm = target ? `${target.major}${target.minor}` : "";
+      if (toolkit?.sassTargets && !toolkit.sassTargets.includes(sm))
+        problems.push(`${name}: ${entry} cannot be compiled by CUDA ${build.cuda}`);
+    }
+    if (build.ptxUnverified && build.archList.some((entry) => entry.startsWith("compute_")))
+      problems.push(`${name}: claims PTX although its PTX is marked unverified`);
+    if (build.channel === "pytorch" && build.platform !== "linux-x86_64")
+      problems.push(`${name}: the pytorch channel publishes no CUDA builds for ${build.platform}`);
+  }
+
   for (const gpu of data.gpus) {
     if (!archs.has(gpu.computeCapability))
       problems.push(`GPU ${gpu.name}: capability ${gpu.computeCapability} is not in the arch table`);
@@ -105,6 +132,8 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
           problems.push(`${buildName}: ${entry} cannot be compiled by CUDA ${build.cuda}`);
       }
     }
+    if (ext.buildEnv && !urls.has(ext.buildEnv.source))
+      problems.push(`${name}: its buildEnv source ${ext.buildEnv.source} is not among the row's sources`);
     for (const hazard of ext.installHazards ?? [])
       if (!urls.has(hazard.source))
         problems.push(
@@ -128,6 +157,31 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
         );
     }
   }
+
+  const gpuNames = new Set(data.gpus.map((gpu) => gpu.name));
+  for (const system of data.systems) {
+    if (!gpuNames.has(system.gpu))
+      problems.push(`system ${system.name}: GPU ${system.gpu} is not in the GPU table`);
+    const toolkit = system.cuda ? toolkits.get(system.cuda) : undefined;
+    if (system.cuda && !toolkit)
+      problems.push(`system ${system.name}: CUDA ${system.cuda} is not in the toolkit table`);
+    // nvidia-smi's "CUDA Version" is the newest runtime the driver runs natively.
+    if (toolkit && system.driver && compareVersions(system.driver, toolkit.minDriverLinux) < 0)
+      problems.push(
+        `system ${system.name}: driver ${system.driver} is older than CUDA ${toolkit.version}'s ${toolkit.minDriverLinux}`,
+      );
+  }
+  const releaseRows = new Map<string, number>();
+  data.wheelPythons.forEach((row, index) => {
+    for (const platform of row.platforms)
+      for (const release of row.releases) {
+        const key = `${row.package} ${release} ${platform}`;
+        const seen = releaseRows.get(key);
+        if (seen !== undefined)
+          problems.push(`wheel pythons: ${key} is in rows ${seen + 1} and ${index + 1}`);
+        releaseRows.set(key, index);
+      }
+  });
 
   if (repoRoot) {
     const tables = Object.entries(data) as Array<[string, Array<{ sources: Array<{ url: string }> }>]>;

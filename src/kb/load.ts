@@ -5,15 +5,28 @@
  */
 import { readFileSync } from "node:fs";
 import type { z } from "zod";
-import type { ArchRow, CudaToolkitRow, ExtensionRow, GpuRow, NgcImageRow, TorchBuildRow } from "./types.js";
+import type {
+  ArchRow,
+  CondaTorchBuildRow,
+  CudaToolkitRow,
+  ExtensionRow,
+  GpuRow,
+  NgcImageRow,
+  TorchBuildRow,
+  SystemRow,
+  WheelPythonsRow,
+} from "./types.js";
 import {
   archRowSchema,
+  condaTorchBuildRowSchema,
   cudaToolkitRowSchema,
   extensionRowSchema,
   gpuRowSchema,
   ngcImageRowSchema,
+  systemRowSchema,
   tableSchema,
   torchBuildRowSchema,
+  wheelPythonsRowSchema,
 } from "./schema.js";
 import { readOverlay, type Overlay } from "./overlay.js";
 
@@ -24,6 +37,9 @@ export interface KnowledgeBaseData {
   torchBuilds: TorchBuildRow[];
   ngcImages: NgcImageRow[];
   extensions: ExtensionRow[];
+  condaTorchBuilds: CondaTorchBuildRow[];
+  wheelPythons: WheelPythonsRow[];
+  systems: SystemRow[];
 }
 
 /** The table files, their table names and row schemas. */
@@ -34,6 +50,9 @@ export const TABLES = {
   torchBuilds: { file: "torch-builds.json", schema: torchBuildRowSchema },
   ngcImages: { file: "ngc-images.json", schema: ngcImageRowSchema },
   extensions: { file: "extensions.json", schema: extensionRowSchema },
+  condaTorchBuilds: { file: "conda-torch-builds.json", schema: condaTorchBuildRowSchema },
+  wheelPythons: { file: "wheel-pythons.json", schema: wheelPythonsRowSchema },
+  systems: { file: "systems.json", schema: systemRowSchema },
 } as const;
 
 export class KnowledgeBaseDataError extends Error {
@@ -76,6 +95,9 @@ export function loadPackagedData(): KnowledgeBaseData {
     torchBuilds: readTable("torchBuilds"),
     ngcImages: readTable("ngcImages"),
     extensions: readTable("extensions"),
+    condaTorchBuilds: readTable("condaTorchBuilds"),
+    wheelPythons: readTable("wheelPythons"),
+    systems: readTable("systems"),
   };
 }
 

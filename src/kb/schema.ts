@@ -5,7 +5,17 @@
  * two in step at compile time.
  */
 import { z } from "zod";
-import type { ArchRow, CudaToolkitRow, ExtensionRow, GpuRow, NgcImageRow, TorchBuildRow } from "./types.js";
+import type {
+  ArchRow,
+  CondaTorchBuildRow,
+  CudaToolkitRow,
+  ExtensionRow,
+  GpuRow,
+  NgcImageRow,
+  TorchBuildRow,
+  SystemRow,
+  WheelPythonsRow,
+} from "./types.js";
 
 const version = z.string().regex(/^\d+(\.\d+)*$/, "a dotted numeric version");
 const computeCapability = z.string().regex(/^\d{1,2}\.\d$/, "a compute capability like 9.0");
@@ -85,6 +95,22 @@ export const torchBuildRowSchema = z.object({
   sources,
 });
 
+export const condaTorchBuildRowSchema = z.object({
+  channel: z.enum(["conda-forge", "pytorch"]),
+  torch: z.string().regex(/^\d+\.\d+$/, "a release series like 2.5"),
+  versions: z.array(z.string().regex(/^\d+\.\d+\.\d+$/, "a release like 2.5.1")),
+  cuda: z
+    .string()
+    .regex(/^\d+\.\d+$/)
+    .nullable(),
+  platform: z.enum(["linux-x86_64", "linux-aarch64"]),
+  archList: z.array(archListEntry),
+  ptxUnverified: z.boolean().optional(),
+  superseded: z.boolean().optional(),
+  confidence,
+  sources,
+});
+
 const ngcCpuArch = z.enum(["x86_64", "aarch64"]);
 
 export const ngcGpuRunSchema = z.object({
@@ -144,6 +170,14 @@ export const extensionBuildSchema = z.object({
   source: z.string().url(),
 });
 
+export const extensionBuildEnvSchema = z.object({
+  archVariable: z.string().regex(/^[A-Z_][A-Z0-9_]*$/),
+  archSeparator: z.string().min(1),
+  archValues: z.array(sassTarget).min(1),
+  force: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/), z.string()),
+  source: z.string().url(),
+});
+
 export const extensionInstallHazardSchema = z.object({
   platform: extensionPlatform,
   problem: z.string().min(1),
@@ -160,7 +194,37 @@ export const extensionRowSchema = z.object({
   buildFromSourceFor: z.array(computeCapability),
   notes: z.array(z.string()),
   builds: z.array(extensionBuildSchema).optional(),
+  buildEnv: extensionBuildEnvSchema.optional(),
   installHazards: z.array(extensionInstallHazardSchema).optional(),
+  confidence,
+  sources,
+});
+
+export const wheelPythonsRowSchema = z.object({
+  package: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "a normalized PyPI name"),
+  releases: z
+    .array(z.string().regex(/^\d+(\.\d+)+(\.post\d+)?$/, "a release like 1.26.4 or 0.0.33.post2"))
+    .min(1),
+  platforms: z.array(z.enum(["linux-x86_64", "linux-aarch64"])).min(1),
+  pythons: z.array(z.string().regex(/^3\.\d+t?$/)),
+  anyPythonFrom: z
+    .string()
+    .regex(/^3\.\d+$/)
+    .optional(),
+  confidence,
+  sources,
+});
+
+export const systemRowSchema = z.object({
+  name: z.string().min(1),
+  aliases: z.array(z.string().min(1)),
+  gpu: z.string().min(1),
+  software: z.string().min(1),
+  driver: version.nullable(),
+  cuda: z
+    .string()
+    .regex(/^\d+\.\d+$/)
+    .nullable(),
   confidence,
   sources,
 });
@@ -179,5 +243,8 @@ const agree: [
   Same<z.infer<typeof torchBuildRowSchema>, TorchBuildRow>,
   Same<z.infer<typeof ngcImageRowSchema>, NgcImageRow>,
   Same<z.infer<typeof extensionRowSchema>, ExtensionRow>,
-] = [true, true, true, true, true, true];
+  Same<z.infer<typeof condaTorchBuildRowSchema>, CondaTorchBuildRow>,
+  Same<z.infer<typeof wheelPythonsRowSchema>, WheelPythonsRow>,
+  Same<z.infer<typeof systemRowSchema>, SystemRow>,
+] = [true, true, true, true, true, true, true, true, true];
 void agree;

@@ -113,6 +113,36 @@ export interface TorchBuildRow {
   sources: Source[];
 }
 
+/**
+ * A conda build of PyTorch: conda-forge's feedstock (package `pytorch`, with `pytorch-gpu` /
+ * `pytorch-cpu` as selectors) or PyTorch's own `pytorch` channel (discontinued after 2.5). One row
+ * per release series, CUDA variant and platform, with the arch list its build script compiled.
+ */
+export interface CondaTorchBuildRow {
+  channel: "conda-forge" | "pytorch";
+  /** Release series, "2.5". */
+  torch: string;
+  /**
+   * The package versions built this way, as the recipe at the source commit names them ("2.5.1");
+   * empty where the source gives the series only (every release of it).
+   */
+  versions: string[];
+  /** conda-forge: cuda_compiler_version; pytorch channel: the pytorch-cuda it pairs with. null: a CPU build. */
+  cuda: string | null;
+  platform: "linux-x86_64" | "linux-aarch64";
+  /** As torch.cuda.get_arch_list() would print it: sm_XY for SASS, compute_XY for PTX. */
+  archList: string[];
+  /** true where the build script says +PTX but nothing shows the package keeps it (archList then has SASS only). */
+  ptxUnverified?: boolean;
+  /**
+   * true where later builds of the same version dropped this variant: they carry higher build
+   * numbers, which the solver prefers, so this build is installed only when no current one fits.
+   */
+  superseded?: boolean;
+  confidence: Confidence;
+  sources: Source[];
+}
+
 /** A CPU architecture as `uname -m` prints it. */
 export type NgcCpuArch = "x86_64" | "aarch64";
 
@@ -236,6 +266,23 @@ export interface ExtensionBuild {
 }
 
 /**
+ * A package whose setup.py reads its own variables: flash-attn compiles only the sm values listed in
+ * FLASH_ATTN_CUDA_ARCHS (default 80;90;100;120, no others) and first tries a prebuilt wheel unless
+ * FLASH_ATTENTION_FORCE_BUILD=TRUE.
+ */
+export interface ExtensionBuildEnv {
+  /** The variable holding the arch list ("FLASH_ATTN_CUDA_ARCHS"). */
+  archVariable: string;
+  archSeparator: string;
+  /** The only values the build compiles, as sm numbers ("80", "120"). */
+  archValues: string[];
+  /** Variables that force a local compile instead of a downloaded binary. */
+  force: Record<string, string>;
+  /** The URL of the row's source that states it (one of the row's sources). */
+  source: string;
+}
+
+/**
  * A platform where the package's installer picks a binary that cannot work there although the
  * row's builds may list one (e.g. setup.py downloads the x86_64 wheel on aarch64): the verdict
  * there is a source build, with this problem as the reason.
@@ -278,8 +325,53 @@ export interface ExtensionRow {
   notes: string[];
   /** Published builds per release and CUDA variant, where the build files were read (optional). */
   builds?: ExtensionBuild[];
+  /** How its own build picks GPU targets, where it ignores TORCH_CUDA_ARCH_LIST (optional). */
+  buildEnv?: ExtensionBuildEnv;
   /** Platforms where a plain install ends with a binary that cannot load (optional). */
   installHazards?: ExtensionInstallHazard[];
+  confidence: Confidence;
+  sources: Source[];
+}
+
+/**
+ * The Pythons a package's published wheels exist for, per set of releases and platform, as its
+ * wheel-build configuration at the release tag lists them. Used to choose a venv's Python that
+ * every pinned compiled dependency can install without a source build ("numpy<2" means 3.12 at
+ * most). Rows exist only where the build files were read.
+ */
+export interface WheelPythonsRow {
+  /** PyPI name, normalized ("numpy"). */
+  package: string;
+  /** Every release the row describes, exactly ("1.26.0" ... "1.26.5"). */
+  releases: string[];
+  platforms: Array<"linux-x86_64" | "linux-aarch64">;
+  /** "3.12", "3.13t" (free-threaded): one wheel per Python. Empty when anyPythonFrom says it all. */
+  pythons: string[];
+  /**
+   * One wheel serves every Python from this version on (tagged py39-none, py3-none with a
+   * requires-python floor, or the cp39-abi3 stable ABI), where the build files say so.
+   */
+  anyPythonFrom?: string;
+  confidence: Confidence;
+  sources: Source[];
+}
+
+/**
+ * A named system (DGX Spark, Jetson AGX Thor): its GPU and the driver and CUDA its own software
+ * ships, so `init --target dgx-spark` can plan for that driver when none is given.
+ */
+export interface SystemRow {
+  name: string;
+  /** Spellings users type ("dgx-spark"), matched like GPU names. */
+  aliases: string[];
+  /** The GPU row's canonical name ("NVIDIA GB10"). */
+  gpu: string;
+  /** "DGX OS 7", "JetPack 7 (Jetson Linux 38.x)". */
+  software: string;
+  /** The driver the system ships with, where sourced; null: not sourced (the plan says so). */
+  driver: string | null;
+  /** The CUDA version the system's driver reports, where sourced. */
+  cuda: string | null;
   confidence: Confidence;
   sources: Source[];
 }

@@ -5,8 +5,9 @@
 import type { Requirement } from "../facts/schema.js";
 import type { KnowledgeBase, TorchBuildChoice } from "../kb/index.js";
 import { satisfies } from "../util/pep440.js";
-import { compareVersions, majorMinor } from "../util/version.js";
 import { NEWEST_DRIVER } from "./choose-container.js";
+import { choosePython } from "./choose-python.js";
+import { routedVariant, type TorchRoute } from "./torch-routes.js";
 import type { Decision, NativeChoice, TargetMachine } from "./types.js";
 
 export interface NativeOutcome {
@@ -17,6 +18,18 @@ export interface NativeOutcome {
   rejections: string[];
   /** The project's torch pin turned down, when no build it accepts runs here. */
   torchPinConflict: string | null;
+  /** The project's route of torch to a PyTorch variant turned down, when that variant cannot run here. */
+  routeConflict: string | null;
+}
+
+export interface NativeInputs {
+  torchRequirement: Requirement | null;
+  /** --python */
+  wantedPython: string | null;
+  requiresPython: string | null;
+  /** Every runtime requirement: pinned compiled ones bound the Python. */
+  requirements: Requirement[];
+  routes: TorchRoute[];
 }
 
 /** Could some release of this series (2.7 -> 2.7.0 .. 2.7.30) satisfy the specifier? */
@@ -26,22 +39,8 @@ function seriesAccepts(series: string, specifier: string): boolean {
   return false;
 }
 
-function pythonFor(pythons: string[], wanted: string | null, requiresPython: string | null): string | null {
-  const plain = pythons
-    .filter((p) => /^\d+\.\d+$/.test(p))
-    .sort(compareVersions)
-    .reverse();
-  if (wanted) return plain.includes(majorMinor(wanted)) ? majorMinor(wanted) : null;
-  return plain.find((p) => requiresPython === null || satisfies(`${p}.0`, requiresPython) !== false) ?? null;
-}
-
-export function chooseNative(
-  kb: KnowledgeBase,
-  target: TargetMachine,
-  torchRequirement: Requirement | null,
-  wantedPython: string | null,
-  requiresPython: string | null,
-): NativeOutcome {
+export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: NativeInputs): NativeOutcome {
+  const { torchRequirement, wantedPython, requiresPython } = inputs;
   const evaluation = kb.evaluateTorchBuilds({
     computeCapability: target.computeCapability,
     driverVersion: target.driverVersion ?? NEWEST_DRIVER,
@@ -61,14 +60,30 @@ export function chooseNative(
     torchPinConflict = `${torchRequirement.raw} (${torchRequirement.origin}): no build of that torch runs natively on compute capability ${target.computeCapability}; torch ${native[0]?.build.torch} ${native[0]?.build.variant} is planned instead`;
     pool = native;
   }
+  // A route to one PyTorch variant (cu126) is the project's choice of CUDA build: kept when a
+  // build of that variant runs here, else replaced and reported.
+  const variant = routedVariant(inputs.routes);
+  const route = inputs.routes.find((r) => r.package === "torch" && r.variant === variant);
+  let routeConflict: string | null = null;
+  if (variant && route) {
+    const routed = pool.filter((c) => c.build.variant === variant);
+    if (routed.length > 0) pool = routed;
+    else
+      routeConflict = `${route.origin} sends torch to ${route.indexUrl}: no ${variant} build${torchRequirement?.specifier ? ` that ${torchRequirement.raw} accepts` : ""} runs natively on compute capability ${target.computeCapability} (${target.cpuArch}); the route is replaced by the planned index`;
+  }
+  const pythonWanted = wantedPython ?? target.python;
   for (const candidate of pool) {
-    const python = pythonFor(candidate.build.pythons, wantedPython ?? target.python, requiresPython);
-    if (!python) {
-      rejections.push(
-        `torch ${candidate.build.torch} ${candidate.build.variant}: no wheel for the Python wanted (${wantedPython ?? target.python ?? requiresPython ?? "any"})`,
-      );
+    const pythonChoice = choosePython(kb, candidate.build, {
+      wanted: pythonWanted,
+      wantedOrigin: wantedPython ? "--python" : target.python ? "the target's Python" : null,
+      requiresPython,
+      requirements: inputs.requirements,
+    });
+    if (pythonChoice.python === null) {
+      rejections.push(`torch ${candidate.build.torch} ${candidate.build.variant}: ${pythonChoice.reason}`);
       continue;
     }
+    const python = pythonChoice.python;
     const build = candidate.build;
     const toolkit = build.cuda ? kb.cudaToolkit(build.cuda) : null;
     const requiredDriver = toolkit?.minDriverLinux ?? NEWEST_DRIVER;
@@ -90,14 +105,17 @@ export function chooseNative(
       {
         topic: "python",
         choice: python,
-        reason: wantedPython
-          ? "asked with --python"
-          : target.python
-            ? `the target's Python is ${target.python}`
-            : `newest Python with a ${build.variant} wheel${requiresPython ? ` that requires-python (${requiresPython}) accepts` : ""}`,
-        sources: build.sources.map((s) => s.url),
+        reason: pythonChoice.reason,
+        sources: pythonChoice.sources,
       },
     ];
+    if (variant && route && !routeConflict)
+      decisions.push({
+        topic: "torch route",
+        choice: `kept: ${route.origin} → ${variant}`,
+        reason: `the project sends torch to ${route.indexUrl}, and its ${variant} build runs here`,
+        sources: build.sources.map((s) => s.url),
+      });
     if (target.driverVersion === null)
       decisions.push({
         topic: "driver",
@@ -116,7 +134,8 @@ export function chooseNative(
       decisions,
       rejections,
       torchPinConflict,
+      routeConflict,
     };
   }
-  return { choice: null, requiredDriver: null, decisions: [], rejections, torchPinConflict };
+  return { choice: null, requiredDriver: null, decisions: [], rejections, torchPinConflict, routeConflict };
 }

@@ -3,7 +3,7 @@
  * project's conflicting pins and the source builds, every decision with its reason and sources.
  * A pure function of the project's manifests, the target and the knowledge base.
  */
-import type { ProjectFacts } from "../facts/schema.js";
+import type { ProjectFacts, Requirement } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
 import { UserError } from "../errors.js";
 import { basename } from "node:path";
@@ -13,7 +13,9 @@ import { projectRequirements } from "./project-requirements.js";
 import { applyProtection } from "./protect.js";
 import { decideSourceBuilds } from "./source-builds.js";
 import { versionParts } from "../util/version.js";
-import type { Decision, InitOptions, Plan, Strategy, TargetMachine } from "./types.js";
+import { nvccNeeded } from "./nvcc.js";
+import { torchRoutes, type TorchRoute } from "./torch-routes.js";
+import type { Decision, InitOptions, PinConflict, Plan, Strategy, TargetMachine } from "./types.js";
 
 export type { Plan, InitOptions, TargetMachine, Decision, Strategy } from "./types.js";
 
@@ -35,11 +37,18 @@ function minorReleasesBehind(older: string, newer: string): number {
   return Math.max(0, nMinor - oMinor);
 }
 
+interface Candidates {
+  container: ContainerOutcome;
+  native: NativeOutcome;
+  /** The pins each base would not obey (empty when it keeps them all, or when it cannot run). */
+  containerDrops: PinConflict[];
+  nativeDrops: PinConflict[];
+}
+
 function pickStrategy(
   options: InitOptions,
   target: TargetMachine,
-  container: ContainerOutcome,
-  native: NativeOutcome,
+  { container, native, containerDrops, nativeDrops }: Candidates,
 ): { strategy: Strategy; decision: Decision } {
   const where = `compute capability ${target.computeCapability}, ${target.cpuArch}, driver ${target.driverVersion ?? "not given"}`;
   const containerWhyNot =
@@ -51,8 +60,12 @@ function pickStrategy(
   if (options.strategy === "container") {
     if (!container.choice)
       throw new UserError(
-        `no NGC PyTorch image runs on ${target.gpuName} (${where}): ${containerWhyNot}`,
-        "try --strategy native, or pass the driver you will have with --driver",
+        container.pinRejection
+          ? `no NGC PyTorch image that runs on ${target.gpuName} (${where}) has a torch the project accepts: ${container.pinRejection}`
+          : `no NGC PyTorch image runs on ${target.gpuName} (${where}): ${containerWhyNot}`,
+        native.choice
+          ? `--strategy native plans torch ${native.choice.build.torch} ${native.choice.build.variant} from the PyTorch index instead`
+          : "try --strategy native, or pass the driver you will have with --driver",
       );
     return {
       strategy: "container",
@@ -79,13 +92,25 @@ function pickStrategy(
     container.choice && native.choice
       ? minorReleasesBehind(container.choice.image.torch, native.choice.build.torch)
       : 0;
+  // The plan that keeps every pin the project wrote wins: a container that would drop one
+  // (numpy<2 against the image's numpy 2, a torch route) loses to a native plan that keeps it.
+  if (container.choice && native.choice && containerDrops.length > 0 && nativeDrops.length === 0)
+    return {
+      strategy: "native",
+      decision: {
+        topic: "strategy",
+        choice: "native",
+        reason: `the newest NGC image that runs here and accepts the torch pin, ${container.choice.image.tag}, would not obey ${containerDrops.map((c) => c.requirement?.raw ?? c.message.split(":")[0]).join(", ")}; a native venv keeps every pin (use --strategy container to take the image anyway)`,
+        sources: [],
+      },
+    };
   if (container.choice && lag <= MAX_NGC_LAG)
     return {
       strategy: "container",
       decision: {
         topic: "strategy",
         choice: "container",
-        reason: `an NGC PyTorch image covers ${target.gpuName}: NVIDIA's build of torch and its CUDA libraries for this GPU, kept intact in the image (use --strategy native for a uv venv)`,
+        reason: `an NGC PyTorch image covers ${target.gpuName}${container.excludedByPin.length > 0 ? " with a torch the project accepts" : ""}: NVIDIA's build of torch and its CUDA libraries for this GPU, kept intact in the image (use --strategy native for a uv venv)`,
         sources: [],
       },
     };
@@ -97,7 +122,9 @@ function pickStrategy(
         choice: "native",
         reason: container.choice
           ? `the newest NGC image that runs here, ${container.choice.image.tag}, brings torch ${container.choice.image.torch}, ${lag === Infinity ? "a major release" : `${lag} minor releases`} behind the native torch ${native.choice.build.torch}; images more than ${MAX_NGC_LAG} behind are passed over (use --strategy container to take it anyway)`
-          : `no NGC image runs here (${containerWhyNot}); a PyTorch wheel runs natively`,
+          : container.pinRejection
+            ? `every NGC image that runs here brings a torch the project excludes: ${container.pinRejection}; a PyTorch wheel it accepts runs natively`
+            : `no NGC image runs here (${containerWhyNot}); a PyTorch wheel runs natively`,
         sources: [],
       },
     };
@@ -107,23 +134,69 @@ function pickStrategy(
   );
 }
 
+/** What a container on this image would not obey: pins on what it ships, and torch routes. */
+function containerConflicts(
+  container: ContainerOutcome,
+  requirements: Requirement[],
+  routes: TorchRoute[],
+): PinConflict[] {
+  const choice = container.choice;
+  if (!choice) return [];
+  const conflicts = applyProtection(requirements, choice.protected, choice.image.image).conflicts;
+  for (const route of routes.filter((r) => r.variant !== null))
+    conflicts.push({
+      requirement: null,
+      provided: choice.image.torch,
+      message: `${route.origin}: ${route.package} from ${route.indexUrl} (${route.variant}) is not used; the image's own build ${route.package === "torch" ? `torch ${choice.image.torch} ` : ""}is kept`,
+    });
+  return conflicts;
+}
+
+/** What the native plan would not obey: a torch pin no runnable build satisfies, a route to a variant that cannot run. */
+function nativeConflicts(
+  native: NativeOutcome,
+  requirements: Requirement[],
+  torchRequirement: Requirement | null,
+): PinConflict[] {
+  const choice = native.choice;
+  if (!choice) return [];
+  const conflicts = applyProtection(requirements, choice.protected, "the planned torch").conflicts;
+  if (native.torchPinConflict)
+    conflicts.push({
+      requirement: torchRequirement,
+      provided: choice.build.torch,
+      message: native.torchPinConflict,
+    });
+  if (native.routeConflict)
+    conflicts.push({ requirement: null, provided: choice.build.variant, message: native.routeConflict });
+  return conflicts;
+}
+
 export function makePlan(
   kb: KnowledgeBase,
   project: ProjectFacts,
   target: TargetMachine,
   options: InitOptions,
 ): Plan {
-  const { requirements, duplicates } = projectRequirements(project);
+  const { requirements, duplicates, notes } = projectRequirements(project);
   const torchRequirement = requirements.find((r) => r.normalizedName === "torch") ?? null;
-  const container = chooseContainer(kb, target);
-  const native = chooseNative(
-    kb,
-    target,
+  const routes = torchRoutes(project);
+  const container = chooseContainer(kb, target, requirements);
+  const native = chooseNative(kb, target, {
     torchRequirement,
-    options.python,
-    project.pyproject?.requiresPython ?? null,
-  );
-  const { strategy, decision } = pickStrategy(options, target, container, native);
+    wantedPython: options.python,
+    requiresPython: project.pyproject?.requiresPython ?? null,
+    requirements,
+    routes,
+  });
+  const containerDrops = containerConflicts(container, requirements, routes);
+  const nativeDrops = nativeConflicts(native, requirements, torchRequirement);
+  const { strategy, decision } = pickStrategy(options, target, {
+    container,
+    native,
+    containerDrops,
+    nativeDrops,
+  });
   const decisions: Decision[] = [
     {
       topic: "target",
@@ -131,9 +204,10 @@ export function makePlan(
       reason: `from ${target.origin}`,
       sources: kb.gpu(target.gpuName)?.sources.map((s) => s.url) ?? [],
     },
-    decision,
   ];
-  const warnings = duplicates.map((d) => `required twice: ${d}; the first is used`);
+  if (target.driverSource) decisions.push(target.driverSource);
+  decisions.push(decision);
+  const warnings = [...duplicates.map((d) => `required twice: ${d}; the first is used`), ...notes];
   if (options.python && strategy === "container")
     warnings.push(`--python ${options.python} is ignored in a container: the image's own Python is used`);
 
@@ -141,22 +215,18 @@ export function makePlan(
   decisions.push(...chosen.decisions);
   const protectedPackages =
     strategy === "container" ? (container.choice?.protected ?? []) : (native.choice?.protected ?? []);
-  if (strategy === "container" && container.choice?.image.numpy)
-    protectedPackages.push({
-      name: "numpy",
-      version: container.choice.image.numpy,
-      why: `${container.choice.image.image} (knowledge base)`,
-    });
   const baseName =
     strategy === "container" ? (container.choice?.image.image ?? "the image") : "the planned torch";
   const protection = applyProtection(requirements, protectedPackages, baseName);
-  if (strategy === "native" && native.torchPinConflict) {
-    protection.conflicts.push({
-      requirement: torchRequirement!,
-      provided: native.choice?.build.torch ?? "",
-      message: native.torchPinConflict,
-    });
-  }
+  const conflicts = strategy === "container" ? containerDrops : nativeDrops;
+  // Every NGC image ships numpy; where the KB does not know its version, a numpy pin cannot be
+  // judged here, and pip decides at build time against the image's own (base-packages.txt).
+  const image = strategy === "container" ? container.choice?.image : undefined;
+  for (const pin of requirements.filter((r) => r.normalizedName === "numpy" && r.specifier !== ""))
+    if (image && image.numpy === null)
+      warnings.push(
+        `${pin.raw}: the knowledge base does not know the numpy of ${image.image}; the build pins the image's own numpy and pip stops there if it is outside ${pin.specifier}`,
+      );
   const provided = new Set(protectedPackages.map((p) => p.name));
   const sourceBuilds = decideSourceBuilds(
     kb,
@@ -170,6 +240,22 @@ export function makePlan(
   warnings.push(...sourceBuilds.warnings);
   const built = new Set(sourceBuilds.builds.map((b) => b.name.toLowerCase()));
   const install = protection.install.filter((r) => !built.has(r.normalizedName));
+  const buildToolkit = sourceBuilds.builds.some((b) => b.needsNvcc)
+    ? nvccNeeded(
+        kb,
+        strategy === "container"
+          ? (container.choice?.image.cuda ?? null)
+          : (native.choice?.build.cuda ?? null),
+        target.computeCapability,
+      )
+    : null;
+  if (buildToolkit)
+    decisions.push({
+      topic: "nvcc for source builds",
+      choice: `CUDA ${buildToolkit.minimum} or a newer ${buildToolkit.major}.x`,
+      reason: buildToolkit.reason,
+      sources: buildToolkit.sources,
+    });
   if (options.jupyter)
     decisions.push({
       topic: "jupyter",
@@ -200,8 +286,9 @@ export function makePlan(
     container: strategy === "container" ? container.choice : null,
     native: strategy === "native" ? native.choice : null,
     install,
-    conflicts: protection.conflicts,
+    conflicts,
     sourceBuilds: sourceBuilds.builds,
+    buildToolkit,
     options,
     decisions,
     warnings,

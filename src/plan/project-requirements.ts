@@ -1,21 +1,27 @@
 /**
- * The project's runtime requirements, from pyproject.toml [project.dependencies] and every
- * requirements*.txt, one entry per package (the first one seen wins; later ones are reported).
- * Optional dependencies and dependency groups are left to the user: they are not installed by a
- * plain `pip install .` either.
+ * The project's runtime requirements, from pyproject.toml [project.dependencies], every
+ * requirements*.txt, and the default environment of a pixi.toml or an environment.yml (conda names
+ * mapped to PyPI ones, conda-only packages left out with a note), one entry per package (the first
+ * one seen wins; later ones are reported). Optional dependencies and dependency groups are left to
+ * the user: they are not installed by a plain `pip install .` either.
  */
 import type { ProjectFacts, Requirement } from "../facts/schema.js";
+import { condaRequirements } from "./conda-requirements.js";
 
 export interface ProjectRequirements {
   requirements: Requirement[];
   /** Same package required twice with different specifiers, as "name: a (origin) vs b (origin)". */
   duplicates: string[];
+  /** What the pixi / conda manifests contributed and left out, for the plan's notes. */
+  notes: string[];
 }
 
 export function projectRequirements(project: ProjectFacts): ProjectRequirements {
+  const conda = condaRequirements(project);
   const all = [
     ...(project.pyproject?.dependencies ?? []),
     ...project.requirementsFiles.flatMap((file) => file.requirements),
+    ...conda.requirements,
   ];
   const byName = new Map<string, Requirement>();
   const duplicates: string[] = [];
@@ -29,5 +35,5 @@ export function projectRequirements(project: ProjectFacts): ProjectRequirements 
         `${requirement.name}: ${seen.raw} (${seen.origin}) vs ${requirement.raw} (${requirement.origin})`,
       );
   }
-  return { requirements: [...byName.values()], duplicates };
+  return { requirements: [...byName.values()], duplicates, notes: conda.notes };
 }

@@ -4,6 +4,8 @@
  */
 import type { Requirement } from "../facts/schema.js";
 import type { CpuArch, KnowledgeBase } from "../kb/index.js";
+import type { ExtensionBuildEnv, ExtensionRow } from "../kb/types.js";
+import { coverageFor, parseComputeCapability } from "../kb/compat.js";
 import { platformOf } from "../kb/queries/torch.js";
 import { normalizeName } from "../util/package-name.js";
 import { UserError } from "../errors.js";
@@ -42,12 +44,21 @@ export function decideSourceBuilds(
     const row = kb.extension(name);
     const sources = row?.sources.map((s) => s.url) ?? [];
     const build = (reason: string) => {
+      const env = row?.buildEnv ? ownBuildEnv(row.buildEnv, computeCapability) : {};
+      if (row?.buildEnv && !(row.buildEnv.archVariable in env))
+        warnings.push(
+          `${row.name}: its build compiles only ${row.buildEnv.archValues.map((v) => `sm_${v}`).join(", ")} (${row.buildEnv.archVariable}), none of which runs on compute capability ${computeCapability}: a source build cannot serve this GPU`,
+        );
       builds.push({
         name: row?.name ?? requirement?.name ?? name,
         requirement: requirement?.raw ?? name,
         archList: computeCapability,
+        env,
         reason,
         inProject: requirement !== undefined,
+        // A CUDA extension the KB knows (not one that compiles kernels at run time, like triton);
+        // a package the KB does not know is not assumed to need nvcc.
+        needsNvcc: row !== null && !row.distribution.includes("jit"),
       });
       decisions.push({
         topic: `build ${name}`,
@@ -78,7 +89,10 @@ export function decideSourceBuilds(
     // build on DGX Spark even where its x86_64 wheels carry the right kernels.
     const verdict = kb.extensionVerdicts({ computeCapability, platform }, [row.name])[0];
     if (!verdict) continue;
-    if (verdict.verdict === "source-build") {
+    const offIndex = offIndexOnly(row);
+    if (verdict.verdict !== "source-build" && verdict.verdict !== "jit" && offIndex) {
+      build(`${offIndex} (knowledge base)`);
+    } else if (verdict.verdict === "source-build") {
       build(`${verdict.reason} (knowledge base)`);
     } else if (verdict.verdict === "unknown") {
       warnings.push(
@@ -91,4 +105,30 @@ export function decideSourceBuilds(
     }
   }
   return { builds, decisions, warnings };
+}
+
+/**
+ * A package whose binaries exist only outside the package indexes (GitHub releases), so that pip
+ * and uv get its source distribution: flash-attn's wheels are release assets for particular
+ * torch, CUDA, Python and C++-ABI combinations the knowledge base does not list, and its setup.py
+ * compiles when none matches. null for a package with index wheels.
+ */
+function offIndexOnly(row: ExtensionRow): string | null {
+  const onIndex = row.distribution.some((d) => d === "pypi" || d === "pytorch-index");
+  if (onIndex || !row.distribution.includes("github-releases")) return null;
+  return `${row.name} publishes no wheel on a package index (its binaries are GitHub release assets for particular torch, CUDA and Python combinations, none of which the knowledge base confirms for this plan), so the install compiles it`;
+}
+
+/**
+ * A package's own arch variable set to the one value its build knows that runs on this GPU (the
+ * highest whose SASS the GPU runs: 12.1 -> "120"), plus the variables that force a local compile.
+ * The arch variable is left out when no value runs here.
+ */
+function ownBuildEnv(buildEnv: ExtensionBuildEnv, computeCapability: string): Record<string, string> {
+  const cc = parseComputeCapability(computeCapability);
+  const runs = cc
+    ? buildEnv.archValues.filter((value) => coverageFor([`sm_${value}`], cc).how === "sass")
+    : [];
+  const best = runs.sort((a, b) => Number(b) - Number(a))[0];
+  return { ...(best ? { [buildEnv.archVariable]: best } : {}), ...buildEnv.force };
 }

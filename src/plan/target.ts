@@ -2,7 +2,8 @@
 import type { Facts } from "../facts/schema.js";
 import type { CpuArch, KnowledgeBase } from "../kb/index.js";
 import { UserError } from "../errors.js";
-import type { TargetMachine } from "./types.js";
+import type { SystemRow } from "../kb/types.js";
+import type { Decision, TargetMachine } from "./types.js";
 
 export interface NamedTarget {
   /** A profile or GPU name as the user typed it: "dgx-spark", "rtx-5070-ti", "NVIDIA H100 80GB HBM3". */
@@ -55,15 +56,38 @@ export function targetFromName(kb: KnowledgeBase, named: NamedTarget): TargetMac
       "drop --arch, or name another GPU",
     );
   }
+  const driver = named.driver ? checkDriverVersion(named.driver) : null;
+  const system = driver === null ? kb.system(named.gpu) : null;
+  const shipped = system && system.gpu === row.name ? system : null;
   return {
     origin: `${named.flag} ${named.gpu}`,
     gpuName: row.name,
     computeCapability: row.computeCapability,
     cpuArch: requestedArch ?? row.hostCpuArch ?? "x86_64",
-    driverVersion: named.driver ? checkDriverVersion(named.driver) : null,
+    driverVersion: driver ?? shipped?.driver ?? null,
     unifiedMemory: row.unifiedMemory,
     python: null,
     gpuPresent: true,
+    ...(shipped ? { driverSource: shippedDriverDecision(shipped) } : {}),
+  };
+}
+
+/** A named system without --driver: plan for the driver it ships, or say that it is not sourced. */
+function shippedDriverDecision(system: SystemRow): Decision {
+  const sources = system.sources.map((s) => s.url);
+  const cuda = system.cuda ? `, CUDA ${system.cuda}` : "";
+  if (system.driver)
+    return {
+      topic: "system",
+      choice: `${system.name} (${system.software}) with driver ${system.driver}${cuda}`,
+      reason: `no --driver given: the plan is for the driver ${system.name} ships (knowledge base); pass --driver if yours is another (nvidia-smi shows it)`,
+      sources,
+    };
+  return {
+    topic: "system",
+    choice: `${system.name} (${system.software})${cuda}, driver not known`,
+    reason: `no --driver given, and no source gives the driver ${system.name} ships${system.cuda ? ` (only that it runs CUDA ${system.cuda})` : ""}: planned as for an unknown driver; pass --driver (nvidia-smi shows it)`,
+    sources,
   };
 }
 

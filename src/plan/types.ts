@@ -24,6 +24,11 @@ export interface TargetMachine {
   python: string | null;
   /** Whether the target has a usable NVIDIA GPU right now (facts); profiles assume it does. */
   gpuPresent: boolean;
+  /**
+   * How the driver was chosen when the user gave none for a named system (the driver DGX Spark
+   * ships), or why it stays unknown (a system whose driver is not sourced); absent otherwise.
+   */
+  driverSource?: Decision;
 }
 
 export interface Decision {
@@ -42,9 +47,13 @@ export interface ProtectedPackage {
   why: string;
 }
 
-/** A project requirement that would replace a protected package: reported, and left out of the install. */
+/**
+ * A pin of the project the plan does not obey: a requirement that would replace a protected
+ * package (left out of the install), or a route of torch to an index variant that cannot run here.
+ */
 export interface PinConflict {
-  requirement: Requirement;
+  /** null for a route ([tool.uv.sources], --index-url), which is not a requirement line. */
+  requirement: Requirement | null;
   provided: string;
   message: string;
 }
@@ -57,9 +66,30 @@ export interface SourceBuild {
   requirement: string;
   /** TORCH_CUDA_ARCH_LIST value, e.g. "12.1". */
   archList: string;
+  /**
+   * The package's own build variables, for builds that ignore TORCH_CUDA_ARCH_LIST (knowledge
+   * base): { FLASH_ATTN_CUDA_ARCHS: "120", FLASH_ATTENTION_FORCE_BUILD: "TRUE" }; empty otherwise.
+   */
+  env: Record<string, string>;
   reason: string;
   /** The project requires it (so its own install step builds it); false: only asked for by name. */
   inProject: boolean;
+  /**
+   * Compiled with nvcc against torch (a torch C++/CUDA extension), so the build checks nvcc first;
+   * false for packages the KB says compile their kernels at run time (triton brings its own ptxas)
+   * and for packages the KB does not know.
+   */
+  needsNvcc: boolean;
+}
+
+/** The nvcc source builds need, checked by the generated scripts before any build starts. */
+export interface BuildToolkit {
+  /** CUDA major nvcc must have ("13"). */
+  major: string;
+  /** Lowest nvcc release accepted ("12.9"). */
+  minimum: string;
+  reason: string;
+  sources: string[];
 }
 
 export interface InitOptions {
@@ -106,6 +136,8 @@ export interface Plan {
   install: Requirement[];
   conflicts: PinConflict[];
   sourceBuilds: SourceBuild[];
+  /** What nvcc the source builds need; null without source builds. */
+  buildToolkit: BuildToolkit | null;
   options: InitOptions;
   decisions: Decision[];
   warnings: string[];

@@ -2,7 +2,7 @@
 import type { Rule } from "./types.js";
 import { ev, makeFinding } from "./finding.js";
 import { describeGpus, hostHasNvidiaGpu, torchLive } from "./view.js";
-import { torchBuildAdvice } from "./torch-build-advice.js";
+import { torchBuildAdvice, torchInstallAdvice } from "./torch-build-advice.js";
 
 export const cpuOnlyTorch: Rule = {
   id: "cpu-only-torch",
@@ -34,7 +34,18 @@ export const cpuOnlyTorch: Rule = {
         }),
       ];
     }
-    const advice = torchBuildAdvice(facts, kb, null);
+    // The one install for this machine (pip, uv, a container); the generic advice when it cannot be resolved.
+    const install = torchInstallAdvice(facts, kb);
+    const advice = install
+      ? {
+          summary: install.summary,
+          commands: install.commands.map((c) =>
+            c
+              .replace(/ -m pip install /, " -m pip install --force-reinstall ")
+              .replace(/^uv pip install /, "uv pip install --reinstall-package torch "),
+          ),
+        }
+      : torchBuildAdvice(facts, kb, null);
     const aarch64 =
       facts.host.cpuArch === "aarch64"
         ? " On aarch64 a plain `pip install torch` used to give a CPU-only wheel, so name the CUDA index explicitly."

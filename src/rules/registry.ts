@@ -13,6 +13,9 @@ import { duplicateDistributions } from "./duplicate-distributions.js";
 import { userSiteLeak } from "./user-site-leak.js";
 import { ngcTorchHidden } from "./ngc-torch-hidden.js";
 import { projectTorchPinMismatch } from "./project-torch-pin-mismatch.js";
+import { projectTorchArchNotCovered } from "./project-torch-arch-not-covered.js";
+import { projectTorchCpuOnly } from "./project-torch-cpu-only.js";
+import { projectReplacesTorch } from "./project-replaces-torch.js";
 import { uvSyncReplacesTorch } from "./uv-sync-replaces-torch.js";
 import { ngcPipConstraintNotApplied } from "./ngc-pip-constraint-not-applied.js";
 import { numpyAbiMismatch } from "./numpy-abi-mismatch.js";
@@ -46,6 +49,9 @@ export const RULES: readonly Rule[] = [
   userSiteLeak,
   ngcTorchHidden,
   projectTorchPinMismatch,
+  projectTorchArchNotCovered,
+  projectTorchCpuOnly,
+  projectReplacesTorch,
   uvSyncReplacesTorch,
   ngcPipConstraintNotApplied,
   numpyAbiMismatch,

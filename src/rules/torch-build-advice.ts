@@ -7,6 +7,8 @@
 import type { Facts } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
 import { formatComputeCapability } from "../kb/compat.js";
+import { installCommands } from "../kb/queries/torch.js";
+import { versionParts } from "../util/version.js";
 import { deviceCapabilities, pythonCmd } from "./view.js";
 
 export interface TorchAdvice {
@@ -79,5 +81,75 @@ export function torchBuildAdvice(facts: Facts, kb: KnowledgeBase, needArch: stri
       `${python} -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/${tag}`,
       checkCommand(facts),
     ],
+  };
+}
+
+/** Minor releases torch `older` trails `newer` ("2.9.0a0+50eac81" vs "2.13"); Infinity across majors. */
+function releasesBehind(older: string, newer: string): number {
+  const [oMajor = 0, oMinor = 0] = versionParts(older);
+  const [nMajor = 0, nMinor = 0] = versionParts(newer);
+  if (oMajor !== nMajor) return oMajor < nMajor ? Infinity : 0;
+  return Math.max(0, nMinor - oMinor);
+}
+
+/** The one torch install for this machine, for pip, uv and a container, from the `kb resolve` resolver. */
+export interface TorchInstallAdvice {
+  summary: string;
+  /** pip, uv pip, then the NGC container (when an image covers the GPU), then a check. */
+  commands: string[];
+  /** "torch 2.13 cu130 (linux-x86_64)" */
+  build: string;
+  indexUrl: string;
+  image: string | null;
+}
+
+/**
+ * The best build kb.torchBuildsFor ranks for this GPU, driver, CPU and Python (what `gpuprep kb
+ * resolve` prints first), with its index named explicitly, and the NGC image kb.preferredNgcImage
+ * picks. Null when the machine cannot be asked about (no GPU capability or driver) or nothing runs.
+ */
+export function torchInstallAdvice(facts: Facts, kb: KnowledgeBase): TorchInstallAdvice | null {
+  const best = bestBuild(facts, kb);
+  if (!best) return null;
+  const { build, reasons } = best.choice;
+  const { pip, uv } = installCommands(build, undefined, true);
+  const python = pythonCmd(facts);
+  const cpuArch = facts.host.cpuArch === "aarch64" ? "aarch64" : "x86_64";
+  const preferred = kb.preferredNgcImage({
+    computeCapability: formatComputeCapability(best.device.cc),
+    driverVersion: facts.host.nvidia.driverVersion ?? "",
+    cpuArch,
+  });
+  const image = preferred?.image ?? null;
+  const commands = [
+    `${python} -m ${pip}`,
+    uv.replace(/^uv pip install /, `uv pip install --python ${python} `),
+  ];
+  const docker = image
+    ? `docker run --gpus all --ipc=host --rm -it -v "$PWD":/workspace -w /workspace ${image.image}`
+    : null;
+  // As `gpuprep init --strategy auto` judges: an image more than two torch releases behind the wheel is
+  // named, with its torch, but not offered as the command to run.
+  const lag = image ? releasesBehind(image.torch, build.torch) : 0;
+  let container = "";
+  if (docker && image && lag <= 2) {
+    commands.push(docker);
+    container = `; or use the NGC container ${image.image} (${preferred!.reason})`;
+  } else if (docker && image) {
+    const behind = lag === Infinity ? "a major release" : `${lag} releases`;
+    commands.push(`# the NGC image that runs here brings torch ${image.torch}, ${behind} behind: ${docker}`);
+    container = `; the newest NGC image the knowledge base can vouch for here, ${image.image}, brings torch ${image.torch} (${behind} behind)`;
+  }
+  commands.push(checkCommand(facts));
+  return {
+    summary:
+      `Install torch ${build.torch} ${build.variant} (${build.platform}) from ${build.indexUrl}, the best published build for ` +
+      `${best.device.name}: ${reasons.join("; ")}` +
+      container +
+      ".",
+    commands,
+    build: `torch ${build.torch} ${build.variant} (${build.platform})`,
+    indexUrl: build.indexUrl,
+    image: image?.image ?? null,
   };
 }

@@ -2,7 +2,7 @@
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { readFactsFile } from "../../src/facts/io.js";
-import type { Facts } from "../../src/facts/schema.js";
+import { FactsSchema, type Facts } from "../../src/facts/schema.js";
 
 /** dist/test/doctor -> the repository's test/fixtures/facts (fixtures are not copied into dist). */
 export const CAPTURES_DIR = fileURLToPath(new URL("../../../test/fixtures/facts/", import.meta.url));
@@ -21,3 +21,55 @@ export function captureNames(): string[] {
     .map((f) => f.slice(0, -".json".length))
     .sort();
 }
+
+/**
+ * A real capture with one part changed: `patch` edits a copy, and the result must still be a valid
+ * snapshot. Every derived case below is listed in test/fixtures/facts/README.md with what it changes.
+ */
+export function derive(captureName: string, patch: (facts: Facts) => void): Facts {
+  const facts = structuredClone(loadCapture(captureName));
+  patch(facts);
+  return FactsSchema.parse(facts);
+}
+
+/**
+ * The GPU side of a host, from the real H100 capture (driver 580.159.04, CUDA 13.0), with its one
+ * GPU renamed to another model and capability: gpuprep has no capture of these GPUs.
+ */
+function hostWithGpu(facts: Facts, name: string, computeCapability: string, cpuArch: string): void {
+  const nvidia = structuredClone(loadCapture("h100-healthy").host.nvidia);
+  // Its memory and PCI details are the H100's: cleared rather than carried over to another GPU.
+  nvidia.gpus = nvidia.gpus.map((gpu) => ({
+    ...gpu,
+    name,
+    computeCapability,
+    memoryTotalMiB: null,
+    uuid: null,
+  }));
+  facts.host.nvidia = nvidia;
+  facts.host.cpuArch = cpuArch;
+}
+
+export const onGb10 = (facts: Facts) => hostWithGpu(facts, "NVIDIA GB10", "12.1", "aarch64");
+export const onRtx5090 = (facts: Facts) => hostWithGpu(facts, "NVIDIA GeForce RTX 5090", "12.0", "x86_64");
+export const onH100 = (facts: Facts) => hostWithGpu(facts, "NVIDIA H100 80GB HBM3", "9.0", "x86_64");
+/** The project of another real capture, in place of this capture's (no) project. */
+export const withProjectOf = (captureName: string) => (facts: Facts) => {
+  facts.project = loadCapture(captureName).project;
+};
+
+/** Derived cases: name -> the capture and the change (README.md says the same in words). */
+export const DERIVED: Record<string, () => Facts> = {
+  "pixi-gb10-conda-forge-on-gb10": () => derive("pixi-gb10-conda-forge-project", onGb10),
+  "pixi-gb10-conda-forge-on-h100": () => derive("pixi-gb10-conda-forge-project", onH100),
+  "torch-pinned-on-rtx5090": () => derive("torch-pinned-project", onRtx5090),
+  "torch-pinned-on-h100": () => derive("torch-pinned-project", onH100),
+  "project-pins-torch-2.5.1-on-gb10": () => derive("project-pins-torch-2.5.1", onGb10),
+  "pixi-pypi-cu124-on-rtx5090": () => derive("pixi-pypi-cu124-project", onRtx5090),
+  "conda-pytorch-channel-on-rtx5090": () => derive("conda-pytorch-channel-project", onRtx5090),
+  "conda-pytorch-channel-on-h100": () => derive("conda-pytorch-channel-project", onH100),
+  "conda-pytorch-channel-on-gb10": () => derive("conda-pytorch-channel-project", onGb10),
+  "h100-fast-requirements-cu126-pin": () =>
+    derive("h100-fast", withProjectOf("requirements-cu126-pin-project")),
+  "h100-fast-torch-pinned": () => derive("h100-fast", withProjectOf("torch-pinned-project")),
+};

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { diagnose } from "../../src/rules/diagnose.js";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
 import type { Severity } from "../../src/rules/types.js";
-import { CAPTURES_DIR, captureNames, loadCapture } from "./captures.js";
+import { CAPTURES_DIR, DERIVED, captureNames, loadCapture } from "./captures.js";
 
 interface Row {
   capture: string;
@@ -138,13 +138,113 @@ const ROWS: Row[] = [
     fires: { "project-torch-pin-mismatch": "warning" },
     silent: ["torch-cuda-unavailable", "uv-sync-replaces-torch"],
   },
+  // Projects read before anything is installed (python3 without torch, no GPU here): nothing to judge on the GPU.
+  {
+    capture: "pixi-gb10-conda-forge-project",
+    fires: { "torch-not-installed": "info" },
+    silent: ["project-torch-arch-not-covered", "project-torch-cpu-only", "project-replaces-torch"],
+  },
+  {
+    capture: "conda-pytorch-channel-project",
+    fires: { "torch-not-installed": "info" },
+    silent: ["project-torch-arch-not-covered", "project-torch-cpu-only", "project-replaces-torch"],
+  },
+  {
+    capture: "pixi-pypi-cu124-project",
+    fires: { "torch-not-installed": "info" },
+    silent: ["project-torch-arch-not-covered", "project-torch-cpu-only"],
+  },
+  {
+    capture: "torch-pinned-project",
+    fires: { "torch-not-installed": "info" },
+    silent: ["project-torch-arch-not-covered", "project-torch-cpu-only", "project-torch-pin-mismatch"],
+  },
+  {
+    capture: "requirements-cu126-pin-project",
+    fires: { "torch-not-installed": "info" },
+    silent: ["project-torch-arch-not-covered", "project-replaces-torch"],
+  },
+  {
+    // The interpreter is the uv project's .venv (over Debian's CPU torch 1.13.1); uv sync would put cu126 torch there.
+    capture: "uv-venv-replaces-torch",
+    fires: { "project-replaces-torch": "warning", "cpu-only-torch": "info" },
+    silent: ["project-torch-pin-mismatch", "uv-sync-replaces-torch", "project-torch-arch-not-covered"],
+  },
+  // Derived cases (captures.ts DERIVED; README.md says what each changes).
+  {
+    // Seed 000: pixi + conda-forge torch 2.5.1 on a DGX Spark: compute_90 PTX is all that runs on 12.1.
+    capture: "pixi-gb10-conda-forge-on-gb10",
+    fires: { "project-torch-arch-not-covered": "warning", "torch-not-installed": "info" },
+    silent: ["project-torch-cpu-only", "nvidia-driver-unavailable"],
+  },
+  {
+    capture: "pixi-gb10-conda-forge-on-h100",
+    fires: { "torch-not-installed": "info" },
+    silent: ["project-torch-arch-not-covered", "project-torch-cpu-only"],
+  },
+  {
+    // Issue 11: a pyproject routing torch to the cu124 index, on a GPU cu124 cannot run.
+    capture: "torch-pinned-on-rtx5090",
+    fires: { "project-torch-arch-not-covered": "error", "torch-not-installed": "info" },
+    silent: ["project-torch-cpu-only", "project-replaces-torch"],
+  },
+  {
+    capture: "torch-pinned-on-h100",
+    fires: { "torch-not-installed": "info" },
+    silent: ["project-torch-arch-not-covered", "project-torch-cpu-only"],
+  },
+  {
+    // torch==2.5.1 from PyPI on aarch64: the CPU wheel.
+    capture: "project-pins-torch-2.5.1-on-gb10",
+    fires: {
+      "project-torch-cpu-only": "error",
+      "cpu-only-torch": "error",
+      "project-torch-pin-mismatch": "warning",
+    },
+    silent: ["project-torch-arch-not-covered", "project-replaces-torch"],
+  },
+  {
+    // default environment: the cpu index; -e gpu: cu124.
+    capture: "pixi-pypi-cu124-on-rtx5090",
+    fires: { "project-torch-cpu-only": "error", "project-torch-arch-not-covered": "error" },
+    silent: ["project-replaces-torch"],
+  },
+  {
+    capture: "conda-pytorch-channel-on-rtx5090",
+    fires: { "project-torch-arch-not-covered": "error" },
+    silent: ["project-torch-cpu-only"],
+  },
+  {
+    capture: "conda-pytorch-channel-on-h100",
+    fires: { "torch-not-installed": "info" },
+    silent: ["project-torch-arch-not-covered", "project-torch-cpu-only"],
+  },
+  {
+    // pytorch-cuda exists for linux-64 and win-64 only: "not known", never a guess.
+    capture: "conda-pytorch-channel-on-gb10",
+    fires: { "project-torch-arch-not-covered": "info" },
+    silent: ["project-torch-cpu-only"],
+  },
+  {
+    // A +cu126 pin against an installed +cu130: the pin rule speaks, not a second finding.
+    capture: "h100-fast-requirements-cu126-pin",
+    fires: { "project-torch-pin-mismatch": "warning" },
+    silent: ["project-replaces-torch", "project-torch-arch-not-covered", "torch-not-installed"],
+  },
+  {
+    // uv sync targets the project's .venv, not /opt/torch/.venv: nothing of this environment is replaced.
+    capture: "h100-fast-torch-pinned",
+    fires: { "project-torch-pin-mismatch": "warning" },
+    silent: ["project-replaces-torch", "project-torch-arch-not-covered"],
+  },
 ];
 
 const kb = loadKnowledgeBase();
 
 for (const row of ROWS) {
   test(`rules on capture ${row.capture}`, () => {
-    const findings = diagnose(loadCapture(row.capture), kb);
+    const facts = DERIVED[row.capture]?.() ?? loadCapture(row.capture);
+    const findings = diagnose(facts, kb);
     const fired = new Set(findings.map((f) => `${f.ruleId}:${f.severity}`));
     for (const [id, severity] of Object.entries(row.fires)) {
       assert.ok(
@@ -163,13 +263,16 @@ for (const row of ROWS) {
   });
 }
 
-test("every capture has a row and a README line saying how it was made", () => {
+test("every capture and derived case has a row and a README line saying how it was made", () => {
   const readme = readFileSync(`${CAPTURES_DIR}README.md`, "utf8");
-  for (const name of captureNames()) {
+  for (const name of Object.keys(DERIVED))
+    assert.ok(readme.includes(`${name}:`), `README.md does not say what the derived case ${name} changes`);
+  for (const name of [...captureNames(), ...Object.keys(DERIVED)]) {
     assert.ok(
       ROWS.some((r) => r.capture === name),
       `no row for capture ${name}`,
     );
-    assert.ok(readme.includes(`${name}.json`), `README.md does not say how ${name}.json was made`);
+    if (!(name in DERIVED))
+      assert.ok(readme.includes(`${name}.json`), `README.md does not say how ${name}.json was made`);
   }
 });

@@ -109,12 +109,23 @@ test("native source builds: uv builds them against the venv's torch, the user's 
     "flash-attn": ["torch"],
     xformers: ["ninja", { requirement: "torch", "match-runtime": true }],
   });
-  assert.deepEqual(doc.tool.uv["extra-build-variables"], { xformers: { TORCH_CUDA_ARCH_LIST: "12.1" } });
+  // flash-attn has wheels only as GitHub release assets (KB), so it is built too, with its own
+  // arch variable: sm_120 is the one value its setup.py compiles that runs on 12.1.
+  assert.deepEqual(doc.tool.uv["extra-build-variables"], {
+    xformers: { TORCH_CUDA_ARCH_LIST: "12.1" },
+    "flash-attn": {
+      TORCH_CUDA_ARCH_LIST: "12.1",
+      FLASH_ATTN_CUDA_ARCHS: "120",
+      FLASH_ATTENTION_FORCE_BUILD: "TRUE",
+    },
+  });
   const script = readFileSync(join(dir, "scripts", "setup-native.sh"), "utf8");
   assert.match(
     script,
-    /MAX_JOBS="\$\(build_jobs\)" uv sync --python "\$PYTHON_VERSION" --no-binary-package xformers\n/,
+    /MAX_JOBS="\$\(build_jobs\)" uv sync --python "\$PYTHON_VERSION" --no-binary-package xformers --no-binary-package flash-attn\n/,
   );
+  // nvcc is checked before the sync that builds them.
+  assert.ok(script.indexOf('NVCC_MINIMUM="13.0"') < script.indexOf("uv sync"));
 
   // A requirements-only project: torch and the build tools first, then the requirements, the
   // source-built package without build isolation so it compiles against that torch.
@@ -213,6 +224,6 @@ test("bad input: one line with a hint, never a stack trace", () => {
   const empty = mkdtempSync(join(tmpdir(), "gpuprep-init-empty-"));
   const none = runInit(["--project", empty, "--target", "h100"]);
   assert.equal(none.code, 2);
-  assert.match(none.stderr, /has no pyproject\.toml or requirements\*\.txt/);
+  assert.match(none.stderr, /has no pyproject\.toml, requirements\*\.txt, pixi\.toml or environment\.yml/);
   assert.deepEqual(listFiles(dir), ["requirements.txt"]);
 });

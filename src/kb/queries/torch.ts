@@ -64,10 +64,18 @@ export function pythonMatches(build: TorchBuildRow, python: string | undefined):
   return build.pythons.includes(wanted);
 }
 
-/** `pip` and `uv pip` commands that install this build's torch (series or exact version). */
-export function installCommands(build: TorchBuildRow, torchVersion?: string): { pip: string; uv: string } {
+/**
+ * `pip` and `uv pip` commands that install this build's torch (series or exact version). The
+ * index is left out for PyPI's own build unless `explicitIndex` asks for it (PyTorch's index
+ * serves the same wheel, and naming it keeps the command right when PyPI's default changes).
+ */
+export function installCommands(
+  build: TorchBuildRow,
+  torchVersion?: string,
+  explicitIndex = false,
+): { pip: string; uv: string } {
   const pin = torchVersion ? `torch==${torchVersion.split("+")[0]}` : `torch==${build.torch}.*`;
-  const fromPypi = build.pypiDefault;
+  const fromPypi = build.pypiDefault && !explicitIndex;
   const index = fromPypi ? "" : ` --index-url ${build.indexUrl}`;
   return { pip: `pip install "${pin}"${index}`, uv: `uv pip install "${pin}"${index}` };
 }

@@ -49,6 +49,29 @@ if ! command -v uv > /dev/null 2>&1; then
 fi
 
 # xformers is built from source: xformers publishes no binary for linux-aarch64 (only linux-x86_64, windows-x86_64) (knowledge base).
+# Source builds (xformers) compile here with nvcc: it must be CUDA 13.x, at least 13.0. Checked before any build starts.
+NVCC_MAJOR="13"
+NVCC_MINIMUM="13.0"
+nvcc_bin=""
+for candidate in "${CUDA_HOME:-${CUDA_PATH:-}}/bin/nvcc" "$(command -v nvcc 2> /dev/null || true)" /usr/local/cuda/bin/nvcc; do
+  if [ -n "$candidate" ] && [ -x "$candidate" ]; then
+    nvcc_bin="$candidate"
+    break
+  fi
+done
+if [ -z "$nvcc_bin" ]; then
+  echo "error: nvcc not found (CUDA_HOME, PATH, /usr/local/cuda); building xformers needs CUDA $NVCC_MINIMUM or a newer $NVCC_MAJOR.x toolkit" >&2
+  echo "hint: install that CUDA toolkit and set CUDA_HOME to it" >&2
+  exit 1
+fi
+nvcc_version="$("$nvcc_bin" --version | sed -n 's/.*release \([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p' | head -n 1)"
+if [ -z "$nvcc_version" ] || [ "${nvcc_version%%.*}" != "$NVCC_MAJOR" ] || ! version_at_least "$nvcc_version" "$NVCC_MINIMUM"; then
+  echo "error: $nvcc_bin is CUDA ${nvcc_version:-of unknown version}; building xformers needs $NVCC_MINIMUM or a newer $NVCC_MAJOR.x" >&2
+  echo "hint: point CUDA_HOME at a CUDA $NVCC_MAJOR.x toolkit of $NVCC_MINIMUM or newer" >&2
+  exit 1
+fi
+echo "nvcc: $nvcc_bin (CUDA $nvcc_version)"
+
 # pyproject.toml pins torch to the pytorch-cu130 index ([tool.uv.sources]), so sync keeps it.
 # Source builds run in uv's build environment with the venv's own torch ([tool.uv.extra-build-dependencies],
 # match-runtime) and TORCH_CUDA_ARCH_LIST from [tool.uv.extra-build-variables]; MAX_JOBS comes from here.

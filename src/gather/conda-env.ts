@@ -1,0 +1,115 @@
+/**
+ * A conda environment file (environment.yml) as a CondaManifest: channels in priority order,
+ * conda MatchSpecs with their lines, and the `pip:` list (requirements and --index-url /
+ * --extra-index-url lines). Reads text; the caller reads the file.
+ */
+import { basename } from "node:path";
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node } from "yaml";
+import type { CondaDependency, CondaManifest, CondaPypiDependency } from "../facts/schema.js";
+import { UserError } from "../errors.js";
+import { parseCondaSpec } from "./conda-spec.js";
+import { channelName } from "./pixi.js";
+import { parseRequirement } from "./requirement.js";
+
+export function parseCondaEnvironment(text: string, path: string): CondaManifest {
+  const file = basename(path);
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const error = doc.errors[0]!;
+    const line = lineCounter.linePos(error.pos[0]).line;
+    throw new UserError(
+      `${path}:${line}: invalid YAML: ${error.message.split("\n")[0]}`,
+      `fix line ${line} of ${file}`,
+    );
+  }
+  const lineOf = (node: Node | null | undefined) =>
+    node?.range ? lineCounter.linePos(node.range[0]).line : null;
+  const root = doc.contents;
+  if (root !== null && !isMap(root))
+    throw new UserError(
+      `${path}: not a conda environment file (no mapping at the top)`,
+      "it needs name:, channels: and dependencies:",
+    );
+  const get = (key: string) => (root && isMap(root) ? (root.get(key, true) as Node | undefined) : undefined);
+  /** The line of a top-level key ("channels:"), not of its first item. */
+  const keyLine = (key: string) => {
+    const pair =
+      root && isMap(root) ? root.items.find((p) => isScalar(p.key) && p.key.value === key) : undefined;
+    return lineOf(pair?.key as Node | undefined) ?? 0;
+  };
+  const lines: Record<string, number> = {};
+  const channelsNode = get("channels");
+  const channels: string[] = [];
+  if (isSeq(channelsNode)) {
+    lines["channels"] = keyLine("channels");
+    for (const item of channelsNode.items) if (isScalar(item)) channels.push(channelName(String(item.value)));
+  }
+  const nameNode = get("name");
+  const dependencies: CondaDependency[] = [];
+  const pypiDependencies: CondaPypiDependency[] = [];
+  let pypiIndexUrl: string | null = null;
+  const pypiExtraIndexUrls: string[] = [];
+  const depsNode = get("dependencies");
+  if (depsNode !== undefined && !isSeq(depsNode))
+    throw new UserError(`${path}: dependencies must be a list`, `fix dependencies: in ${file}`);
+  if (isSeq(depsNode)) {
+    lines["dependencies"] = keyLine("dependencies");
+    for (const item of depsNode.items) {
+      const line = lineOf(item as Node);
+      const where = `${file}:${line ?? "?"}`;
+      if (isScalar(item)) {
+        const raw = String(item.value);
+        const spec = parseCondaSpec(raw);
+        if (!spec)
+          throw new UserError(
+            `${path}:${line}: not a conda package spec: ${raw}`,
+            "write it as name, name=1.2 or channel::name>=1.2",
+          );
+        dependencies.push({ ...spec, raw, origin: where, feature: null, platform: null });
+        continue;
+      }
+      if (isMap(item) && item.has("pip")) {
+        const pip = item.get("pip", true);
+        if (!isSeq(pip)) continue;
+        for (const entry of pip.items) {
+          if (!isScalar(entry)) continue;
+          const raw = String(entry.value).trim();
+          const at = `${file}:${lineOf(entry as Node) ?? "?"}`;
+          const option =
+            /^(--index-url|-i|--extra-index-url|-e|--editable|-r|--requirement|-c|--constraint|--[a-z-]+)(?:\s*=\s*|\s+)?(.*)$/.exec(
+              raw,
+            );
+          if (option) {
+            const [, flag = "", value = ""] = option;
+            if (flag === "--index-url" || flag === "-i") pypiIndexUrl = value.trim();
+            else if (flag === "--extra-index-url") pypiExtraIndexUrls.push(value.trim());
+            // -e . (the project itself), -r / -c files and other pip options name no package here.
+            continue;
+          }
+          const requirement = parseRequirement(raw, at);
+          if (!requirement)
+            throw new UserError(
+              `${at}: not a valid pip requirement: ${raw}`,
+              "write it as PEP 508, e.g. transformers>=4.40",
+            );
+          pypiDependencies.push({ ...requirement, index: null, feature: null, platform: null });
+        }
+      }
+    }
+  }
+  return {
+    kind: "conda-environment",
+    path,
+    name: isScalar(nameNode) ? String(nameNode.value) : null,
+    channels,
+    platforms: [],
+    systemCuda: {},
+    environments: {},
+    dependencies,
+    pypiDependencies,
+    pypiIndexUrl,
+    pypiExtraIndexUrls,
+    lines,
+  };
+}

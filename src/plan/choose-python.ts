@@ -1,0 +1,139 @@
+/**
+ * The venv's Python for a native plan: the newest one that the torch build has wheels for, that
+ * requires-python accepts, and that every pinned compiled dependency the knowledge base knows has
+ * wheels for ("numpy<2" stops at 3.12: no numpy 1.x wheel exists for 3.13). Dependencies the KB
+ * knows as compiled but without a wheel-Python row are named as "not known", not guessed.
+ */
+import type { Requirement } from "../facts/schema.js";
+import {
+  describeWheelPythons,
+  hasWheelFor,
+  type KnowledgeBase,
+  type WheelPythonsAnswer,
+} from "../kb/index.js";
+import type { TorchBuildRow } from "../kb/types.js";
+import { satisfies } from "../util/pep440.js";
+import { compareVersions, majorMinor } from "../util/version.js";
+
+export interface PythonChoice {
+  python: string;
+  reason: string;
+  sources: string[];
+}
+
+export interface PythonRefusal {
+  python: null;
+  /** Why no Python of this build fits: names the build's Pythons and what excluded each. */
+  reason: string;
+}
+
+export interface PythonInputs {
+  /** --python, else the target's own Python (a gathered machine). */
+  wanted: string | null;
+  wantedOrigin: "--python" | "the target's Python" | null;
+  requiresPython: string | null;
+  requirements: Requirement[];
+}
+
+/** What the knowledge base says about each requirement's wheel Pythons on this platform. */
+export function pinnedWheelPythons(
+  kb: KnowledgeBase,
+  requirements: Requirement[],
+  platform: TorchBuildRow["platform"],
+): { known: Array<{ requirement: Requirement; answer: WheelPythonsAnswer }>; notKnown: string[] } {
+  const known: Array<{ requirement: Requirement; answer: WheelPythonsAnswer }> = [];
+  const notKnown: string[] = [];
+  for (const requirement of requirements) {
+    if (requirement.url !== null) continue;
+    const answer = kb.wheelPythons(requirement.normalizedName, requirement.specifier, platform);
+    if (answer.status === "known") known.push({ requirement, answer });
+    else if (answer.status === "not-in-table")
+      notKnown.push(
+        `${requirement.raw}: the knowledge base has wheel Pythons for other ${requirement.name} releases only`,
+      );
+    else if (isCompiled(kb, requirement.normalizedName))
+      notKnown.push(
+        `${requirement.name}: compiled, but the Pythons of its ${platform} wheels are not in the knowledge base`,
+      );
+  }
+  return { known, notKnown };
+}
+
+/** An extension the KB knows ships compiled code (not one that only compiles kernels at run time). */
+function isCompiled(kb: KnowledgeBase, name: string): boolean {
+  const row = kb.extension(name);
+  if (!row) return false;
+  const shipsCode =
+    row.supportedComputeCapabilities.length > 0 || (row.builds ?? []).some((b) => b.targets.length > 0);
+  return shipsCode || !row.distribution.includes("jit");
+}
+
+export function choosePython(
+  kb: KnowledgeBase,
+  build: TorchBuildRow,
+  inputs: PythonInputs,
+): PythonChoice | PythonRefusal {
+  const plain = build.pythons
+    .filter((p) => /^\d+\.\d+$/.test(p))
+    .sort(compareVersions)
+    .reverse();
+  const { known, notKnown } = pinnedWheelPythons(kb, inputs.requirements, build.platform);
+  const pinSources = known.flatMap(({ answer }) =>
+    answer.rows.flatMap((row) => row.sources.map((s) => s.url)),
+  );
+  const unknownNote = notKnown.length > 0 ? `; not known: ${notKnown.join("; ")}` : "";
+  if (inputs.wanted) {
+    const wanted = majorMinor(inputs.wanted);
+    if (!plain.includes(wanted))
+      return {
+        python: null,
+        reason: `no ${build.variant} wheel for Python ${wanted} (${inputs.wantedOrigin}); wheels: ${plain.join(", ")}`,
+      };
+    const lacking = known.filter(({ answer }) => !hasWheelFor(answer, wanted));
+    return {
+      python: wanted,
+      reason:
+        (inputs.wantedOrigin === "--python"
+          ? "asked with --python"
+          : `the target's Python is ${inputs.wanted}`) +
+        (lacking.length > 0
+          ? `; but ${lacking.map(({ requirement, answer }) => `${requirement.raw} has wheels for ${describeWheelPythons(answer)} only`).join(", ")}, so pip would build it from source`
+          : "") +
+        unknownNote,
+      sources: [...build.sources.map((s) => s.url), ...pinSources],
+    };
+  }
+  const excluded: string[] = [];
+  for (const python of plain) {
+    if (inputs.requiresPython && satisfies(`${python}.0`, inputs.requiresPython) === false) {
+      excluded.push(`${python}: requires-python ${inputs.requiresPython}`);
+      continue;
+    }
+    const lacking = known.find(({ answer }) => !hasWheelFor(answer, python));
+    if (lacking) {
+      excluded.push(
+        `${python}: ${lacking.requirement.raw} (${lacking.requirement.origin}) has wheels for ${describeWheelPythons(lacking.answer)} only (${lacking.requirement.name} ${lacking.answer.releases[lacking.answer.releases.length - 1]})`,
+      );
+      continue;
+    }
+    const limits = [
+      ...(inputs.requiresPython ? [`requires-python (${inputs.requiresPython})`] : []),
+      ...known.map(
+        ({ requirement, answer }) => `${requirement.raw} (wheels for ${describeWheelPythons(answer)})`,
+      ),
+    ];
+    return {
+      python,
+      reason:
+        `newest Python with a ${build.variant} torch ${build.torch} wheel` +
+        (limits.length > 0 ? ` that ${limits.join(" and ")} allow${limits.length === 1 ? "s" : ""}` : "") +
+        (excluded.length > 0 ? `; passed over: ${excluded.join("; ")}` : "") +
+        unknownNote,
+      sources: [...build.sources.map((s) => s.url), ...pinSources],
+    };
+  }
+  return {
+    python: null,
+    reason: `no Python with a ${build.variant} wheel (${plain.join(", ")}) fits: ${excluded.join("; ")}`,
+  };
+}

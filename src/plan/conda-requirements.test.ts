@@ -1,0 +1,96 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { join, resolve } from "node:path";
+import { readProject } from "../gather/project.js";
+import { loadKnowledgeBase } from "../kb/index.js";
+import { projectRequirements } from "./project-requirements.js";
+import { makePlan, type InitOptions } from "./index.js";
+import { targetFromName } from "./target.js";
+import { UserError } from "../errors.js";
+
+const FIXTURES = resolve("test/fixtures/projects");
+const OPTIONS: InitOptions = {
+  strategy: "auto",
+  jupyter: false,
+  nonRoot: false,
+  volumes: [],
+  buildFromSource: [],
+  wheelhouse: null,
+  indexUrl: null,
+  shmSize: null,
+  python: null,
+};
+
+test("pixi.toml: the default environment's conda and PyPI deps as PyPI requirements, pytorch -> torch with its pin", () => {
+  const { requirements, notes } = projectRequirements(readProject(join(FIXTURES, "pixi-gb10-conda-forge")));
+  assert.deepEqual(
+    requirements.map((r) => `${r.normalizedName}${r.specifier} ${r.origin}`),
+    [
+      "torch==2.5.1 pixi.toml:17",
+      "transformers>=4.45,<5 pixi.toml:18",
+      "biopython>=1.84,<2 pixi.toml:19",
+      "pandas>=2.2,<3 pixi.toml:20",
+      "scikit-learn>=1.5,<2 pixi.toml:21",
+      "tqdm>=4.66,<5 pixi.toml:22",
+      "einops>=0.8 pixi.toml:25",
+    ],
+    "python is the plan's own; pytest is in the dev feature only",
+  );
+  assert.ok(notes.some((n) => /pytorch -> torch/.test(n)));
+});
+
+test("environment.yml: conda-only packages are left out and named; the pip list is kept", () => {
+  const { requirements, notes } = projectRequirements(readProject(join(FIXTURES, "conda-pytorch-channel")));
+  const names = requirements.map((r) => r.normalizedName);
+  assert.ok(names.includes("torch") && names.includes("numpy") && names.includes("transformers"));
+  assert.ok(!names.includes("pytorch-cuda") && !names.includes("python") && !names.includes("pip"));
+  assert.equal(requirements.find((r) => r.normalizedName === "numpy")?.specifier, "<2");
+  assert.ok(
+    notes.some((n) => /environment\.yml: pytorch-cuda left out/.test(n)),
+    notes.join("\n"),
+  );
+});
+
+test("seed 000: init --target dgx-spark for the pixi project plans a torch with code for 12.1 and reports the 2.5.1 pin", () => {
+  const kb = loadKnowledgeBase();
+  const project = readProject(join(FIXTURES, "pixi-gb10-conda-forge"));
+  const target = targetFromName(kb, {
+    gpu: "dgx-spark",
+    driver: "580.95.05",
+    cpuArch: null,
+    flag: "--target",
+  });
+  const plan = makePlan(kb, project, target, OPTIONS);
+  assert.equal(plan.strategy, "native");
+  const build = plan.native!.build;
+  assert.equal(build.platform, "linux-aarch64");
+  const verdict = kb.torchBuildsFor({
+    computeCapability: "12.1",
+    driverVersion: "580.95.05",
+    cpuArch: "aarch64",
+  })[0]!;
+  assert.equal(`${build.torch} ${build.variant}`, `${verdict.build.torch} ${verdict.build.variant}`);
+  assert.equal(verdict.runs, "sass");
+  assert.ok(
+    plan.conflicts.some(
+      (c) => c.requirement?.origin === "pixi.toml:17" && c.requirement?.specifier === "==2.5.1",
+    ),
+  );
+  assert.ok(plan.install.some((r) => r.normalizedName === "transformers"));
+  // A container keeps the image's torch, and no image's torch is 2.5.1: the pixi pin is what stops it.
+  assert.throws(
+    () => makePlan(kb, project, target, { ...OPTIONS, strategy: "container" }),
+    (e: unknown) => e instanceof UserError && /torch==2\.5\.1 \(pixi\.toml:17\) excludes/.test(e.message),
+  );
+  // With the pin relaxed (test-local change to the pixi manifest), the container plan installs the pixi deps on the image's torch.
+  const relaxed = structuredClone(project);
+  relaxed.condaManifests![0]!.dependencies.find((d) => d.name === "pytorch")!.version = "";
+  const container = makePlan(kb, relaxed, target, { ...OPTIONS, strategy: "container" });
+  const image = container.container!.image;
+  const imageVerdict = kb
+    .judgeNgcImages({ computeCapability: "12.1", driverVersion: "580.95.05", cpuArch: "aarch64" })
+    .find((v) => v.image.tag === image.tag);
+  assert.equal(imageVerdict?.runs, true, imageVerdict?.reason);
+  assert.ok(container.install.some((r) => r.normalizedName === "biopython"));
+  assert.ok(!container.install.some((r) => r.normalizedName === "torch"), "the image's torch is kept");
+});

@@ -1,0 +1,207 @@
+/**
+ * The edits that make a project's manifests install a torch with code for this GPU: which line to
+ * change and to what, for each manifest kind, then the install command. The wheel comes from the
+ * `kb resolve` resolver (kb.torchBuildsFor), the conda build from kb.condaTorchBuildsFor.
+ */
+import type { Facts } from "../facts/schema.js";
+import type { KnowledgeBase, TorchBuildChoice } from "../kb/index.js";
+import { formatComputeCapability, type ComputeCapability } from "../kb/compat.js";
+import { installCommands } from "../kb/queries/torch.js";
+import { satisfies } from "../util/pep440.js";
+import { compareVersions, versionParts } from "../util/version.js";
+import type { Fix } from "./types.js";
+import type { InstallPrediction } from "./install-prediction.js";
+import { pythonCmd } from "./view.js";
+
+function edit(origin: string, from: string, to: string): string {
+  return `# ${origin}: ${from}  ->  ${to}`;
+}
+
+function seriesAccepts(series: string, specifier: string): boolean {
+  if (specifier === "") return true;
+  for (let patch = 0; patch <= 30; patch++)
+    if (satisfies(`${series}.${patch}`, specifier) === true) return true;
+  return false;
+}
+
+/** The resolver's best wheel for this GPU; one the project's pin accepts when there is one. */
+export function bestWheel(
+  facts: Facts,
+  kb: KnowledgeBase,
+  cc: ComputeCapability,
+  specifier: string,
+): { choice: TorchBuildChoice; keepsPin: boolean } | null {
+  const driver = facts.host.nvidia.driverVersion;
+  const cpuArch = facts.host.cpuArch;
+  if (!driver || (cpuArch !== "x86_64" && cpuArch !== "aarch64")) return null;
+  const choices = kb
+    .torchBuildsFor({
+      computeCapability: formatComputeCapability(cc),
+      driverVersion: driver,
+      cpuArch,
+      python: facts.python.interpreter.version,
+    })
+    .filter((c) => c.runs === "sass");
+  const keeping = choices.find((c) => seriesAccepts(c.build.torch, specifier));
+  if (keeping) return { choice: keeping, keepsPin: true };
+  return choices[0] ? { choice: choices[0], keepsPin: false } : null;
+}
+
+function wheelFix(
+  facts: Facts,
+  kb: KnowledgeBase,
+  prediction: InstallPrediction,
+  cc: ComputeCapability,
+): Fix {
+  const pinned = prediction.exactVersion ? "" : prediction.specifier;
+  const best = bestWheel(facts, kb, cc, pinned);
+  if (!best)
+    return {
+      summary:
+        "No published PyTorch wheel in the knowledge base runs on this GPU with this driver; see the full verdict, or use an NGC container.",
+      commands: [
+        `gpuprep kb resolve --gpu ${formatComputeCapability(cc)} --driver ${facts.host.nvidia.driverVersion ?? "VER"}`,
+      ],
+    };
+  const build = best.choice.build;
+  const pin = best.keepsPin && pinned ? `torch${pinned}` : `torch==${build.torch}.*`;
+  const [requirementLine, ...routeLines] = prediction.lines;
+  const commands: string[] = [];
+  const pinChanges = !best.keepsPin || prediction.exactVersion !== null;
+  if (requirementLine) {
+    if (prediction.tool === "pixi")
+      commands.push(
+        edit(
+          requirementLine.origin,
+          requirementLine.text,
+          `torch = { version = "${pin.slice("torch".length)}", index = "${build.indexUrl}" }`,
+        ),
+      );
+    else if (pinChanges)
+      commands.push(
+        edit(
+          requirementLine.origin,
+          requirementLine.text,
+          requirementLine.text.startsWith('"') ? `"${pin}"` : pin,
+        ),
+      );
+  }
+  const indexLines = routeLines.filter((l) => /https?:\/\//.test(l.text) && !/uv\.lock$/.test(l.origin));
+  for (const line of indexLines)
+    commands.push(
+      edit(line.origin, line.text, line.text.replace(/https?:\/\/\S+?(?=["\s]|$)/, build.indexUrl)),
+    );
+  const python = pythonCmd(facts);
+  const pyprojectPip = prediction.tool === "pip" && prediction.command === "pip install .";
+  if (indexLines.length === 0 && prediction.tool !== "pixi" && !pyprojectPip && !build.pypiDefault) {
+    if (prediction.tool === "uv")
+      commands.push(
+        `# ${prediction.manifest}: add [[tool.uv.index]] name = "pytorch-${build.variant}", url = "${build.indexUrl}", explicit = true, and [tool.uv.sources] torch = { index = "pytorch-${build.variant}" }`,
+      );
+    else commands.push(`# ${prediction.manifest}: add the line --extra-index-url ${build.indexUrl}`);
+  }
+  if (prediction.lines.some((l) => /uv\.lock$/.test(l.origin)))
+    commands.push("uv lock --upgrade-package torch");
+  if (prediction.tool === "uv") commands.push("uv sync");
+  else if (prediction.tool === "pixi") commands.push(prediction.command);
+  // pip reads no index from pyproject.toml: name it on the command line.
+  else if (pyprojectPip) commands.push(`${python} -m pip install . --extra-index-url ${build.indexUrl}`);
+  else if (prediction.tool === "pip") commands.push(`${python} -m ${prediction.command}`);
+  else commands.push(`${python} -m ${installCommands(build, undefined, true).pip}`);
+  return {
+    summary:
+      `Make ${prediction.command} install torch ${build.torch} ${build.variant} from ${build.indexUrl}: ${best.choice.reasons.join("; ")}` +
+      (best.keepsPin
+        ? "."
+        : "; no build the current pin allows runs here, so the pin changes too (keep torchvision / torchaudio pins in step with it)."),
+    commands,
+  };
+}
+
+function newestVersion(versions: string[]): string | null {
+  return [...versions].sort(compareVersions).pop() ?? null;
+}
+
+function condaFix(
+  facts: Facts,
+  kb: KnowledgeBase,
+  prediction: InstallPrediction,
+  cc: ComputeCapability,
+): Fix {
+  const platform = facts.host.cpuArch === "aarch64" ? "linux-aarch64" : "linux-x86_64";
+  const driver = facts.host.nvidia.driverVersion;
+  const best = driver
+    ? kb
+        .condaTorchBuildsFor({
+          computeCapability: formatComputeCapability(cc),
+          driverVersion: driver,
+          platform,
+          channel: "conda-forge",
+        })
+        .find((v) => v.runs === "sass")
+    : undefined;
+  const wheel = bestWheel(facts, kb, cc, "");
+  const alternative = wheel
+    ? ` Or take torch from PyPI: ${installCommands(wheel.choice.build, undefined, true).pip}; or an NGC container: gpuprep init --strategy container.`
+    : " Or use an NGC container: gpuprep init --strategy container.";
+  const version = best ? newestVersion(best.build.versions) : null;
+  if (!best || !version || !best.build.cuda)
+    return {
+      summary: `No conda build in the knowledge base has SASS for compute capability ${formatComputeCapability(cc)} with this driver.${alternative}`,
+      commands: wheel
+        ? [`${pythonCmd(facts)} -m ${installCommands(wheel.choice.build, undefined, true).pip}`]
+        : ["gpuprep init --strategy container --dry-run"],
+    };
+  const glob = `cuda${best.build.cuda.replace(".", "")}*`;
+  const cudaMajor = versionParts(best.build.cuda)[0] ?? 0;
+  const commands: string[] = [];
+  const torchLine = prediction.condaTorchLine;
+  if (prediction.tool === "pixi") {
+    if (torchLine)
+      commands.push(
+        edit(
+          torchLine.origin,
+          torchLine.text,
+          `pytorch = { version = "==${version}", build = "${glob}", channel = "conda-forge" }`,
+        ),
+      );
+    const current = prediction.systemCuda;
+    if (!current)
+      commands.push(`# ${prediction.manifest}: add [system-requirements] cuda = "${cudaMajor}.0"`);
+    else if ((versionParts(current.value)[0] ?? 0) < cudaMajor)
+      commands.push(edit(current.origin, `cuda = "${current.value}"`, `cuda = "${cudaMajor}.0"`));
+    for (const line of prediction.lines)
+      if (/^(pytorch-cpu|cpuonly|pytorch-cuda)\b/.test(line.text))
+        commands.push(edit(line.origin, line.text, "(remove it)"));
+    commands.push("pixi install");
+  } else {
+    if (torchLine)
+      commands.push(edit(torchLine.origin, torchLine.text, `conda-forge::pytorch=${version}=${glob}`));
+    for (const line of prediction.lines)
+      if (/^(pytorch::)?(pytorch-cpu|cpuonly|pytorch-cuda)\b/.test(line.text))
+        commands.push(
+          edit(
+            line.origin,
+            line.text,
+            "(remove it: conda-forge picks its CUDA build from the driver's __cuda)",
+          ),
+        );
+    commands.push(`conda env update -f ${prediction.manifest} --prune`);
+  }
+  return {
+    summary: `Ask for conda-forge's pytorch ${version} CUDA ${best.build.cuda} build: ${best.reason}.${alternative}`,
+    commands,
+  };
+}
+
+/** The fix for a prediction that gives no (or only PTX) code for capability `cc`, or a CPU-only build. */
+export function installFix(
+  facts: Facts,
+  kb: KnowledgeBase,
+  prediction: InstallPrediction,
+  cc: ComputeCapability,
+): Fix {
+  return prediction.ecosystem === "conda"
+    ? condaFix(facts, kb, prediction, cc)
+    : wheelFix(facts, kb, prediction, cc);
+}

@@ -1,0 +1,730 @@
+/**
+ * The decision table of `gpuprep init`: (target, driver, CPU, project) -> (strategy, image or
+ * index, torch, Python, source builds), on the packaged knowledge base and real project files read
+ * by the real reader. Every row says where its expected answer comes from: the KB rows (table and
+ * key) and the documented rule (docs/DESIGN.md "How init decides").
+ *
+ * Rows whose project is a pixi.toml or conda environment.yml wait for those manifests to be read
+ * into Facts; they are listed at the end as pending (test.todo), with the answer they should give.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadKnowledgeBase } from "../../src/kb/index.js";
+import { readProject } from "../../src/gather/project.js";
+import { makePlan } from "../../src/plan/index.js";
+import { targetFromName } from "../../src/plan/target.js";
+import type { InitOptions, Plan } from "../../src/plan/types.js";
+
+const kb = loadKnowledgeBase();
+
+const routedPyproject = (variant: string) =>
+  `[project]\nname = "routed"\nversion = "0"\nrequires-python = ">=3.9"\ndependencies = ["torch", "torchvision"]\n\n[tool.uv.sources]\ntorch = [{ index = "pytorch" }]\ntorchvision = [{ index = "pytorch" }]\n\n[[tool.uv.index]]\nname = "pytorch"\nurl = "https://download.pytorch.org/whl/${variant}"\nexplicit = true\n`;
+
+/** The projects of the table: torch pinned low, high, exactly, through uv sources or index options, or not at all. */
+const PROJECTS = {
+  /** torch not named at all. */
+  unpinned: { "requirements.txt": "transformers\naccelerate\n" },
+  low: { "requirements.txt": "torch<2.4\n" },
+  high: { "requirements.txt": "torch>=2.9\n" },
+  atLeast27: { "requirements.txt": "torch>=2.7\n" },
+  /** The issue's RTX 5090 project. */
+  exact: { "requirements.txt": "torch==2.8.0\nnumpy<2\n" },
+  uvSourcesCu126: { "pyproject.toml": routedPyproject("cu126") },
+  uvSourcesCu118: { "pyproject.toml": routedPyproject("cu118") },
+  indexOptionCu118: { "requirements.txt": "--index-url https://download.pytorch.org/whl/cu118\ntorch\n" },
+  flashAttn: { "requirements.txt": "torch\nflash-attn\n" },
+  xformers: { "requirements.txt": "torch\nxformers\n" },
+} satisfies Record<string, Record<string, string>>;
+
+type Expected =
+  | {
+      strategy: "native";
+      index: string;
+      torch: string;
+      python: string;
+      builds: string[];
+      /** Pins the plan reports as not obeyed (0 unless said). */
+      conflicts?: number;
+      warning?: RegExp;
+    }
+  | { strategy: "container"; image: string; torch: RegExp; builds: string[]; conflicts?: number }
+  | { error: RegExp };
+
+interface Row {
+  target: string;
+  driver: string | null;
+  project: keyof typeof PROJECTS;
+  strategy: InitOptions["strategy"];
+  expect: Expected;
+  source: string;
+}
+
+// Sources used by many rows, named once.
+const SASS_NEWEST =
+  "rule: native = the newest torch whose wheel has SASS for the GPU and whose CUDA the driver runs (kb.evaluateTorchBuilds rank: SASS, newest torch, PyPI default, native driver, newest CUDA)";
+const PY_NEWEST =
+  "rule: Python = newest of the build's pythons that requires-python and pinned compiled packages allow";
+const NUMPY_LT2 =
+  "wheel-pythons numpy 1.26.x (numpy@93fdebfc wheels.yml: cp39-cp312): numpy<2 caps Python at 3.12";
+const T214_CU130 =
+  "torch-builds 2.14 cu130 (sm_75…sm_120 x86_64; sm_80…sm_120 incl. sm_110 aarch64; pythons 3.10-3.14)";
+const T214_CU126 = "torch-builds 2.14 cu126 linux-x86_64 (sm_50…sm_90, pythons 3.10-3.14)";
+const CUDA130 = "cuda-toolkits 13.0 (GA driver 580.65.06; a bare 580 branch counts as its newest patch)";
+const T28_CU128 = "torch-builds 2.8 cu128 linux-x86_64 (sm_70…sm_120, pythons 3.9-3.13, PyPI default)";
+const FLASH =
+  "extensions flash-attn: distribution github-releases+source, no index wheel -> source build; buildEnv FLASH_ATTN_CUDA_ARCHS values 80/90/100/120 (setup.py@ea6443c7)";
+
+const NGC_RUN =
+  "ngc-images coverage rule (kb-ngc): an image covers a GPU where a first-hand run on that capability and CPU is recorded or NVIDIA's floor is sourced; driver floors: 13.x images 580 (minor-version compatibility), the CUDA's own GA driver for native";
+
+const ROWS: Row[] = [
+  // --- Volta / Turing
+  {
+    target: "v100",
+    driver: "535",
+    project: "unpinned",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.14", builds: [] },
+    source: `${T214_CU126}: the newest wheel with sm_70 (cu128+ x86 rows from 2.11 and every cu130 row drop sm_70); cuda-toolkits 12.6 minor-compat floor 525.60.13 <= 535; ${SASS_NEWEST}; ${PY_NEWEST}`,
+  },
+  {
+    target: "v100",
+    driver: "535",
+    project: "low",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu121", torch: "2.3", python: "3.12", builds: [] },
+    source: `torch<2.4 accepts 2.0-2.3; torch-builds 2.3 cu121 (sm_70, PyPI default, pythons 3.8-3.12) ranks over 2.3 cu118; ${PY_NEWEST}`,
+  },
+  {
+    target: "t4",
+    driver: "550",
+    project: "unpinned",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.14", builds: [] },
+    source: `${T214_CU126} has sm_75 and 2.14 cu130 too, but cuda-toolkits 13.0 needs 580 (13.x minor-compat floor 580) > 550; cu126 runs under 12.x minor-compat (525.60.13); ${SASS_NEWEST}`,
+  },
+  {
+    target: "t4",
+    driver: "550",
+    project: "exact",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu128", torch: "2.8", python: "3.12", builds: [] },
+    source: `torch==2.8.0 keeps the 2.8 series; ${T28_CU128} ranks first (PyPI default); ${NUMPY_LT2}`,
+  },
+  {
+    target: "t4",
+    driver: "550",
+    project: "uvSourcesCu118",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu118", torch: "2.7", python: "3.13", builds: [] },
+    source:
+      "project route pyproject [tool.uv.sources] -> /whl/cu118 is a variant pin: kept where a cu118 build runs; torch-builds 2.7 cu118 (newest cu118 row, sm_75, pythons 3.9-3.13); cuda-toolkits 11.8 minor-compat 450.80.02 <= 550",
+  },
+  // --- Ampere
+  {
+    target: "a100",
+    driver: "580",
+    project: "atLeast27",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [] },
+    source: `${T214_CU130} has sm_80; ${CUDA130}; torch>=2.7 accepts 2.14; ${SASS_NEWEST}; ${PY_NEWEST}`,
+  },
+  {
+    target: "a100",
+    driver: "580",
+    project: "uvSourcesCu126",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.14", builds: [] },
+    source: `project route -> /whl/cu126 kept: ${T214_CU126} has sm_80 and 580 runs CUDA 12.6`,
+  },
+  {
+    target: "a10",
+    driver: "570",
+    project: "indexOptionCu118",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu118", torch: "2.7", python: "3.13", builds: [] },
+    source:
+      "requirements.txt --index-url /whl/cu118 is a variant pin, kept: torch-builds 2.7 cu118 has sm_86 (newest cu118 row), pythons 3.9-3.13",
+  },
+  {
+    target: "a10",
+    driver: "570",
+    project: "flashAttn",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
+    source: `${T214_CU126} (cu130 needs 580 > 570); ${FLASH} (8.6 builds sm_80, which runs on 8.6)`,
+  },
+  {
+    target: "rtx-3090",
+    driver: "535",
+    project: "low",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu121", torch: "2.3", python: "3.12", builds: [] },
+    source:
+      "torch<2.4 -> 2.3; torch-builds 2.3 cu121 has sm_86 (PyPI default); cuda-toolkits 12.1 minor-compat 525.60.13 <= 535",
+  },
+  {
+    target: "rtx-3090",
+    driver: "535",
+    project: "exact",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu128", torch: "2.8", python: "3.12", builds: [] },
+    source: `${T28_CU128} (sm_86; CUDA 12.8 under 12.x minor-compat on 535); ${NUMPY_LT2}`,
+  },
+  // --- Ada
+  {
+    target: "l4",
+    driver: "580",
+    project: "high",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [] },
+    source: `${T214_CU130}: sm_86 SASS runs on 8.9 (same major, lower minor; compat.ts cubin rule); ${CUDA130}`,
+  },
+  {
+    target: "l4",
+    driver: "580",
+    project: "exact",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu128", torch: "2.8", python: "3.12", builds: [] },
+    source: `${T28_CU128}; ${NUMPY_LT2}`,
+  },
+  {
+    target: "l40s",
+    driver: "570",
+    project: "xformers",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.14", builds: [] },
+    source:
+      "extensions xformers 0.0.35 builds carry sm_89 for linux-x86_64 (verdict prebuilt, no build); wheel-pythons xformers 0.0.35 py39-none (any Python >= 3.9); torch 2.14 cu126 (cu130 needs 580)",
+  },
+  {
+    target: "l40s",
+    driver: "570",
+    project: "flashAttn",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
+    source: `${FLASH} (8.9 builds sm_80)`,
+  },
+  {
+    target: "rtx-4090",
+    driver: "560",
+    project: "atLeast27",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.14", builds: [] },
+    source: `${T214_CU126}: cuda-toolkits 12.6 GA driver 560.28.03 (a bare 560 is its newest patch); cu130 needs 580`,
+  },
+  {
+    target: "rtx-4090",
+    driver: "560",
+    project: "uvSourcesCu118",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu118", torch: "2.7", python: "3.13", builds: [] },
+    source: "project route -> cu118 kept: torch-builds 2.7 cu118 has sm_86 (runs on 8.9) and sm_90",
+  },
+  // --- Hopper
+  {
+    target: "h100",
+    driver: "580.159.04",
+    project: "atLeast27",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [] },
+    source: `${T214_CU130}; driver 580.159.04 captured on the H100 (docs/measurements); ${CUDA130}`,
+  },
+  {
+    target: "h100",
+    driver: "580.159.04",
+    project: "exact",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu128", torch: "2.8", python: "3.12", builds: [] },
+    source: `${T28_CU128}; ${NUMPY_LT2}`,
+  },
+  {
+    target: "h100",
+    driver: "580.159.04",
+    project: "low",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu121", torch: "2.3", python: "3.12", builds: [] },
+    source: "torch<2.4 -> 2.3; torch-builds 2.3 cu121 has sm_90, PyPI default, pythons to 3.12",
+  },
+  {
+    target: "h100",
+    driver: "580.159.04",
+    project: "uvSourcesCu126",
+    strategy: "auto",
+    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.14", builds: [] },
+    source:
+      "rule: auto prefers the plan that keeps every pin: the only image that runs on 9.0 in the KB (ngc 23.02) would not use the cu126 route, native keeps it; torch-builds 2.14 cu126 has sm_90",
+  },
+  {
+    target: "h100",
+    driver: "580.159.04",
+    project: "indexOptionCu118",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu118", torch: "2.7", python: "3.13", builds: [] },
+    source: "requirements --index-url /whl/cu118 kept: torch-builds 2.7 cu118 has sm_90",
+  },
+  {
+    target: "h200",
+    driver: "580",
+    project: "uvSourcesCu126",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.14", builds: [] },
+    source: `project route -> cu126 kept; ${T214_CU126} has sm_90`,
+  },
+  {
+    target: "h200",
+    driver: "580",
+    project: "flashAttn",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
+    source: `${T214_CU130}; ${FLASH} (9.0 builds sm_90)`,
+  },
+  {
+    target: "gh200",
+    driver: "580",
+    project: "unpinned",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [] },
+    source: `gpus GH200 hostCpuArch aarch64; ${T214_CU130} aarch64 has sm_90; cu132 needs 595 natively (only minor-compat on 580), so cu130 ranks first; ${CUDA130}`,
+  },
+  {
+    target: "gh200",
+    driver: "580",
+    project: "xformers",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["xformers"] },
+    source:
+      "extensions xformers platforms linux-x86_64 and windows-x86_64 only -> source build on linux-aarch64 (kb.extensionVerdicts)",
+  },
+  {
+    target: "gh200",
+    driver: "580",
+    project: "exact",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.12", builds: [], conflicts: 1 },
+    source: `torch==2.8.0: the KB has no 2.8 linux-aarch64 build (torch-builds), so the pin cannot be kept and is reported; ${NUMPY_LT2} (numpy 1.26 has aarch64 wheels, cirrus_wheels.yml)`,
+  },
+  // --- Blackwell datacenter
+  {
+    target: "b200",
+    driver: "570.133.20",
+    project: "unpinned",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu128", torch: "2.11", python: "3.14", builds: [] },
+    source:
+      "gpus HGX B200 minDriverLinux 570.133.20; torch-builds 2.11 cu128 (sm_100, CUDA 12.8 native on 570) ties 2.11 cu129 (12.9 only under minor-compat) and wins on the native driver; 2.12+ x86 rows are cu126 (no sm_100), cu130/cu132 (need 580+)",
+  },
+  {
+    target: "b200",
+    driver: "535",
+    project: "unpinned",
+    strategy: "native",
+    expect: {
+      error: /no PyTorch build runs natively on NVIDIA B200 .*driver 535 is older than 570\.133\.20/,
+    },
+    source:
+      "gpus HGX B200 minDriverLinux 570.133.20 (GPU Operator platform-support docs): every build is refused below it",
+  },
+  {
+    target: "b200",
+    driver: "580",
+    project: "low",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [], conflicts: 1 },
+    source:
+      "torch<2.4: no torch-builds row before 2.7 cu128 has sm_100, so the pin cannot be kept; the plan reports it and takes the best build (2.14 cu130)",
+  },
+  {
+    target: "b300",
+    driver: "580",
+    project: "high",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [] },
+    source: `${T214_CU130}: sm_100 SASS runs on 10.3 (cubin rule; 10.3 is not an exception in compat.ts)`,
+  },
+  {
+    target: "b300",
+    driver: "580",
+    project: "flashAttn",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
+    source: `${FLASH} (10.3 builds sm_100)`,
+  },
+  {
+    target: "gb200",
+    driver: "580",
+    project: "flashAttn",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
+    source: `gpus GB200 aarch64; ${T214_CU130} aarch64 has sm_100; ${FLASH}`,
+  },
+  {
+    target: "gb200",
+    driver: "580",
+    project: "uvSourcesCu126",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [], conflicts: 1 },
+    source:
+      "project route -> cu126: torch-builds 2.14 cu126 linux-aarch64 has only sm_80 and sm_90, nothing for 10.0, so the route is replaced and reported",
+  },
+  // --- Blackwell RTX
+  {
+    target: "rtx-5070",
+    driver: "580",
+    project: "exact",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu128", torch: "2.8", python: "3.12", builds: [] },
+    source: `gpus RTX 5070 (12.0, kb-rows); ${T28_CU128} has sm_120; ${NUMPY_LT2}`,
+  },
+  {
+    target: "rtx-5070",
+    driver: "580",
+    project: "low",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [], conflicts: 1 },
+    source:
+      "torch<2.4: sm_120 first appears in torch-builds 2.7 cu128, so the pin cannot be kept and is reported",
+  },
+  {
+    target: "rtx-5070-ti",
+    driver: "575",
+    project: "atLeast27",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu129", torch: "2.11", python: "3.12", builds: [] },
+    source:
+      "torch-builds 2.11 cu129 linux-x86_64 (sm_120, pythons 3.10-3.12, secondary) is the newest build CUDA 12.x on driver 575 runs; cu130 needs 580",
+  },
+  {
+    target: "rtx-5070-ti",
+    driver: "575",
+    project: "uvSourcesCu118",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu129", torch: "2.11", python: "3.12", builds: [], conflicts: 1 },
+    source: "project route -> cu118: no cu118 row has sm_120 (torch-builds), so it is replaced and reported",
+  },
+  {
+    target: "rtx-5090",
+    driver: "580",
+    project: "exact",
+    strategy: "auto",
+    expect: { strategy: "native", index: "cu128", torch: "2.8", python: "3.12", builds: [] },
+    source: `the issue's case. ngc 25.10 (torch 2.9.0a0) fails torch==2.8.0 and ships numpy 2.2.6; rule: an image that fails the torch pin is never chosen, auto keeps every pin; ${T28_CU128}; ${NUMPY_LT2}`,
+  },
+  {
+    target: "rtx-5090",
+    driver: "580",
+    project: "exact",
+    strategy: "container",
+    expect: {
+      error:
+        /no NGC PyTorch image that runs on .*RTX 5090.*torch==2\.8\.0 \(requirements\.txt:1\) excludes .*25\.10 \(torch 2\.9\.0a0/,
+    },
+    source:
+      "ngc: every NGC torch is a pre-release (2.x.0a0+...), which never equals 2.8.0, so no image can keep this exact pin; the error names the pin and the image",
+  },
+  {
+    target: "rtx-5090",
+    driver: "580",
+    project: "indexOptionCu118",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [], conflicts: 1 },
+    source: "requirements --index-url cu118: no cu118 row has sm_120, so the route is reported as not obeyed",
+  },
+  {
+    target: "rtx-5090",
+    driver: "580",
+    project: "flashAttn",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
+    source: `${FLASH} (12.0 builds sm_120)`,
+  },
+  {
+    target: "rtx-pro-6000",
+    driver: "580",
+    project: "high",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [] },
+    source: `gpus RTX PRO 6000 Blackwell (12.0); ${T214_CU130}`,
+  },
+  {
+    target: "rtx-pro-6000",
+    driver: "580",
+    project: "flashAttn",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
+    source: FLASH,
+  },
+  // --- GB10 (DGX Spark), named system
+  {
+    target: "dgx-spark",
+    driver: null,
+    project: "unpinned",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [] },
+    source: `systems DGX Spark driver 580.82.09 (NVIDIA playbook capture) is used without --driver; ${T214_CU130} aarch64: sm_120 SASS runs on 12.1; cu132 needs 595`,
+  },
+  {
+    target: "dgx-spark",
+    driver: null,
+    project: "xformers",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["xformers"] },
+    source: "systems DGX Spark driver; extensions xformers has no linux-aarch64 platform -> source build",
+  },
+  {
+    target: "dgx-spark",
+    driver: null,
+    project: "exact",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.12", builds: [], conflicts: 1 },
+    source: `no 2.8 linux-aarch64 row in torch-builds: torch==2.8.0 cannot be kept on GB10 and is reported; ${NUMPY_LT2}`,
+  },
+  // --- Jetson
+  {
+    target: "orin",
+    driver: null,
+    project: "unpinned",
+    strategy: "auto",
+    expect: {
+      error: /neither an NGC image nor a PyTorch wheel runs on Orin \(compute capability 8\.7, aarch64/,
+    },
+    source:
+      "compat.ts: sm_80 cubins do not run on 8.7 (pytorch #166185); no torch-builds aarch64 row has sm_87; no ngc row covers 8.7 (iGPU images are not in the KB)",
+  },
+  {
+    target: "jetson-thor",
+    driver: null,
+    project: "unpinned",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu132", torch: "2.14", python: "3.14", builds: [] },
+    source:
+      "systems Jetson AGX Thor: driver not sourced, so planned as for an unknown driver (the newest CUDA, and the plan states the driver it needs); torch-builds 2.14 cu132 aarch64 has sm_110",
+  },
+  {
+    target: "jetson-thor",
+    driver: "580",
+    project: "flashAttn",
+    strategy: "native",
+    expect: {
+      strategy: "native",
+      index: "cu130",
+      torch: "2.14",
+      python: "3.14",
+      builds: ["flash-attn"],
+      warning:
+        /flash-attn: its build compiles only sm_80, sm_90, sm_100, sm_120 .* none of which runs on compute capability 11\.0/,
+    },
+    source: `${FLASH}: none of 80/90/100/120 runs on 11.0 (compat.ts: sm_100 does not run on Thor), so the plan warns that the build cannot serve this GPU`,
+  },
+  // --- containers and auto on the NGC rows (kb-ngc)
+  {
+    target: "h100",
+    driver: "580.159.04",
+    project: "atLeast27",
+    strategy: "container",
+    expect: { strategy: "container", image: "25.08", torch: /^2\.8\.0a0\+34c6371d24/, builds: [] },
+    source: `the issue's new user. ${NGC_RUN}; ngc 25.08 (torch 2.8.0a0, CUDA 13.0, first-hand H100 run) is the newest that 580.159.04 runs natively and whose torch >=2.7 accepts; 25.06/25.03 are older, 25.12+ only minor-compat; rule: an image failing the pin is never chosen`,
+  },
+  {
+    target: "l4",
+    driver: "580",
+    project: "atLeast27",
+    strategy: "container",
+    expect: { strategy: "container", image: "25.08", torch: /^2\.8\.0a0/, builds: [] },
+    source: `${NGC_RUN}; ngc 25.08 covers 8.9 by a first-hand run (an RTX 4080 Laptop, 8.9, x86_64) and CUDA 13.0 is native on 580; newer images have no 8.9 run recorded or run only under minor-compat`,
+  },
+  {
+    target: "a100",
+    driver: "580",
+    project: "atLeast27",
+    strategy: "container",
+    expect: { strategy: "container", image: "26.03", torch: /^2\.11\.0a0/, builds: [] },
+    source: `${NGC_RUN}; the images 580 runs natively on 8.0 (25.04 and older) bring torch 2.7.0a0 or older, which >=2.7 excludes (pre-release), so the newest that runs under minor-compat and is accepted wins: ngc 26.03 (first-hand A100 run, CUDA 13.2)`,
+  },
+  {
+    target: "a100",
+    driver: "580",
+    project: "unpinned",
+    strategy: "auto",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [] },
+    source: `rule: auto takes a container only within two torch minor releases of native; the image chosen for 8.0 on 580 (ngc 25.04, torch 2.7.0a0) is 7 behind torch-builds 2.14 cu130`,
+  },
+  {
+    target: "h200",
+    driver: "580",
+    project: "high",
+    strategy: "auto",
+    expect: { strategy: "container", image: "26.07", torch: /^2\.13\.0a0/, builds: [] },
+    source: `${NGC_RUN}; torch>=2.9 excludes every image 580 runs natively on 9.0 (25.08 and older); ngc 26.07 (torch 2.13.0a0, first-hand H100 run, CUDA 13.3 under minor-compat) is one minor release behind native 2.14, within the two allowed`,
+  },
+  {
+    target: "b200",
+    driver: "580",
+    project: "unpinned",
+    strategy: "container",
+    expect: { strategy: "container", image: "25.05", torch: /^2\.8\.0a0\+5228986c39/, builds: [] },
+    source: `${NGC_RUN}; ngc 25.05 (CUDA 12.9, first-hand B200 run) is the newest image covering 10.0 that 580 runs natively`,
+  },
+  {
+    target: "b300",
+    driver: "580",
+    project: "unpinned",
+    strategy: "auto",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [] },
+    source: `rule: lag > 2 minor releases -> native; ${T214_CU130}`,
+  },
+  {
+    target: "gb200",
+    driver: "580",
+    project: "unpinned",
+    strategy: "container",
+    expect: { strategy: "container", image: "25.10", torch: /^2\.9\.0a0/, builds: [] },
+    source: `${NGC_RUN}; ngc 25.10 arm64 with a first-hand GB200 (10.0, aarch64) run, CUDA 13.0.2 native on 580`,
+  },
+  {
+    target: "gh200",
+    driver: "580",
+    project: "unpinned",
+    strategy: "container",
+    expect: {
+      error:
+        /no NGC PyTorch image runs on NVIDIA GH200 480GB \(compute capability 9\.0, aarch64, driver 580\)/,
+    },
+    source: `${NGC_RUN}: no first-hand run of any image on 9.0 aarch64 is recorded, so none is offered (native is)`,
+  },
+  {
+    target: "t4",
+    driver: "550",
+    project: "unpinned",
+    strategy: "container",
+    expect: { strategy: "container", image: "23.02", torch: /^1\.14\.0a0/, builds: [] },
+    source:
+      "ngc 23.02: 'compute capability 6.0 and later' (sourced floor) with CUDA 12.0 compiling sm_75; driver floor 525 <= 550; no newer image has a 7.5 run or floor recorded",
+  },
+  {
+    target: "rtx-3090",
+    driver: "535",
+    project: "exact",
+    strategy: "auto",
+    expect: { strategy: "native", index: "cu128", torch: "2.8", python: "3.12", builds: [] },
+    source: `no NGC torch equals 2.8.0 (all are 2.x.0a0 pre-releases), so no image keeps the exact pin; ${T28_CU128}; ${NUMPY_LT2}`,
+  },
+  {
+    target: "rtx-5090",
+    driver: "580",
+    project: "atLeast27",
+    strategy: "container",
+    expect: { strategy: "container", image: "25.10", torch: /^2\.9\.0a0/, builds: [] },
+    source: `${NGC_RUN}; ngc 25.10 (first-hand RTX 5090 run, CUDA 13.0.2 native on 580) over 26.01-26.05 (CUDA 13.1/13.2, minor-compat only)`,
+  },
+  {
+    target: "rtx-pro-6000",
+    driver: "580",
+    project: "high",
+    strategy: "container",
+    expect: { strategy: "container", image: "26.05", torch: /^2\.12\.0a0/, builds: [] },
+    source: `${NGC_RUN}; ngc 26.05 covers 12.0 by a first-hand RTX 5090 run; torch>=2.9 excludes 25.10 (2.9.0a0, a pre-release) and older, so the newest accepted image runs under minor-compat`,
+  },
+  {
+    target: "dgx-spark",
+    driver: null,
+    project: "unpinned",
+    strategy: "container",
+    expect: { strategy: "container", image: "25.11", torch: /^2\.10\.0a0\+b558c986e8/, builds: [] },
+    source: `systems DGX Spark driver 580.82.09; ${NGC_RUN}; ngc 25.11 (arm64, first-hand GB10 run, CUDA 13.0 native on 580.82.09) over 25.12+ (CUDA 13.1+, minor-compat only)`,
+  },
+  {
+    target: "jetson-thor",
+    driver: "580",
+    project: "unpinned",
+    strategy: "container",
+    expect: { strategy: "container", image: "25.11", torch: /^2\.10\.0a0/, builds: [] },
+    source: `${NGC_RUN}; ngc 25.11 (arm64, first-hand Thor run on 11.0, CUDA 13.0 native on 580); 26.09 also ran on Thor but CUDA 13.4 is not in the toolkit table`,
+  },
+  {
+    target: "orin",
+    driver: null,
+    project: "unpinned",
+    strategy: "container",
+    expect: { error: /no NGC PyTorch image runs on Orin \(compute capability 8\.7, aarch64/ },
+    source: `${NGC_RUN}: 8.7 is a Jetson (Tegra iGPU) part and the arm64 server images are not claimed for it`,
+  },
+];
+
+function planFor(row: Row): Plan {
+  const dir = mkdtempSync(join(tmpdir(), "gpuprep-table-"));
+  for (const [name, content] of Object.entries(PROJECTS[row.project]))
+    writeFileSync(join(dir, name), content);
+  const target = targetFromName(kb, { gpu: row.target, driver: row.driver, cpuArch: null, flag: "--target" });
+  return makePlan(kb, readProject(dir), target, {
+    strategy: row.strategy,
+    jupyter: false,
+    nonRoot: false,
+    volumes: [],
+    buildFromSource: [],
+    wheelhouse: null,
+    indexUrl: null,
+    shmSize: null,
+    python: null,
+  });
+}
+
+test("the decision table has at least 40 rows, every one with a source", () => {
+  assert.ok(ROWS.length >= 40, `${ROWS.length} rows`);
+  for (const row of ROWS) assert.ok(row.source.length > 20, `${row.target} ${row.project}: no source`);
+  const targets = new Set(ROWS.map((row) => kb.gpu(row.target)?.name ?? row.target));
+  assert.ok(targets.size >= 20, `${targets.size} distinct targets`);
+});
+
+for (const row of ROWS) {
+  const name = `${row.target} driver ${row.driver ?? "not given"}, ${row.project}, --strategy ${row.strategy}`;
+  test(name, () => {
+    const expect = row.expect;
+    if ("error" in expect) {
+      assert.throws(() => planFor(row), expect.error, row.source);
+      return;
+    }
+    const plan = planFor(row);
+    const where = `${row.source}\ndecisions: ${plan.decisions.map((d) => `${d.topic}: ${d.choice}`).join("; ")}`;
+    assert.equal(plan.strategy, expect.strategy, where);
+    if (expect.strategy === "native") {
+      assert.equal(plan.native?.build.variant, expect.index, where);
+      assert.equal(plan.native?.build.torch, expect.torch, where);
+      assert.equal(plan.native?.python, expect.python, where);
+      if (expect.warning)
+        assert.ok(
+          plan.warnings.some((w) => expect.warning!.test(w)),
+          `${where}\nwarnings: ${plan.warnings.join("; ")}`,
+        );
+    } else {
+      assert.equal(plan.container?.image.tag, expect.image, where);
+      assert.match(plan.container?.image.torch ?? "", expect.torch, where);
+    }
+    assert.deepEqual(
+      plan.sourceBuilds.map((b) => b.name),
+      expect.builds,
+      where,
+    );
+    assert.equal(
+      plan.conflicts.length,
+      expect.conflicts ?? 0,
+      `${where}\n${plan.conflicts.map((c) => c.message).join("\n")}`,
+    );
+  });
+}
+
+// Rows whose answers wait for other work (see the file comment): named here so they are not lost.
+const PENDING: Array<[string, string]> = [
+  [
+    "rtx-5070 580, pixi.toml pinning pytorch 2.5.1 from conda-forge -> the pin named as not obeyed (no 2.5 build has sm_120), native cu128+",
+    "manifests: pixi.toml dependencies read into Facts and src/plan/project-requirements.ts",
+  ],
+  [
+    "dgx-spark (shipped driver), conda environment.yml with pytorch and pytorch-cuda -> the conda pins reported, native cu130",
+    "manifests: environment.yml dependencies read into Facts",
+  ],
+];
+for (const [row, waitsFor] of PENDING) test.todo(`pending: ${row} (waits for ${waitsFor})`);
