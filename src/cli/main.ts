@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   kb: async () => (await import("./kb.js")).kbCommand,
   init: async () => (await import("./init.js")).initCommand,
   validate: async () => (await import("./validate.js")).validateCommand,
+  fleet: async () => (await import("./fleet.js")).fleetCommand,
 };
 
 const SUMMARIES: Record<string, string> = {
@@ -19,6 +20,7 @@ const SUMMARIES: Record<string, string> = {
   kb: "the compatibility knowledge: GPUs, CUDA, PyTorch builds, NGC images",
   init: "plan and write a setup (NGC container or native uv venv) for this project on a GPU",
   validate: "environment checks and GPU benchmarks against the hardware's peak",
+  fleet: "doctor / validate across Slurm or Kubernetes nodes, drift between them",
 };
 
 function usage(): string {

@@ -52,6 +52,8 @@ export const HostSchema = z.object({
     distroVersion: nullableString,
     prettyName: nullableString,
   }),
+  /** socket.gethostname(); absent in snapshots made before gpuprep recorded it. */
+  hostname: nullableString.optional(),
   /** platform.machine(): x86_64, aarch64, ... */
   cpuArch: z.string(),
   cpuCount: nullableNumber,
@@ -317,8 +319,9 @@ export const FactsSchema = z.object({
   tool: z.object({ name: z.string(), version: z.string() }),
   capturedAt: z.string(),
   target: z.object({
-    kind: z.enum(["local", "container", "image", "ssh"]),
-    /** Container name, image ref or ssh host; null for local. */
+    /** slurm / kube: one node of a `gpuprep fleet` run (ref is the node's name). */
+    kind: z.enum(["local", "container", "image", "ssh", "slurm", "kube"]),
+    /** Container name, image ref, ssh host or fleet node; null for local. */
     ref: nullableString,
     python: z.string(),
   }),

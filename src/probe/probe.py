@@ -349,9 +349,18 @@ def ulimit_facts():
             "nofile": limit(resource.RLIMIT_NOFILE)}
 
 
+def hostname():
+    try:
+        import socket
+        return socket.gethostname() or None
+    except Exception:
+        return None
+
+
 def host_facts(nvidia_children):
     return {
         "os": os_release(),
+        "hostname": hostname(),
         "cpuArch": platform.machine(),
         "cpuCount": os.cpu_count(),
         "memTotalBytes": mem_total_bytes(),

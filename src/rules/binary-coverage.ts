@@ -33,7 +33,18 @@ export function isCudaToolkitLibrary(owner: string): boolean {
   return owner === "nvidia";
 }
 
+/** Three rules ask for the same verdicts of one snapshot (851 files on the H100): computed once. */
+const verdictsOf = new WeakMap<Facts, BinaryVerdict[]>();
+
 export function binaryVerdicts(facts: Facts): BinaryVerdict[] {
+  const known = verdictsOf.get(facts);
+  if (known) return known;
+  const verdicts = computeBinaryVerdicts(facts);
+  verdictsOf.set(facts, verdicts);
+  return verdicts;
+}
+
+function computeBinaryVerdicts(facts: Facts): BinaryVerdict[] {
   if (!facts.binaries.scanned) return [];
   const devices = deviceCapabilities(facts);
   const verdicts: BinaryVerdict[] = [];

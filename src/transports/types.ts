@@ -10,7 +10,7 @@ export interface RunResult {
 }
 
 export interface Transport {
-  kind: "local" | "container" | "image" | "ssh";
+  kind: "local" | "container" | "image" | "ssh" | "slurm" | "kube";
   /** Container name, image ref or ssh host; null for local. */
   ref: string | null;
   /** The Python command run there ("python3", "/opt/venv/bin/python"). */

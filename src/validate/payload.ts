@@ -4,9 +4,12 @@
  * may be missing because that benchmark failed, was skipped or crashed half-way.
  */
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { UserError, errorMessage } from "../errors.js";
+import { pythonBootstrap } from "../transports/node-frame.js";
+import type { Transport } from "../transports/types.js";
 
 export const PAYLOAD_SCHEMA_ID = "gpuprep.validate.payload";
 export const PAYLOAD_SCHEMA_VERSION = 1;
@@ -244,17 +247,51 @@ export async function runPayload(
       resolve({ stdout: out, stderr: err, code: exitCode, signal: exitSignal });
     });
   });
-  const lastLine = stdout.trim().split("\n").pop() ?? "";
+  return payloadFromOutput({ stdout, stderr, code, signal }, python);
+}
+
+/** The payload's last stdout line as a Payload, or a one-line UserError saying what came instead. */
+export function payloadFromOutput(
+  run: { stdout: string; stderr: string; code: number | null; signal: string | null },
+  who: string,
+): Payload {
+  const lastLine = run.stdout.trim().split("\n").pop() ?? "";
   let data: unknown;
   try {
     data = JSON.parse(lastLine);
   } catch {
-    const why = signal ? `was killed by ${signal}` : `exited with code ${String(code)} and printed no JSON`;
-    const detail = stderr.trim().split("\n").slice(-1)[0] ?? "";
+    const why = run.signal
+      ? `was killed by ${run.signal}`
+      : `exited with code ${String(run.code)} and printed no JSON`;
+    const detail = run.stderr.trim().split("\n").slice(-1)[0] ?? "";
     throw new UserError(
-      `the validate payload run by ${python} ${why}${detail ? `: ${detail}` : ""}`,
+      `the validate payload run by ${who} ${why}${detail ? `: ${detail}` : ""}`,
       "the payload needs Python >= 3.8; check the interpreter with `--python PATH`",
     );
   }
-  return parsePayload(data, `the output of ${python}`);
+  return parsePayload(data, `the output of ${who}`);
+}
+
+let payloadSource: string | null = null;
+/** validate.py's text, for transports that carry it to another machine (it is not installed there). */
+export function payloadScript(): string {
+  payloadSource ??= readFileSync(PAYLOAD_PATH, "utf8");
+  return payloadSource;
+}
+
+/**
+ * The payload through any Transport (docker, ssh): its source travels in a `python -` bootstrap
+ * that writes it to a temporary file, since validate.py re-runs itself through __file__.
+ */
+export async function runPayloadThrough(
+  transport: Transport,
+  options: PayloadOptions,
+  timeoutMs = 1_500_000,
+): Promise<Payload> {
+  const result = await transport.runPython(
+    pythonBootstrap(payloadScript()),
+    [JSON.stringify(options)],
+    timeoutMs,
+  );
+  return payloadFromOutput(result, transport.describe());
 }

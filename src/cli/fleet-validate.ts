@@ -1,0 +1,150 @@
+/**
+ * `gpuprep fleet validate`: the doctor probe and the validate payload on every node (two steps
+ * through the same transport), merged like fleet doctor with each node's failed or warned checks
+ * as that node's findings; with --allreduce, one multi-node all-reduce through torchrun under srun.
+ */
+import { UserError } from "../errors.js";
+import { loadKnowledgeBase, type KnowledgeBase } from "../kb/index.js";
+import { diagnose } from "../rules/diagnose.js";
+import type { Facts } from "../facts/schema.js";
+import type { Finding } from "../rules/types.js";
+import { gatherFleetFacts } from "../fleet/gather.js";
+import { mergeFleet } from "../fleet/merge.js";
+import { allreduceFinding, runAllreduce } from "../fleet/allreduce.js";
+import { judgePayload } from "../validate/judge.js";
+import { ONLY_NAMES, payloadFromOutput, payloadScript, type PayloadOptions } from "../validate/payload.js";
+import type { ValidateReport } from "../validate/report.js";
+import { errorMessage } from "../errors.js";
+
+export const VALIDATE_OPTIONS = {
+  quick: { type: "boolean" },
+  only: { type: "string" },
+  allreduce: { type: "boolean" },
+  "allreduce-port": { type: "string" },
+  "cpu-benchmarks": { type: "boolean" },
+} as const;
+
+// Imported lazily by type only: fleet.ts imports this module.
+type FleetModule = typeof import("./fleet.js");
+
+function payloadOptions(values: Record<string, unknown>): PayloadOptions {
+  const options: PayloadOptions = { quick: values["quick"] === true };
+  if (typeof values["only"] === "string") {
+    const names = values["only"]
+      .split(",")
+      .map((n) => n.trim())
+      .filter(Boolean);
+    const unknown = names.filter((n) => !(ONLY_NAMES as readonly string[]).includes(n));
+    if (names.length === 0 || unknown.length > 0) {
+      throw new UserError(
+        `fleet validate: --only does not know "${unknown.join(", ") || values["only"]}"`,
+        `names: ${ONLY_NAMES.join(", ")}`,
+      );
+    }
+    options.only = names;
+  }
+  // Test mode of the payload: benchmarks at toy sizes on the CPU (machines without GPUs).
+  if (values["cpu-benchmarks"] === true) options.device = "cpu";
+  return options;
+}
+
+/** A node's failed and warned checks as findings (passes, skips and infos are not findings). */
+export function validationFindings(report: ValidateReport): Finding[] {
+  return report.items
+    .filter((item) => item.status === "fail" || item.status === "warn")
+    .map((item) => ({
+      ruleId: `validate/${item.id}`,
+      severity: item.status === "fail" ? "error" : "warning",
+      title: item.title,
+      message: item.reason,
+      evidence: item.measured
+        ? [{ label: "measured", value: `${item.measured.value} ${item.measured.unit}` }]
+        : [],
+      fix: { summary: "See `gpuprep validate` on that node for the full report.", commands: [] },
+      docs: "docs/validate.md",
+    }));
+}
+
+export async function runFleetValidate(values: Record<string, unknown>, extra: string[]): Promise<number> {
+  const fleet: FleetModule = await import("./fleet.js");
+  const v = values as Parameters<FleetModule["emitReport"]>[1];
+  const kind = v.slurm ? "slurm" : v.kube ? "kube" : null;
+  if (!kind || v.from) {
+    throw new UserError(
+      "fleet validate runs on live nodes: pass --slurm or --kube",
+      "replaying saved results is fleet doctor --from",
+    );
+  }
+  const options = fleet.gatherOptions(v);
+  const payload = payloadOptions(values);
+  const transport = fleet.fleetTransportFor(kind, v, extra);
+  const kb = loadKnowledgeBase();
+  const results = await gatherFleetFacts(transport, options);
+  // The payload has its own per-section limits; the node limit covers them all.
+  const validateTimeout = Math.max(options.nodeTimeoutMs, 900_000);
+  const runs = await transport.runPythonOnNodes(payloadScript(), [JSON.stringify(payload)], validateTimeout);
+  const reports = new Map<string, ValidateReport | string>();
+  for (const run of runs) {
+    if (run.state !== "ran" || !run.result) {
+      reports.set(run.node, `${run.state}: ${run.reason ?? ""}`);
+      continue;
+    }
+    try {
+      reports.set(
+        run.node,
+        judgePayload(payloadFromOutput(run.result, `${transport.python} on node ${run.node}`), kb, {
+          transport: kind,
+        }),
+      );
+    } catch (error) {
+      reports.set(run.node, errorMessage(error));
+    }
+  }
+  const perNode = (facts: Facts, k: KnowledgeBase): Finding[] => {
+    const node = facts.target.ref ?? "";
+    const report = reports.get(node);
+    const doctor = diagnose(facts, k);
+    if (report === undefined) return doctor;
+    if (typeof report === "string") {
+      return [
+        ...doctor,
+        {
+          ruleId: "fleet-validate-failed",
+          severity: "error",
+          title: "The validate payload did not run on this node",
+          message: report.slice(0, 300),
+          evidence: [],
+          fix: { summary: "Run `gpuprep validate` on the node by hand to see the full error.", commands: [] },
+          docs: "docs/fleet.md#fleet-validate-failed",
+        },
+      ];
+    }
+    return [...doctor, ...validationFindings(report)];
+  };
+  const extraFindings = [];
+  if (v.allreduce) {
+    if (kind !== "slurm")
+      throw new UserError(
+        "--allreduce runs through torchrun under srun: it needs --slurm",
+        "drop --allreduce for --kube",
+      );
+    const ok = results.filter((r) => r.status === "ok").map((r) => r.node);
+    const port = fleet.positiveInt(
+      values["allreduce-port"] as string | undefined,
+      "--allreduce-port",
+      29400 + Math.floor(Math.random() * 500),
+    );
+    extraFindings.push(
+      allreduceFinding(
+        await runAllreduce(fleet.slurmSelection(v, extra), transport.python, ok, port, options.nodeTimeoutMs),
+      ),
+    );
+  }
+  const report = mergeFleet(results, kb, {
+    transport: transport.describe(),
+    mode: "validate",
+    diagnose: perNode,
+    extraFleetFindings: extraFindings,
+  });
+  return fleet.emitReport(report, v);
+}

@@ -1,0 +1,87 @@
+/**
+ * Gathering for `gpuprep fleet`: the doctor probe on every node through a fleet transport, each
+ * node's answer turned into Facts or a per-node result that says why there are none. One node's
+ * failure, hang or garbage never stops the others.
+ */
+import { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION, type Facts, type ProjectFacts } from "../facts/schema.js";
+import { UserError, errorMessage } from "../errors.js";
+import { TOOL_VERSION } from "../version.js";
+import type { FleetTransport, NodeRun } from "../transports/fleet-types.js";
+import type { Transport } from "../transports/types.js";
+import type { NodeResult } from "./types.js";
+import { childTimeoutSeconds, parseProbeResult, probeSource } from "../gather/probe.js";
+import { notScanned } from "../gather/binaries.js";
+
+export interface FleetGatherOptions {
+  fast: boolean;
+  importChecks: string[];
+  /** Per-node limit: the probe's own budget plus the interpreter's start. */
+  nodeTimeoutMs: number;
+  /** The project checked on every node (read once, here: it is the same checkout). */
+  project: ProjectFacts | null;
+}
+
+export function probeArgs(
+  options: Pick<FleetGatherOptions, "fast" | "importChecks" | "nodeTimeoutMs">,
+): string[] {
+  // The probe's children get a share of the node's budget, so it reports them before the kill.
+  const args = ["--child-timeout", String(childTimeoutSeconds(options.nodeTimeoutMs))];
+  if (options.fast) args.unshift("--fast");
+  for (const module of options.importChecks) args.push("--import", module);
+  return args;
+}
+
+/** The single-host view of one node, for the probe parser's messages. */
+function nodeTransport(fleet: FleetTransport, node: string): Transport {
+  return {
+    kind: fleet.kind,
+    ref: node,
+    python: fleet.python,
+    describe: () => `${fleet.python} on node ${node}`,
+    runPython: () => Promise.reject(new Error("not used")),
+  };
+}
+
+export function nodeResultFromRun(
+  fleet: FleetTransport,
+  run: NodeRun,
+  options: FleetGatherOptions,
+  capturedAt: string,
+): NodeResult {
+  const base = { node: run.node, durationMs: run.durationMs, ...(run.labels ? { labels: run.labels } : {}) };
+  if (run.state !== "ran" || run.result === null) {
+    return { ...base, status: run.state === "ran" ? "failed" : run.state, reason: run.reason, facts: null };
+  }
+  const transport = nodeTransport(fleet, run.node);
+  try {
+    const probe = parseProbeResult(transport, run.result, options.nodeTimeoutMs);
+    const facts: Facts = {
+      schema: FACTS_SCHEMA_ID,
+      schemaVersion: FACTS_SCHEMA_VERSION,
+      tool: { name: "gpuprep", version: TOOL_VERSION },
+      capturedAt,
+      target: { kind: fleet.kind, ref: run.node, python: fleet.python },
+      host: probe.host,
+      python: probe.python,
+      project: options.project,
+      binaries: notScanned(
+        `the probe ran on ${fleet.kind} node ${run.node}; binaries are scanned only locally`,
+      ),
+    };
+    return { ...base, status: "ok", reason: null, facts };
+  } catch (error) {
+    const message = error instanceof UserError ? error.message : `unexpected: ${errorMessage(error)}`;
+    // Exit 0 with no usable result: something answered, but not our probe.
+    const garbage = run.result.code === 0;
+    return { ...base, status: garbage ? "garbage" : "failed", reason: message.slice(0, 400), facts: null };
+  }
+}
+
+export async function gatherFleetFacts(
+  fleet: FleetTransport,
+  options: FleetGatherOptions,
+): Promise<NodeResult[]> {
+  const runs = await fleet.runPythonOnNodes(probeSource(), probeArgs(options), options.nodeTimeoutMs);
+  const capturedAt = new Date().toISOString();
+  return runs.map((run) => nodeResultFromRun(fleet, run, options, capturedAt));
+}

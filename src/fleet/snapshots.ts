@@ -1,0 +1,150 @@
+/**
+ * `gpuprep fleet ... --from DIR|FILE...`: saved snapshots (`doctor --save` from each node, or
+ * `doctor --json` reports) read back as node results, so a fleet report can be rebuilt anywhere.
+ * A file that is not a snapshot becomes that node's "garbage" result; only when no file at all is
+ * a snapshot does the command stop.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import { UserError, errorMessage } from "../errors.js";
+import { parseFacts } from "../facts/io.js";
+import { FactsSchema, HostSchema, type Facts } from "../facts/schema.js";
+import { factsContentKey } from "../facts/content-key.js";
+import { z } from "zod";
+import type { NodeResult } from "./types.js";
+
+const MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024;
+
+/** Every .json file named, directories read one level deep (sorted, so the order is stable). */
+export function snapshotFiles(paths: string[]): string[] {
+  const files: string[] = [];
+  for (const path of paths) {
+    let stats;
+    try {
+      stats = statSync(path);
+    } catch (error) {
+      throw new UserError(
+        `--from ${path}: ${errorMessage(error)}`,
+        "pass snapshot files or a directory of them",
+      );
+    }
+    if (stats.isDirectory()) {
+      const names = readdirSync(path)
+        .filter((n) => n.endsWith(".json"))
+        .sort();
+      files.push(...names.map((n) => join(path, n)));
+    } else files.push(path);
+  }
+  if (files.length === 0) {
+    throw new UserError(
+      `--from ${paths.join(" ")}: no .json files there`,
+      "save one per node with `gpuprep doctor --save NODE.json`",
+    );
+  }
+  return files;
+}
+
+/** A doctor --json report carries the snapshot in `facts`; accept it as one. */
+function snapshotText(text: string): string {
+  if (!text.includes('"gpuprep.doctor"')) return text;
+  try {
+    const doc = JSON.parse(text) as { schema?: unknown; facts?: unknown };
+    if (doc.schema === "gpuprep.doctor" && doc.facts) return JSON.stringify(doc.facts);
+  } catch {
+    // parseFacts reports it
+  }
+  return text;
+}
+
+export function nodeNameOf(facts: Facts, file: string): string {
+  if ((facts.target.kind === "slurm" || facts.target.kind === "kube") && facts.target.ref)
+    return facts.target.ref;
+  return facts.host.hostname ?? basename(file).replace(/\.json$/, "");
+}
+
+/**
+ * Snapshots of one environment differ only in their naming fields: the full schema check runs
+ * once per distinct content, the naming fields of each file are checked on their own.
+ */
+export type ValidatedCache = Map<string, Facts>;
+
+const IdentitySchema = z.object({
+  capturedAt: FactsSchema.shape.capturedAt,
+  target: FactsSchema.shape.target,
+  hostname: HostSchema.shape.hostname,
+});
+
+function parseSnapshot(
+  text: string,
+  file: string,
+  cache: ValidatedCache,
+): { facts: Facts; key: string | null } {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return { facts: parseFacts(text, file), key: null }; // parseFacts throws its own message
+  }
+  const key = factsContentKey(data);
+  const known = key === null ? undefined : cache.get(key);
+  if (known) {
+    const raw = data as { capturedAt: unknown; target: unknown; host: { hostname?: unknown } };
+    const identity = IdentitySchema.safeParse({
+      capturedAt: raw.capturedAt,
+      target: raw.target,
+      hostname: raw.host.hostname,
+    });
+    if (identity.success) {
+      const { capturedAt, target, hostname } = identity.data;
+      return { facts: { ...known, capturedAt, target, host: { ...known.host, hostname } }, key };
+    }
+  }
+  const facts = parseFacts(text, file);
+  if (key !== null) cache.set(key, facts);
+  return { facts, key };
+}
+
+export function readSnapshot(file: string, cache: ValidatedCache = new Map()): NodeResult {
+  const fallback = basename(file).replace(/\.json$/, "");
+  try {
+    const size = statSync(file).size;
+    if (size > MAX_SNAPSHOT_BYTES)
+      throw new UserError(`${file} is ${size} bytes, larger than any snapshot`, null);
+    const { facts, key } = parseSnapshot(snapshotText(readFileSync(file, "utf8")), file, cache);
+    return {
+      node: nodeNameOf(facts, file),
+      status: "ok",
+      reason: null,
+      facts,
+      durationMs: null,
+      source: file,
+      ...(key !== null ? { contentKey: key } : {}),
+    };
+  } catch (error) {
+    return {
+      node: fallback,
+      status: "garbage",
+      reason: errorMessage(error).slice(0, 300),
+      facts: null,
+      durationMs: null,
+      source: file,
+    };
+  }
+}
+
+export function readSnapshots(paths: string[]): NodeResult[] {
+  const cache: ValidatedCache = new Map();
+  const results = snapshotFiles(paths).map((file) => readSnapshot(file, cache));
+  if (!results.some((r) => r.status === "ok")) {
+    throw new UserError(
+      `--from: none of the ${results.length} file${results.length === 1 ? " is a gpuprep snapshot" : "s is a gpuprep snapshot"} (${results[0]?.reason ?? ""})`,
+      "pass files written by `gpuprep doctor --save FILE` on each node",
+    );
+  }
+  // Two snapshots of one node name (two files from one host): keep both, told apart by file.
+  const seen = new Map<string, number>();
+  for (const r of results) seen.set(r.node, (seen.get(r.node) ?? 0) + 1);
+  for (const r of results)
+    if ((seen.get(r.node) ?? 0) > 1) r.node = `${r.node} (${basename(r.source ?? "")})`;
+  return results;
+}

@@ -1,0 +1,111 @@
+/** Human fleet report: groups and how they differ, nodes not checked, drift, the worst findings. */
+import type { Style } from "./style.js";
+import { FINGERPRINT_LABELS } from "../fleet/fingerprint.js";
+import { describeDifference, nodeListText } from "../fleet/drift.js";
+import type { FingerprintField, FleetReport, MergedFinding, NodeGroup } from "../fleet/types.js";
+import type { Severity } from "../rules/types.js";
+
+const MARK: Record<Severity, string> = { error: "✗", warning: "!", info: "i" };
+/** Node findings shown in text; --json and --html carry all of them. */
+const MAX_NODE_FINDINGS = 12;
+
+function paint(style: Style, severity: Severity, text: string): string {
+  return severity === "error"
+    ? style.red(text)
+    : severity === "warning"
+      ? style.yellow(text)
+      : style.blue(text);
+}
+
+const SHOWN: FingerprintField[] = [
+  "gpus",
+  "driver",
+  "torch",
+  "torchCuda",
+  "python",
+  "nccl",
+  "numpy",
+  "visibleDevices",
+];
+
+function describeGroup(group: NodeGroup, reference: NodeGroup | undefined): string[] {
+  const fields = (Object.keys(FINGERPRINT_LABELS) as FingerprintField[]).filter((f) =>
+    reference && reference !== group ? group.fingerprint[f] !== reference.fingerprint[f] : SHOWN.includes(f),
+  );
+  const prefix = reference && reference !== group ? `differs from ${reference.id}: ` : "";
+  const parts = fields.map(
+    (f) =>
+      `${FINGERPRINT_LABELS[f]} ${reference && reference !== group ? describeDifference(reference.fingerprint[f], group.fingerprint[f]) : group.fingerprint[f]}`,
+  );
+  return [`${prefix}${parts.join(" · ")}`];
+}
+
+function renderFinding(style: Style, f: MergedFinding, lines: string[], withNodes: boolean): void {
+  const on = withNodes
+    ? ` ${style.dim(`on ${f.nodes.length} node${f.nodes.length === 1 ? "" : "s"}: ${nodeListText(f.nodes, 8)}`)}`
+    : "";
+  lines.push(
+    `${paint(style, f.severity, MARK[f.severity])} ${style.bold(f.title)} ${style.dim(`[${f.ruleId}]`)}${on}`,
+  );
+  lines.push(`  ${f.message}`);
+  for (const e of f.evidence.slice(0, 12)) lines.push(`    ${style.dim(`${e.label}:`)} ${e.value}`);
+  if (f.evidence.length > 12) lines.push(`    ${style.dim(`... ${f.evidence.length - 12} more (--json)`)}`);
+  lines.push(`  ${style.green("fix:")} ${f.fix.summary}`);
+  for (const c of f.fix.commands) lines.push(`    ${c}`);
+  lines.push("");
+}
+
+export function renderFleetText(report: FleetReport, style: Style): string {
+  const s = report.summary;
+  const lines: string[] = [];
+  lines.push(
+    style.bold(
+      `gpuprep fleet ${report.mode} — ${s.nodes} node${s.nodes === 1 ? "" : "s"} via ${report.transport}: ${s.ok} checked, ${s.notOk} not, ${s.groups} group${s.groups === 1 ? "" : "s"}`,
+    ),
+  );
+  lines.push("");
+  if (report.groups.length > 0) {
+    lines.push(style.bold("Groups (nodes with the same GPU, driver, Python, torch, NCCL, extensions)"));
+    const reference = report.groups[0];
+    for (const group of report.groups) {
+      lines.push(
+        `  ${style.bold(group.id)}  ${group.nodes.length} node${group.nodes.length === 1 ? " " : "s"}  ${nodeListText(group.nodes, 10)}`,
+      );
+      for (const l of describeGroup(group, reference)) lines.push(`       ${style.dim(l)}`);
+    }
+    lines.push("");
+  }
+  const notOk = report.nodes.filter((n) => n.status !== "ok");
+  if (notOk.length > 0) {
+    lines.push(style.bold(`Nodes not checked (${notOk.length})`));
+    for (const n of notOk.slice(0, 40)) {
+      const label = n.status === "down" ? style.yellow(n.status.padEnd(11)) : style.red(n.status.padEnd(11));
+      lines.push(`  ${n.node.padEnd(14)} ${label} ${n.reason ?? ""}`);
+    }
+    if (notOk.length > 40) lines.push(`  ${style.dim(`... ${notOk.length - 40} more (--json)`)}`);
+    lines.push("");
+  }
+  if (report.fleetFindings.length > 0) {
+    lines.push(style.bold(`Across nodes (${report.fleetFindings.length})`));
+    for (const f of report.fleetFindings) renderFinding(style, f, lines, false);
+  }
+  if (report.nodeFindings.length > 0) {
+    lines.push(
+      style.bold(`On the nodes (${report.nodeFindings.length}, each once with the nodes it fired on)`),
+    );
+    for (const f of report.nodeFindings.slice(0, MAX_NODE_FINDINGS)) renderFinding(style, f, lines, true);
+    if (report.nodeFindings.length > MAX_NODE_FINDINGS)
+      lines.push(
+        style.dim(`... ${report.nodeFindings.length - MAX_NODE_FINDINGS} more findings (--json, --html)`),
+        "",
+      );
+  }
+  const verdict =
+    s.errors > 0
+      ? style.red(style.bold("The fleet is not ready: fix the errors above."))
+      : style.green(style.bold(s.warnings > 0 ? "No errors." : "No problems found."));
+  lines.push(
+    `${verdict} ${s.errors} error${s.errors === 1 ? "" : "s"}, ${s.warnings} warning${s.warnings === 1 ? "" : "s"}, ${s.infos} info.`,
+  );
+  return lines.join("\n") + "\n";
+}

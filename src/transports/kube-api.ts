@@ -1,0 +1,199 @@
+/**
+ * The few Kubernetes API calls fleet needs, over HTTP(S) with the kubeconfig's own credentials
+ * (bearer token or client certificate, the cluster's CA). No kubectl and no client library: the
+ * calls are plain REST, and a machine with only Node and a kubeconfig can run them.
+ */
+import { readFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { UserError, errorMessage } from "../errors.js";
+
+export interface KubeCredentials {
+  server: string;
+  context: string;
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+  token?: string;
+  insecure: boolean;
+}
+
+interface Named<T> {
+  name: string;
+  [key: string]: unknown;
+  cluster?: T;
+  user?: T;
+  context?: T;
+}
+
+function fileOrData(data: unknown, file: unknown, what: string): Buffer | undefined {
+  if (typeof data === "string") return Buffer.from(data, "base64");
+  if (typeof file === "string") {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new UserError(
+        `kubeconfig: cannot read ${what} ${file}: ${errorMessage(error)}`,
+        "check the kubeconfig paths",
+      );
+    }
+  }
+  return undefined;
+}
+
+export function kubeconfigPath(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return explicit ?? env["KUBECONFIG"]?.split(":")[0] ?? join(homedir(), ".kube", "config");
+}
+
+/** The cluster and user of a context (default: current-context), as the API client needs them. */
+export function readKubeconfig(path: string, contextName?: string): KubeCredentials {
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseYaml(readFileSync(path, "utf8")) as Record<string, unknown>;
+  } catch (error) {
+    throw new UserError(
+      `cannot read kubeconfig ${path}: ${errorMessage(error).split("\n")[0]}`,
+      "pass --kubeconfig FILE or set KUBECONFIG",
+    );
+  }
+  const list = <T>(key: string) => (Array.isArray(doc?.[key]) ? (doc[key] as Named<T>[]) : []);
+  const name =
+    contextName ??
+    (typeof doc?.["current-context"] === "string" ? (doc["current-context"] as string) : undefined);
+  const context = list<{ cluster?: string; user?: string }>("contexts").find((c) => c.name === name)?.context;
+  if (!name || !context?.cluster) {
+    throw new UserError(
+      `kubeconfig ${path} has no context ${name ?? "(no current-context)"}`,
+      "pass --context NAME",
+    );
+  }
+  const cluster = list<Record<string, unknown>>("clusters").find((c) => c.name === context.cluster)?.cluster;
+  const user = list<Record<string, unknown>>("users").find((u) => u.name === context.user)?.user ?? {};
+  if (!cluster || typeof cluster["server"] !== "string") {
+    throw new UserError(
+      `kubeconfig ${path}: cluster ${context.cluster} has no server`,
+      "check the kubeconfig",
+    );
+  }
+  if (user["exec"] || user["auth-provider"]) {
+    throw new UserError(
+      `kubeconfig context ${name} authenticates through an exec/auth-provider plugin, which gpuprep does not run`,
+      "use a context with a token or client certificate (e.g. a service account token)",
+    );
+  }
+  let token = typeof user["token"] === "string" ? (user["token"] as string) : undefined;
+  if (!token && typeof user["tokenFile"] === "string")
+    token = fileOrData(undefined, user["tokenFile"], "tokenFile")?.toString("utf8").trim();
+  const creds: KubeCredentials = {
+    server: (cluster["server"] as string).replace(/\/+$/, ""),
+    context: name,
+    insecure: cluster["insecure-skip-tls-verify"] === true,
+  };
+  const ca = fileOrData(
+    cluster["certificate-authority-data"],
+    cluster["certificate-authority"],
+    "certificate-authority",
+  );
+  const cert = fileOrData(user["client-certificate-data"], user["client-certificate"], "client-certificate");
+  const key = fileOrData(user["client-key-data"], user["client-key"], "client-key");
+  if (ca) creds.ca = ca;
+  if (cert) creds.cert = cert;
+  if (key) creds.key = key;
+  if (token) creds.token = token;
+  return creds;
+}
+
+export class KubeApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface KubeApi {
+  get<T>(path: string): Promise<T>;
+  post<T>(path: string, body: unknown): Promise<T>;
+  delete(path: string): Promise<void>;
+  /** Raw text (pod logs). */
+  text(path: string): Promise<string>;
+}
+
+/** Largest response read: a pod log of one probe is far below it. */
+const MAX_RESPONSE = 64 * 1024 * 1024;
+
+export function kubeApi(creds: KubeCredentials, timeoutMs = 30_000): KubeApi {
+  const call = (method: string, path: string, body?: unknown): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const url = new URL(creds.server + path);
+      const headers: Record<string, string> = { accept: "application/json" };
+      if (creds.token) headers["authorization"] = `Bearer ${creds.token}`;
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      if (payload) headers["content-type"] = "application/json";
+      const options = {
+        method,
+        headers,
+        timeout: timeoutMs,
+        ...(creds.ca ? { ca: creds.ca } : {}),
+        ...(creds.cert ? { cert: creds.cert } : {}),
+        ...(creds.key ? { key: creds.key } : {}),
+        rejectUnauthorized: !creds.insecure,
+      };
+      const req = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, options, (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= MAX_RESPONSE) chunks.push(chunk);
+        });
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          const status = res.statusCode ?? 0;
+          if (status >= 200 && status < 300) resolve(text);
+          else {
+            let message = text.slice(0, 300);
+            try {
+              message = (JSON.parse(text) as { message?: string }).message ?? message;
+            } catch {
+              // not a Status object
+            }
+            reject(new KubeApiError(status, `${method} ${path}: ${status} ${message}`));
+          }
+        });
+      });
+      req.on("timeout", () =>
+        req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs / 1000}s`)),
+      );
+      req.on("error", (error) => reject(error));
+      if (payload) req.write(payload);
+      req.end();
+    });
+  const json = async <T>(method: string, path: string, body?: unknown) =>
+    JSON.parse(await call(method, path, body)) as T;
+  return {
+    get: (path) => json("GET", path),
+    post: (path, body) => json("POST", path, body),
+    delete: async (path) => {
+      await call("DELETE", path);
+    },
+    text: (path) => call("GET", path),
+  };
+}
+
+/** A connection failure or a refusal from the API server as the one-line error the CLI prints. */
+export function apiUserError(creds: KubeCredentials, error: unknown): UserError {
+  if (error instanceof KubeApiError && (error.status === 401 || error.status === 403)) {
+    return new UserError(
+      `the Kubernetes API refused context ${creds.context}: ${error.message}`,
+      "check the credentials / RBAC (nodes: list; jobs: create, delete; pods, pods/log: get, list)",
+    );
+  }
+  return new UserError(
+    `cannot talk to the Kubernetes API at ${creds.server}: ${errorMessage(error)}`,
+    "check `kubectl cluster-info` with the same kubeconfig",
+  );
+}

@@ -1,0 +1,355 @@
+/**
+ * The probe on every GPU node of a Kubernetes cluster: one Job per node (pinned by nodeName,
+ * one GPU requested so the device plugin gives the container the node's driver and a GPU), the
+ * result read from each pod's log in the same frames Slurm uses. Nodes are chosen from their
+ * labels, GPU Feature Discovery's nvidia.com/gpu.* among them, which the report keeps.
+ */
+import { stringify as toYaml } from "yaml";
+import { UserError } from "../errors.js";
+import type { FleetTransport, NodeRun } from "./fleet-types.js";
+import {
+  apiUserError,
+  kubeApi,
+  kubeconfigPath,
+  readKubeconfig,
+  type KubeApi,
+  type KubeCredentials,
+} from "./kube-api.js";
+import { frameRunResult, newNonce, nodeWrapperArgv, parseFrames, pythonBootstrap } from "./node-frame.js";
+
+export interface KubeSelection {
+  image: string;
+  namespace: string;
+  /** Label selector; default: GPU nodes (capacity nvidia.com/gpu or GFD labels). */
+  selector?: string;
+  kubeconfig?: string;
+  context?: string;
+  /** GPUs requested per pod (default 1). */
+  gpus?: number;
+}
+
+export interface KubeNode {
+  name: string;
+  labels: Record<string, string>;
+  gpuCapacity: number;
+  ready: boolean;
+  unschedulable: boolean;
+}
+
+interface ApiNode {
+  metadata: { name: string; labels?: Record<string, string> };
+  spec?: { unschedulable?: boolean };
+  status?: {
+    capacity?: Record<string, string>;
+    conditions?: Array<{ type: string; status: string; reason?: string }>;
+  };
+}
+
+export function toKubeNode(node: ApiNode): KubeNode {
+  const ready = node.status?.conditions?.find((c) => c.type === "Ready");
+  return {
+    name: node.metadata.name,
+    labels: node.metadata.labels ?? {},
+    gpuCapacity: Number(node.status?.capacity?.["nvidia.com/gpu"] ?? 0) || 0,
+    ready: ready?.status === "True",
+    unschedulable: node.spec?.unschedulable === true,
+  };
+}
+
+/** GPU nodes: the device plugin advertises nvidia.com/gpu, or GFD / the operator labelled them. */
+export function isGpuNode(node: KubeNode): boolean {
+  return (
+    node.gpuCapacity > 0 ||
+    node.labels["nvidia.com/gpu.present"] === "true" ||
+    Object.keys(node.labels).some((l) => l.startsWith("nvidia.com/gpu."))
+  );
+}
+
+const RUN_LABEL = "gpuprep.dev/fleet-run";
+
+/** A DNS-1123 name for the node's Job: gpuprep-fleet-<run>-<index>. */
+export function jobName(nonce: string, index: number): string {
+  return `gpuprep-fleet-${nonce.slice(0, 8)}-${index}`;
+}
+
+export function jobManifest(
+  selection: KubeSelection,
+  node: string,
+  index: number,
+  nonce: string,
+  limitSeconds: number,
+  command: string[],
+): Record<string, unknown> {
+  const labels = { "app.kubernetes.io/name": "gpuprep-fleet", [RUN_LABEL]: nonce.slice(0, 8) };
+  const gpus = selection.gpus ?? 1;
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name: jobName(nonce, index), namespace: selection.namespace, labels },
+    spec: {
+      backoffLimit: 0,
+      // The wrapper kills the probe at the limit; this is the backstop for a pod stuck after it.
+      activeDeadlineSeconds: limitSeconds + 120,
+      ttlSecondsAfterFinished: 3600,
+      template: {
+        metadata: { labels },
+        spec: {
+          restartPolicy: "Never",
+          nodeName: node,
+          tolerations: [{ operator: "Exists" }],
+          containers: [
+            {
+              name: "probe",
+              image: selection.image,
+              command,
+              env: [{ name: "GPUPREP_NODE", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } }],
+              ...(gpus > 0 ? { resources: { limits: { "nvidia.com/gpu": String(gpus) } } } : {}),
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+export interface KubeTransportOptions {
+  selection: KubeSelection;
+  python: string;
+  /** Tests: an API client for a given server. */
+  api?: KubeApi;
+  credentials?: KubeCredentials;
+  pollMs?: number;
+}
+
+function connect(options: KubeTransportOptions): { api: KubeApi; creds: KubeCredentials } {
+  const creds =
+    options.credentials ??
+    readKubeconfig(kubeconfigPath(options.selection.kubeconfig), options.selection.context);
+  return { api: options.api ?? kubeApi(creds), creds };
+}
+
+export async function listGpuNodes(api: KubeApi, selection: KubeSelection): Promise<KubeNode[]> {
+  const query = selection.selector ? `?labelSelector=${encodeURIComponent(selection.selector)}` : "";
+  const list = await api.get<{ items?: ApiNode[] }>(`/api/v1/nodes${query}`);
+  const nodes = (list.items ?? []).map(toKubeNode);
+  return selection.selector ? nodes : nodes.filter(isGpuNode);
+}
+
+interface ApiPod {
+  metadata: { name: string; labels?: Record<string, string> };
+  spec?: { nodeName?: string };
+  status?: {
+    phase?: string;
+    reason?: string;
+    message?: string;
+    containerStatuses?: Array<{ state?: { waiting?: { reason?: string; message?: string } } }>;
+  };
+}
+
+function pendingReason(pod: ApiPod): string {
+  const waiting = pod.status?.containerStatuses?.[0]?.state?.waiting;
+  return (
+    [pod.status?.reason, waiting?.reason, waiting?.message ?? pod.status?.message]
+      .filter(Boolean)
+      .join(": ") || "pod never started"
+  );
+}
+
+export function kubeTransport(options: KubeTransportOptions): FleetTransport {
+  const { selection, python } = options;
+  let described = `Kubernetes namespace ${selection.namespace}`;
+  return {
+    kind: "kube",
+    python,
+    describe: () => described,
+    async runPythonOnNodes(script, args, nodeTimeoutMs) {
+      const { api, creds } = connect(options);
+      described = `Kubernetes ${creds.context} namespace ${selection.namespace} (image ${selection.image})`;
+      let nodes: KubeNode[];
+      try {
+        nodes = await listGpuNodes(api, selection);
+      } catch (error) {
+        throw apiUserError(creds, error);
+      }
+      if (nodes.length === 0) {
+        throw new UserError(
+          `no GPU nodes in context ${creds.context}${selection.selector ? ` match ${selection.selector}` : ""}`,
+          "pass --selector with the label your GPU nodes carry",
+        );
+      }
+      const runs = new Map<string, NodeRun>();
+      const asked: KubeNode[] = [];
+      for (const node of nodes) {
+        if (!node.ready || node.unschedulable) {
+          runs.set(node.name, {
+            node: node.name,
+            state: "down",
+            reason: node.ready ? "cordoned (unschedulable); not asked" : "NotReady; not asked",
+            result: null,
+            durationMs: null,
+            labels: node.labels,
+          });
+        } else asked.push(node);
+      }
+      const nonce = newNonce();
+      const limit = Math.ceil(nodeTimeoutMs / 1000);
+      const command = nodeWrapperArgv(nonce, limit, [python, "-c", pythonBootstrap(script), ...args]);
+      const jobs = new Map<string, { node: KubeNode; name: string }>();
+      for (const [index, node] of asked.entries()) {
+        const manifest = jobManifest(selection, node.name, index, nonce, limit, command);
+        try {
+          await api.post(`/apis/batch/v1/namespaces/${selection.namespace}/jobs`, manifest);
+          jobs.set(jobName(nonce, index), { node, name: jobName(nonce, index) });
+        } catch (error) {
+          if (index === 0 && runs.size === 0) throw apiUserError(creds, error);
+          runs.set(node.name, {
+            node: node.name,
+            state: "unreachable",
+            reason: `Job not created: ${(error as Error).message}`,
+            result: null,
+            durationMs: null,
+            labels: node.labels,
+          });
+        }
+      }
+      try {
+        await collectPods(api, selection.namespace, nonce, jobs, runs, limit, options.pollMs ?? 2000);
+      } finally {
+        for (const job of jobs.values()) {
+          await api
+            .delete(
+              `/apis/batch/v1/namespaces/${selection.namespace}/jobs/${job.name}?propagationPolicy=Background`,
+            )
+            .catch(() => {});
+        }
+      }
+      return [...runs.values()];
+    },
+  };
+}
+
+async function collectPods(
+  api: KubeApi,
+  namespace: string,
+  nonce: string,
+  jobs: Map<string, { node: KubeNode; name: string }>,
+  runs: Map<string, NodeRun>,
+  limitSeconds: number,
+  pollMs: number,
+): Promise<void> {
+  // Pod start (image pull) gets as long again as the limit, at most 2 minutes more.
+  const deadline = Date.now() + (limitSeconds + Math.min(120, limitSeconds)) * 1000;
+  const started = Date.now();
+  const pending = new Set(jobs.keys());
+  let lastPods: ApiPod[] = [];
+  while (pending.size > 0 && Date.now() < deadline) {
+    const list = await api.get<{ items?: ApiPod[] }>(
+      `/api/v1/namespaces/${namespace}/pods?labelSelector=${encodeURIComponent(`${RUN_LABEL}=${nonce.slice(0, 8)}`)}`,
+    );
+    lastPods = list.items ?? [];
+    for (const pod of lastPods) {
+      const job = pod.metadata.labels?.["job-name"];
+      if (!job || !pending.has(job)) continue;
+      const phase = pod.status?.phase;
+      if (phase !== "Succeeded" && phase !== "Failed") continue;
+      pending.delete(job);
+      const entry = jobs.get(job);
+      if (!entry) continue;
+      let log = "";
+      try {
+        log = await api.text(`/api/v1/namespaces/${namespace}/pods/${pod.metadata.name}/log?container=probe`);
+      } catch (error) {
+        runs.set(entry.node.name, {
+          node: entry.node.name,
+          state: "unreachable",
+          reason: `pod log unreadable: ${(error as Error).message}`,
+          result: null,
+          durationMs: Date.now() - started,
+          labels: entry.node.labels,
+        });
+        continue;
+      }
+      runs.set(entry.node.name, runFromLog(entry.node, log, nonce, limitSeconds, pod));
+    }
+    if (pending.size > 0) await new Promise((r) => setTimeout(r, pollMs));
+  }
+  for (const job of pending) {
+    const entry = jobs.get(job);
+    if (!entry) continue;
+    const pod = lastPods.find((p) => p.metadata.labels?.["job-name"] === job);
+    const running = pod?.status?.phase === "Running";
+    runs.set(entry.node.name, {
+      node: entry.node.name,
+      state: running ? "hung" : "unreachable",
+      reason: running
+        ? `still running after the ${limitSeconds}s per-node limit`
+        : `no result: ${pod ? pendingReason(pod) : "no pod was created"}`,
+      result: null,
+      durationMs: null,
+      labels: entry.node.labels,
+    });
+  }
+}
+
+export function runFromLog(
+  node: KubeNode,
+  log: string,
+  nonce: string,
+  limitSeconds: number,
+  pod: ApiPod,
+): NodeRun {
+  const frame = parseFrames(log, nonce, false).frames.get("0");
+  const base = { node: node.name, labels: node.labels };
+  if (!frame || !frame.complete || frame.exitCode === null) {
+    return {
+      ...base,
+      state: frame ? "hung" : "unreachable",
+      reason: frame
+        ? "its output was cut off before the end"
+        : `the pod printed no gpuprep frame (${pod.status?.phase ?? "?"}: ${pendingReason(pod)})`,
+      result: null,
+      durationMs: frame?.durationMs ?? null,
+    };
+  }
+  const result = frameRunResult(frame, limitSeconds);
+  return {
+    ...base,
+    state: result.timedOut ? "hung" : "ran",
+    reason: result.timedOut ? `killed at the ${limitSeconds}s per-node limit` : frame.decodeError,
+    result,
+    durationMs: frame.durationMs,
+  };
+}
+
+/** --dry-run: the Job of every selected node, as YAML documents, nothing created. */
+export async function printKubeManifests(
+  selection: KubeSelection,
+  python: string,
+  script: string,
+  args: string[],
+  nodeTimeoutMs: number,
+  options: Omit<KubeTransportOptions, "selection" | "python"> = {},
+): Promise<string> {
+  const nonce = newNonce();
+  const limit = Math.ceil(nodeTimeoutMs / 1000);
+  const command = nodeWrapperArgv(nonce, limit, [python, "-c", pythonBootstrap(script), ...args]);
+  let nodes: string[];
+  try {
+    const { api, creds } = connect({ selection, python, ...options });
+    nodes = (
+      await listGpuNodes(api, selection).catch((error: unknown) => {
+        throw apiUserError(creds, error);
+      })
+    ).map((n) => n.name);
+  } catch (error) {
+    // No cluster reachable: still show the manifest, for a placeholder node, and say so.
+    if (!(error instanceof UserError)) throw error;
+    process.stderr.write(
+      `gpuprep: note: ${error.message}; showing the manifest for a placeholder node NODE\n`,
+    );
+    nodes = ["NODE"];
+  }
+  return nodes
+    .map((node, i) => toYaml(jobManifest(selection, node, i, nonce, limit, command), { lineWidth: 0 }))
+    .join("---\n");
+}

@@ -1,0 +1,226 @@
+/**
+ * How one command runs on many nodes at once and each node's output comes back whole.
+ *
+ * The carrier (srun, a Kubernetes pod log) mixes the nodes' lines and may cut long ones (srun
+ * --label splits lines at 1024 bytes), so every node runs the same small POSIX sh wrapper: it
+ * runs the command under `timeout -s KILL`, keeps its stdout (capped) and the tail of its stderr
+ * in files, and prints them as base64 (gzipped where gzip exists) in short lines, each tagged
+ * with a per-run nonce. Whatever the command prints, it cannot forge or break a frame: only the
+ * wrapper writes frame lines, and the command's bytes reach us only inside base64.
+ */
+import { gunzipSync } from "node:zlib";
+import { deflateSync } from "node:zlib";
+import { randomBytes } from "node:crypto";
+import type { RunResult } from "./types.js";
+
+/** stdout kept per node; a probe result is ~50-200 KB. */
+export const NODE_STDOUT_CAP = 32 * 1024 * 1024;
+const NODE_STDERR_TAIL = 16 * 1024;
+/** base64 characters per frame line: well under srun's 1024-byte line pieces with a label. */
+const CHUNK = 700;
+
+export function newNonce(): string {
+  return randomBytes(9).toString("hex");
+}
+
+/**
+ * sh -c WRAPPER gpuprep-node NONCE LIMIT_SECONDS COMMAND...
+ * Always exits 0: a node's failure is reported in its frame, so the carrier never stops the
+ * other nodes because of it (srun --kill-on-bad-exit).
+ */
+export const NODE_WRAPPER = `nonce=$1; limit=$2; shift 2
+node=\${SLURMD_NODENAME:-\${GPUPREP_NODE:-$(uname -n)}}
+say() { printf '@gpuprep %s %s\\n' "$nonce" "$*"; }
+now() { t=$(date +%s%3N 2>/dev/null); case $t in ''|*[!0-9]*) t=0;; esac; echo "$t"; }
+say begin "$node"
+d=$(mktemp -d "\${TMPDIR:-/tmp}/gpuprep-node.XXXXXX") || { say fail mktemp; say end; exit 0; }
+ef=/dev/null
+if mkfifo "$d/ef" 2>/dev/null; then ef=$d/ef; tail -c ${NODE_STDERR_TAIL} <"$ef" >"$d/e" & else : >"$d/e"; fi
+if command -v timeout >/dev/null 2>&1; then set -- timeout -s KILL "$limit" "$@"; fi
+start=$(now)
+{ "$@" </dev/null 2>"$ef"; echo $? >"$d/rc"; } | head -c ${NODE_STDOUT_CAP} >"$d/o"
+wait
+end=$(now)
+say rc "$(cat "$d/rc" 2>/dev/null || echo -)" "$((end - start))"
+for s in o e; do
+  if command -v gzip >/dev/null 2>&1 && gzip -c <"$d/$s" >"$d/$s.gz" 2>/dev/null; then say enc $s gzip; f=$d/$s.gz; else say enc $s raw; f=$d/$s; fi
+  base64 <"$f" | tr -d '\\n' | fold -w ${CHUNK} | sed "s/^/@gpuprep $nonce $s /"
+  echo
+done
+say end
+rm -rf "$d"
+exit 0`;
+
+export function nodeWrapperArgv(nonce: string, limitSeconds: number, command: string[]): string[] {
+  return [
+    "sh",
+    "-c",
+    NODE_WRAPPER,
+    "gpuprep-node",
+    nonce,
+    String(Math.max(1, Math.ceil(limitSeconds))),
+    ...command,
+  ];
+}
+
+/**
+ * Python code for `python -c`: writes the script (compressed in the argument) to a temporary file
+ * and runs it as __main__, so scripts that re-run themselves through __file__ (validate.py) work
+ * where no copy of gpuprep exists. Python >= 3.8, stdlib only.
+ */
+export function pythonBootstrap(script: string): string {
+  const packed = deflateSync(Buffer.from(script, "utf8"), { level: 9 }).toString("base64");
+  return [
+    "import base64, os, runpy, shutil, sys, tempfile, zlib",
+    'd = tempfile.mkdtemp(prefix="gpuprep-")',
+    'p = os.path.join(d, "gpuprep_main.py")',
+    `open(p, "wb").write(zlib.decompress(base64.b64decode("${packed}")))`,
+    "sys.argv = [p] + sys.argv[1:]",
+    "try:",
+    '    runpy.run_path(p, run_name="__main__")',
+    "finally:",
+    "    shutil.rmtree(d, ignore_errors=True)",
+  ].join("\n");
+}
+
+/** One node's output, as its wrapper framed it. */
+export interface NodeFrame {
+  /** The node's own name (SLURMD_NODENAME, the pod's node, uname -n). */
+  node: string | null;
+  /** The command's exit status; null when the frame was cut off before it finished. */
+  exitCode: number | null;
+  durationMs: number | null;
+  stdout: string;
+  stderr: string;
+  /** The frame closed normally (begin ... end). */
+  complete: boolean;
+  /** The wrapper could not even start (no temp dir). */
+  failure: string | null;
+  /** A frame whose data could not be decoded (cut off, not base64, not gzip). */
+  decodeError: string | null;
+}
+
+interface Partial {
+  node: string | null;
+  exitCode: number | null;
+  durationMs: number | null;
+  enc: Record<"o" | "e", string>;
+  chunks: Record<"o" | "e", string[]>;
+  size: number;
+  complete: boolean;
+  failure: string | null;
+}
+
+/** The line a frame line starts with, after the carrier's own prefix (srun's "12: "). */
+const LABEL = /^\s*(\d+): /;
+
+/**
+ * Frames by key: the srun task rank when `labelled`, else "0" (one node per stream). Lines that
+ * are not ours (srun's own messages, a banner) are returned apart. Never throws.
+ */
+export function parseFrames(
+  text: string,
+  nonce: string,
+  labelled: boolean,
+): { frames: Map<string, NodeFrame>; otherLines: string[] } {
+  const partials = new Map<string, Partial>();
+  const otherLines: string[] = [];
+  const tag = `@gpuprep ${nonce} `;
+  for (const raw of text.split("\n")) {
+    let line = raw;
+    let key = "0";
+    if (labelled) {
+      // Unlabelled lines come from the batch script itself, not from a node.
+      const label = LABEL.exec(line);
+      if (!label) {
+        if (line.trim() !== "" && otherLines.length < 1000) otherLines.push(line.slice(0, 500));
+        continue;
+      }
+      key = label[1] ?? "0";
+      line = line.slice(label[0].length);
+    }
+    if (!line.startsWith(tag)) {
+      if (line.trim() !== "" && otherLines.length < 1000) otherLines.push(line.slice(0, 500));
+      continue;
+    }
+    const rest = line.slice(tag.length);
+    const space = rest.indexOf(" ");
+    const kind = space < 0 ? rest : rest.slice(0, space);
+    const value = space < 0 ? "" : rest.slice(space + 1);
+    let p = partials.get(key);
+    if (!p) {
+      p = {
+        node: null,
+        exitCode: null,
+        durationMs: null,
+        enc: { o: "raw", e: "raw" },
+        chunks: { o: [], e: [] },
+        size: 0,
+        complete: false,
+        failure: null,
+      };
+      partials.set(key, p);
+    }
+    if (kind === "begin") p.node = value.trim().slice(0, 253) || null;
+    else if (kind === "rc") {
+      const [code, ms] = value.trim().split(/\s+/);
+      p.exitCode = code !== undefined && /^\d+$/.test(code) ? Number(code) : null;
+      p.durationMs = ms !== undefined && /^\d+$/.test(ms) ? Number(ms) : null;
+    } else if (kind === "enc") {
+      const [stream, encoding] = value.trim().split(/\s+/);
+      if ((stream === "o" || stream === "e") && encoding) p.enc[stream] = encoding;
+    } else if (kind === "o" || kind === "e") {
+      // Bounded: base64 of the stdout cap plus the stderr tail, with room for gzip overhead.
+      if (p.size < NODE_STDOUT_CAP * 1.5) {
+        p.chunks[kind].push(value.trim());
+        p.size += value.length;
+      }
+    } else if (kind === "fail") p.failure = value.trim().slice(0, 200);
+    else if (kind === "end") p.complete = true;
+  }
+  const frames = new Map<string, NodeFrame>();
+  for (const [key, p] of partials) frames.set(key, decodeFrame(p));
+  return { frames, otherLines };
+}
+
+function decodeFrame(p: Partial): NodeFrame {
+  let decodeError: string | null = null;
+  const stream = (s: "o" | "e"): string => {
+    const text = p.chunks[s].join("");
+    if (text === "") return "";
+    try {
+      if (!/^[A-Za-z0-9+/=]*$/.test(text)) throw new Error("not base64");
+      const bytes = Buffer.from(text, "base64");
+      return (p.enc[s] === "gzip" ? gunzipSync(bytes) : bytes).toString("utf8");
+    } catch (error) {
+      decodeError ??= `${s === "o" ? "stdout" : "stderr"} frame unreadable (${(error as Error).message})`;
+      return "";
+    }
+  };
+  const stdout = stream("o");
+  const stderr = stream("e");
+  return {
+    node: p.node,
+    exitCode: p.exitCode,
+    durationMs: p.durationMs,
+    stdout,
+    stderr,
+    complete: p.complete,
+    failure: p.failure,
+    decodeError,
+  };
+}
+
+/** A complete frame as the RunResult a single-host transport would have returned. */
+export function frameRunResult(frame: NodeFrame, limitSeconds: number): RunResult {
+  const killed =
+    frame.exitCode === 124 ||
+    (frame.exitCode === 137 && (frame.durationMs ?? 0) >= limitSeconds * 1000 - 1000);
+  return {
+    stdout: frame.stdout,
+    stderr: frame.stderr,
+    code: killed ? null : frame.exitCode,
+    signal: killed ? "SIGKILL" : null,
+    timedOut: killed,
+  };
+}

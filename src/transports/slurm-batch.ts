@@ -1,0 +1,213 @@
+/**
+ * Queued clusters: `--submit` writes an sbatch script that runs the same framed srun step and
+ * submits it; `gpuprep fleet collect JOBID` reads the job's output file later and turns it into
+ * per-node results. A small JSON file beside the script remembers what the job was asked.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { UserError, errorMessage } from "../errors.js";
+import type { NodeRun } from "./fleet-types.js";
+import { newNonce, nodeWrapperArgv, pythonBootstrap } from "./node-frame.js";
+import { shellQuote } from "./spawn.js";
+import {
+  type Exec,
+  type SlurmNode,
+  type SlurmSelection,
+  nodeRunsFromOutput,
+  planNodes,
+  stepOptions,
+} from "./slurm.js";
+
+export const JOB_META_SCHEMA = "gpuprep.fleet.job";
+
+export interface BatchJob {
+  schema: typeof JOB_META_SCHEMA;
+  schemaVersion: 1;
+  jobId: string;
+  mode: string;
+  nonce: string;
+  python: string;
+  nodeTimeoutSeconds: number;
+  script: string;
+  output: string;
+  /** Nodes reported down when the job was submitted (not asked). */
+  down: SlurmNode[];
+  submittedAt: string;
+}
+
+/** The sbatch script: allocation options as #SBATCH lines, the container and extras on srun. */
+export function batchScript(
+  selection: SlurmSelection,
+  nodes: string[] | null,
+  nonce: string,
+  output: string,
+  nodeCommand: string[],
+): string {
+  const allocation = stepOptions(
+    { ...selection, containerImage: undefined, containerMounts: undefined, extraSrunArgs: [] },
+    nodes,
+  );
+  const srun = [
+    "srun",
+    "--label",
+    "--kill-on-bad-exit=0",
+    ...(selection.containerImage ? [`--container-image=${selection.containerImage}`] : []),
+    ...(selection.containerMounts ? [`--container-mounts=${selection.containerMounts}`] : []),
+    ...(selection.extraSrunArgs ?? []),
+    ...nodeCommand,
+  ];
+  return [
+    "#!/bin/sh",
+    "#SBATCH --job-name=gpuprep-fleet",
+    `#SBATCH --output=${output}`,
+    ...allocation.map((a) => `#SBATCH ${a}`),
+    "# Written by gpuprep fleet --submit; read back with: gpuprep fleet collect $SLURM_JOB_ID",
+    `printf '@gpuprep %s nodes %s\\n' ${nonce} "$(scontrol show hostnames "$SLURM_JOB_NODELIST" | tr '\\n' ' ')"`,
+    srun.map(shellQuote).join(" "),
+    "",
+  ].join("\n");
+}
+
+export interface SubmitOptions {
+  exec: Exec;
+  env: NodeJS.ProcessEnv;
+  selection: SlurmSelection;
+  python: string;
+  script: string;
+  args: string[];
+  nodeTimeoutMs: number;
+  jobDir: string;
+  mode: string;
+}
+
+export async function submitBatch(options: SubmitOptions): Promise<BatchJob> {
+  const { exec, selection } = options;
+  const plan = await planNodes(exec, selection, {});
+  if (plan.ask !== null && plan.ask.length === 0) {
+    throw new UserError("every selected node is down; nothing to submit", "check the nodes with `sinfo -N`");
+  }
+  const dir = resolve(options.jobDir);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw new UserError(
+      `cannot create --job-dir ${dir}: ${errorMessage(error)}`,
+      "pass a writable directory shared with the nodes",
+    );
+  }
+  const nonce = newNonce();
+  const limit = Math.ceil(options.nodeTimeoutMs / 1000);
+  const command = nodeWrapperArgv(nonce, limit, [
+    options.python,
+    "-c",
+    pythonBootstrap(options.script),
+    ...options.args,
+  ]);
+  const scriptPath = join(dir, `gpuprep-fleet-${nonce}.sbatch`);
+  const output = join(dir, "gpuprep-fleet-%j.out");
+  writeFileSync(scriptPath, batchScript(selection, plan.ask, nonce, output, command), { mode: 0o755 });
+  const result = await exec("sbatch", ["--parsable", scriptPath], 60_000);
+  const jobId = result.stdout.trim().split(";")[0] ?? "";
+  if (result.code !== 0 || !/^\d+$/.test(jobId)) {
+    throw new UserError(
+      `sbatch refused the job: ${result.stderr.trim().split("\n")[0] ?? `exit ${String(result.code)}`}`,
+      `check the options with: sbatch --test-only ${scriptPath}`,
+    );
+  }
+  const job: BatchJob = {
+    schema: JOB_META_SCHEMA,
+    schemaVersion: 1,
+    jobId,
+    mode: options.mode,
+    nonce,
+    python: options.python,
+    nodeTimeoutSeconds: limit,
+    script: scriptPath,
+    output: output.replace("%j", jobId),
+    down: plan.down,
+    submittedAt: new Date().toISOString(),
+  };
+  writeFileSync(jobMetaPath(dir, jobId), JSON.stringify(job, null, 1) + "\n");
+  return job;
+}
+
+export function jobMetaPath(jobDir: string, jobId: string): string {
+  return join(resolve(jobDir), `gpuprep-fleet-${jobId}.json`);
+}
+
+export function readBatchJob(jobDir: string, jobId: string): BatchJob {
+  const path = jobMetaPath(jobDir, jobId);
+  let data: Partial<BatchJob>;
+  try {
+    data = JSON.parse(readFileSync(path, "utf8")) as Partial<BatchJob>;
+  } catch (error) {
+    throw new UserError(
+      `no gpuprep fleet job ${jobId} in ${resolve(jobDir)} (${errorMessage(error).split("\n")[0]})`,
+      "pass the --job-dir the job was submitted with",
+    );
+  }
+  if (data.schema !== JOB_META_SCHEMA || typeof data.nonce !== "string" || typeof data.output !== "string") {
+    throw new UserError(
+      `${path} is not a gpuprep fleet job file`,
+      "submit again with gpuprep fleet ... --submit",
+    );
+  }
+  return data as BatchJob;
+}
+
+/** scontrol's JobState, or null when Slurm no longer knows the job (then its output decides). */
+export async function jobState(exec: Exec, jobId: string): Promise<string | null> {
+  try {
+    const result = await exec("scontrol", ["show", "job", jobId, "-o"], 30_000);
+    if (result.code !== 0) return null;
+    return /JobState=(\S+)/.exec(result.stdout)?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+const STILL_GOING = /^(PENDING|RUNNING|CONFIGURING|COMPLETING|REQUEUED|RESIZING|SUSPENDED)$/;
+
+export async function collectBatch(
+  exec: Exec | null,
+  jobDir: string,
+  jobId: string,
+): Promise<{ job: BatchJob; runs: NodeRun[] }> {
+  if (!/^\d+$/.test(jobId))
+    throw new UserError(`fleet collect: "${jobId}" is not a Slurm job id`, "pass the number sbatch printed");
+  const job = readBatchJob(jobDir, jobId);
+  const state = exec ? await jobState(exec, jobId) : null;
+  if (state && STILL_GOING.test(state)) {
+    throw new UserError(
+      `job ${jobId} is ${state}; its results are not complete yet`,
+      `wait for it (squeue -j ${jobId}) and collect again`,
+    );
+  }
+  let output: string;
+  try {
+    output = readFileSync(job.output, "utf8");
+  } catch (error) {
+    throw new UserError(
+      `cannot read job ${jobId}'s output ${job.output}: ${errorMessage(error).split("\n")[0]}`,
+      "the job may not have started; check `sacct -j " + jobId + "`",
+    );
+  }
+  const nodesLine = new RegExp(`^@gpuprep ${job.nonce} nodes (.*)$`, "m").exec(output);
+  const expected = (nodesLine?.[1] ?? "").split(/\s+/).filter(Boolean);
+  const killed = state !== null && /TIMEOUT|CANCELLED|NODE_FAIL|PREEMPTED/.test(state);
+  const runs = nodeRunsFromOutput(output, "", job.nonce, expected, job.nodeTimeoutSeconds, killed);
+  const down: NodeRun[] = job.down.map((n) => ({
+    node: n.name,
+    state: "down",
+    reason: `Slurm reported it ${n.state}${n.reason ? ` (${n.reason})` : ""} at submission; not asked`,
+    result: null,
+    durationMs: null,
+  }));
+  if (runs.length === 0 && down.length === 0) {
+    throw new UserError(
+      `job ${jobId}'s output has no gpuprep results${state ? ` (job ${state})` : ""}`,
+      `read ${job.output} for the reason`,
+    );
+  }
+  return { job, runs: [...runs, ...down] };
+}
