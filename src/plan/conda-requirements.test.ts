@@ -22,7 +22,10 @@ const OPTIONS: InitOptions = {
 };
 
 test("pixi.toml: the default environment's conda and PyPI deps as PyPI requirements, pytorch -> torch with its pin", () => {
-  const { requirements, notes } = projectRequirements(readProject(join(FIXTURES, "pixi-gb10-conda-forge")));
+  const { requirements, notes, pythonPins } = projectRequirements(
+    readProject(join(FIXTURES, "pixi-gb10-conda-forge")),
+  );
+  assert.deepEqual(pythonPins, [{ specifier: "==3.11.*", raw: 'python = "3.11.*"', origin: "pixi.toml:16" }]);
   assert.deepEqual(
     requirements.map((r) => `${r.normalizedName}${r.specifier} ${r.origin}`),
     [
@@ -34,7 +37,7 @@ test("pixi.toml: the default environment's conda and PyPI deps as PyPI requireme
       "tqdm>=4.66,<5 pixi.toml:22",
       "einops>=0.8 pixi.toml:25",
     ],
-    "python is the plan's own; pytest is in the dev feature only",
+    "python is a pin on the plan's Python, not a package; pytest is in the dev feature only",
   );
   assert.ok(notes.some((n) => /pytorch -> torch/.test(n)));
 });
@@ -71,6 +74,12 @@ test("seed 000: init --target dgx-spark for the pixi project plans a torch with 
   })[0]!;
   assert.equal(`${build.torch} ${build.variant}`, `${verdict.build.torch} ${verdict.build.variant}`);
   assert.equal(verdict.runs, "sass");
+  // pixi.toml:16 python = "3.11.*" holds the venv's Python, as requires-python would.
+  assert.equal(plan.native!.python, "3.11");
+  assert.match(
+    plan.decisions.find((d) => d.topic === "python")!.reason,
+    /python = "3\.11\.\*" \(pixi\.toml:16\)/,
+  );
   assert.ok(
     plan.conflicts.some(
       (c) => c.requirement?.origin === "pixi.toml:17" && c.requirement?.specifier === "==2.5.1",
@@ -93,4 +102,12 @@ test("seed 000: init --target dgx-spark for the pixi project plans a torch with 
   assert.equal(imageVerdict?.runs, true, imageVerdict?.reason);
   assert.ok(container.install.some((r) => r.normalizedName === "biopython"));
   assert.ok(!container.install.some((r) => r.normalizedName === "torch"), "the image's torch is kept");
+  // The image brings its own Python (the KB row's), which the pixi python pin does not accept: reported.
+  assert.ok(image.python && !image.python.startsWith("3.11."), `image Python ${image.python}`);
+  assert.ok(
+    container.conflicts.some(
+      (c) => c.pin === 'python = "3.11.*" (pixi.toml:16)' && c.provided === image.python,
+    ),
+    container.conflicts.map((c) => c.message).join("\n"),
+  );
 });

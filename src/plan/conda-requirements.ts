@@ -18,14 +18,22 @@ const PYPI_NAME: Record<string, string> = {
   "py-opencv": "opencv-python",
 };
 
-/** The interpreter and packaging tools: the plan's image or venv provides them. */
-const PROVIDED = /^(python|pip|setuptools|wheel)$/;
+/** Packaging tools the plan's image or venv provides (python itself becomes a pin on the venv's Python). */
+const PROVIDED = /^(pip|setuptools|wheel)$/;
 /** Conda-only packages: CUDA toolkit parts, selectors, compilers, system libraries. */
 const CONDA_ONLY =
   /^(cuda-.*|cudatoolkit|cudnn|nccl|libcu.*|libnv.*|nvidia-.*|pytorch-cuda|pytorch-mutex|cpuonly|libtorch|mkl.*|blas|libblas|liblapack|openblas|_.*|lib(gcc|stdcxx|gomp).*|.*-compiler|compilers|gcc.*|gxx.*|ffmpeg|git|git-lfs|nodejs|openjdk|maven|bash|curl)$/;
 
+/** A `python` dependency of the default environment: the venv's Python is held to it too. */
+export interface CondaPythonPin {
+  specifier: string;
+  raw: string;
+  origin: string;
+}
+
 export interface CondaRequirements {
   requirements: Requirement[];
+  pythonPins: CondaPythonPin[];
   /** What was left out or changed, one line per manifest. */
   notes: string[];
 }
@@ -75,6 +83,7 @@ function plainRequirement(requirement: Requirement): Requirement {
 
 export function condaRequirements(project: ProjectFacts): CondaRequirements {
   const requirements: Requirement[] = [];
+  const pythonPins: CondaPythonPin[] = [];
   const notes: string[] = [];
   for (const manifest of project.condaManifests ?? []) {
     const file = basename(manifest.path);
@@ -86,6 +95,12 @@ export function condaRequirements(project: ProjectFacts): CondaRequirements {
       if (!features.has(dep.feature)) continue;
       if (dep.platform !== null) {
         platformOnly.push(`${dep.name} (${dep.platform})`);
+        continue;
+      }
+      if (dep.name === "python") {
+        const specifier = pep440(dep.version);
+        if (specifier) pythonPins.push({ specifier, raw: dep.raw, origin: dep.origin });
+        else if (specifier === null) unconverted.push(dep.raw);
         continue;
       }
       if (PROVIDED.test(dep.name)) continue;
@@ -115,5 +130,5 @@ export function condaRequirements(project: ProjectFacts): CondaRequirements {
         `${file}: ${renamed.map((d) => `${d.name} -> ${normalizeName(PYPI_NAME[d.name]!)}`).join(", ")} (conda name -> PyPI name); the plan does not use ${manifest.kind === "pixi" ? "pixi" : "conda"} itself`,
       );
   }
-  return { requirements, notes };
+  return { requirements, pythonPins, notes };
 }

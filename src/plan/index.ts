@@ -10,6 +10,8 @@ import { basename } from "node:path";
 import { chooseContainer, type ContainerOutcome } from "./choose-container.js";
 import { chooseNative, type NativeOutcome } from "./choose-native.js";
 import { projectRequirements } from "./project-requirements.js";
+import type { CondaPythonPin } from "./conda-requirements.js";
+import { satisfies } from "../util/pep440.js";
 import { applyProtection } from "./protect.js";
 import { decideSourceBuilds } from "./source-builds.js";
 import { versionParts } from "../util/version.js";
@@ -100,7 +102,7 @@ function pickStrategy(
       decision: {
         topic: "strategy",
         choice: "native",
-        reason: `the newest NGC image that runs here and accepts the torch pin, ${container.choice.image.tag}, would not obey ${containerDrops.map((c) => c.requirement?.raw ?? c.message.split(":")[0]).join(", ")}; a native venv keeps every pin (use --strategy container to take the image anyway)`,
+        reason: `the newest NGC image that runs here and accepts the torch pin, ${container.choice.image.tag}, would not obey ${containerDrops.map((c) => c.requirement?.raw ?? c.pin ?? c.message.split(":")[0]).join(", ")}; a native venv keeps every pin (use --strategy container to take the image anyway)`,
         sources: [],
       },
     };
@@ -134,15 +136,25 @@ function pickStrategy(
   );
 }
 
-/** What a container on this image would not obey: pins on what it ships, and torch routes. */
+/** What a container on this image would not obey: pins on what it ships, torch routes, a conda python pin. */
 function containerConflicts(
   container: ContainerOutcome,
   requirements: Requirement[],
   routes: TorchRoute[],
+  pythonPins: CondaPythonPin[],
 ): PinConflict[] {
   const choice = container.choice;
   if (!choice) return [];
   const conflicts = applyProtection(requirements, choice.protected, choice.image.image).conflicts;
+  const imagePython = choice.image.python;
+  for (const pin of pythonPins)
+    if (imagePython && satisfies(imagePython, pin.specifier) === false)
+      conflicts.push({
+        requirement: null,
+        pin: `${pin.raw} (${pin.origin})`,
+        provided: imagePython,
+        message: `${pin.raw} (${pin.origin}): the image's Python is ${imagePython}, and the container uses it`,
+      });
   for (const route of routes.filter((r) => r.variant !== null))
     conflicts.push({
       requirement: null,
@@ -178,18 +190,23 @@ export function makePlan(
   target: TargetMachine,
   options: InitOptions,
 ): Plan {
-  const { requirements, duplicates, notes } = projectRequirements(project);
+  const { requirements, duplicates, notes, pythonPins } = projectRequirements(project);
   const torchRequirement = requirements.find((r) => r.normalizedName === "torch") ?? null;
   const routes = torchRoutes(project);
   const container = chooseContainer(kb, target, requirements);
   const native = chooseNative(kb, target, {
     torchRequirement,
     wantedPython: options.python,
-    requiresPython: project.pyproject?.requiresPython ?? null,
+    pythonLimits: [
+      ...(project.pyproject?.requiresPython
+        ? [{ specifier: project.pyproject.requiresPython, raw: null, origin: null }]
+        : []),
+      ...pythonPins,
+    ],
     requirements,
     routes,
   });
-  const containerDrops = containerConflicts(container, requirements, routes);
+  const containerDrops = containerConflicts(container, requirements, routes, pythonPins);
   const nativeDrops = nativeConflicts(native, requirements, torchRequirement);
   const { strategy, decision } = pickStrategy(options, target, {
     container,
