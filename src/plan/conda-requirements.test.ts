@@ -4,6 +4,8 @@ import { join, resolve } from "node:path";
 import { readProject } from "../gather/project.js";
 import { loadKnowledgeBase } from "../kb/index.js";
 import { projectRequirements } from "./project-requirements.js";
+import { pytorchCudaVariant } from "./conda-requirements.js";
+import { torchRoutes } from "./torch-routes.js";
 import { makePlan, type InitOptions } from "./index.js";
 import { targetFromName } from "./target.js";
 import { UserError } from "../errors.js";
@@ -48,10 +50,18 @@ test("environment.yml: conda-only packages are left out and named; the pip list 
   assert.ok(names.includes("torch") && names.includes("numpy") && names.includes("transformers"));
   assert.ok(!names.includes("pytorch-cuda") && !names.includes("python") && !names.includes("pip"));
   assert.equal(requirements.find((r) => r.normalizedName === "numpy")?.specifier, "<2");
-  assert.ok(
-    notes.some((n) => /environment\.yml: pytorch-cuda left out/.test(n)),
-    notes.join("\n"),
+  // pytorch-cuda=12.1 is not a package to install but the choice of torch's CUDA build: a route to cu121.
+  assert.ok(!notes.some((n) => /pytorch-cuda/.test(n)), notes.join("\n"));
+  assert.deepEqual(
+    torchRoutes(readProject(join(FIXTURES, "conda-pytorch-channel"))).map((r) => [
+      r.variant,
+      r.indexUrl,
+      r.origin,
+    ]),
+    [["cu121", "https://download.pytorch.org/whl/cu121", "environment.yml:17 pytorch::pytorch-cuda=12.1"]],
   );
+  assert.equal(pytorchCudaVariant(">=11.8"), null, "a range picks no one build");
+  assert.equal(pytorchCudaVariant("==11.8"), "cu118");
 });
 
 test("seed 000: init --target dgx-spark for the pixi project plans a torch with code for 12.1 and reports the 2.5.1 pin", () => {

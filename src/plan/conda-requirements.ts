@@ -52,6 +52,12 @@ function pep440(spec: string): string | null {
     .join(",");
 }
 
+/** The PyTorch index variant a `pytorch-cuda` spec names ("12.1.*", "==12.1" -> "cu121"); null for a range. */
+export function pytorchCudaVariant(version: string): string | null {
+  const match = /^(?:==)?(\d+)\.(\d)(?:\.\*)?$/.exec(version.trim());
+  return match ? `cu${match[1]}${match[2]}` : null;
+}
+
 const PEP440_CLAUSE = /^(===|~=|==|!=|<=|>=|<|>)[A-Za-z0-9.*+!_-]+$/;
 
 function toRequirement(dep: CondaDependency): Requirement | null {
@@ -71,7 +77,7 @@ function toRequirement(dep: CondaDependency): Requirement | null {
 }
 
 /** The default pixi environment's features; an environment.yml has one implied environment. */
-function defaultFeatures(manifest: CondaManifest): Set<string | null> {
+export function defaultFeatures(manifest: CondaManifest): Set<string | null> {
   if (manifest.kind !== "pixi") return new Set([null]);
   return new Set(["default", ...(manifest.environments["default"] ?? [])]);
 }
@@ -104,6 +110,8 @@ export function condaRequirements(project: ProjectFacts): CondaRequirements {
         continue;
       }
       if (PROVIDED.test(dep.name)) continue;
+      // pytorch-cuda=12.1 picks torch's CUDA build: read as a route to cu121 (torch-routes.ts).
+      if (dep.name === "pytorch-cuda" && pytorchCudaVariant(dep.version) !== null) continue;
       if (CONDA_ONLY.test(dep.name)) {
         left.push(dep.name);
         continue;

@@ -158,6 +158,7 @@ function containerConflicts(
   for (const route of routes.filter((r) => r.variant !== null))
     conflicts.push({
       requirement: null,
+      pin: route.origin,
       provided: choice.image.torch,
       message: `${route.origin}: ${route.package} from ${route.indexUrl} (${route.variant}) is not used; the image's own build ${route.package === "torch" ? `torch ${choice.image.torch} ` : ""}is kept`,
     });
