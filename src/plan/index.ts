@@ -14,7 +14,7 @@ import type { CondaPythonPin } from "./conda-requirements.js";
 import { satisfies } from "../util/pep440.js";
 import { applyProtection } from "./protect.js";
 import { decideSourceBuilds } from "./source-builds.js";
-import { versionParts } from "../util/version.js";
+import { compareVersions, versionParts } from "../util/version.js";
 import { nvccNeeded } from "./nvcc.js";
 import { torchRoutes, type TorchRoute } from "./torch-routes.js";
 import type { Decision, InitOptions, PinConflict, Plan, Strategy, TargetMachine } from "./types.js";
@@ -47,10 +47,26 @@ interface Candidates {
   nativeDrops: PinConflict[];
 }
 
+/**
+ * NVIDIA builds separate Jetson containers (the YY.MM-py3-igpu tags) that the planner does not
+ * choose (no first-hand run on a Jetson GPU is recorded for them): where nothing else runs on a
+ * Jetson part, say they exist rather than let "no image runs" stand alone.
+ */
+function jetsonImagesNote(kb: KnowledgeBase, target: TargetMachine): string {
+  if (!kb.arch(target.computeCapability)?.tegra) return "";
+  const tags = kb.data.ngcImages
+    .filter((row) => row.platforms.igpu === true)
+    .map((row) => row.tag)
+    .sort(compareVersions);
+  if (tags.length === 0) return "";
+  return `; NVIDIA's Jetson containers (nvcr.io/nvidia/pytorch:TAG-py3-igpu, ${tags[0]} to ${tags[tags.length - 1]} in the knowledge base, each for one JetPack release: NVIDIA's 'PyTorch for Jetson' table) are built for Jetson GPUs, but gpuprep does not plan them`;
+}
+
 function pickStrategy(
   options: InitOptions,
   target: TargetMachine,
   { container, native, containerDrops, nativeDrops }: Candidates,
+  jetsonNote: string,
 ): { strategy: Strategy; decision: Decision } {
   const where = `compute capability ${target.computeCapability}, ${target.cpuArch}, driver ${target.driverVersion ?? "not given"}`;
   const containerWhyNot =
@@ -65,9 +81,9 @@ function pickStrategy(
         container.pinRejection
           ? `no NGC PyTorch image that runs on ${target.gpuName} (${where}) has a torch the project accepts: ${container.pinRejection}`
           : `no NGC PyTorch image runs on ${target.gpuName} (${where}): ${containerWhyNot}`,
-        native.choice
+        (native.choice
           ? `--strategy native plans torch ${native.choice.build.torch} ${native.choice.build.variant} from the PyTorch index instead`
-          : "try --strategy native, or pass the driver you will have with --driver",
+          : "try --strategy native, or pass the driver you will have with --driver") + jetsonNote,
       );
     return {
       strategy: "container",
@@ -132,7 +148,7 @@ function pickStrategy(
     };
   throw new UserError(
     `neither an NGC image nor a PyTorch wheel runs on ${target.gpuName} (${where})`,
-    `container: ${containerWhyNot}. native: ${nativeWhyNot}`,
+    `container: ${containerWhyNot}. native: ${nativeWhyNot}${jetsonNote}`,
   );
 }
 
@@ -209,12 +225,12 @@ export function makePlan(
   });
   const containerDrops = containerConflicts(container, requirements, routes, pythonPins);
   const nativeDrops = nativeConflicts(native, requirements, torchRequirement);
-  const { strategy, decision } = pickStrategy(options, target, {
-    container,
-    native,
-    containerDrops,
-    nativeDrops,
-  });
+  const { strategy, decision } = pickStrategy(
+    options,
+    target,
+    { container, native, containerDrops, nativeDrops },
+    jetsonImagesNote(kb, target),
+  );
   const decisions: Decision[] = [
     {
       topic: "target",

@@ -418,7 +418,7 @@ const ROWS: Row[] = [
     project: "exact",
     strategy: "auto",
     expect: { strategy: "native", index: "cu128", torch: "2.8", python: "3.12", builds: [] },
-    source: `the issue's case. ngc 25.10 (torch 2.9.0a0) fails torch==2.8.0 and ships numpy 2.2.6; rule: an image that fails the torch pin is never chosen, auto keeps every pin; ${T28_CU128}; ${NUMPY_LT2}`,
+    source: `the issue's case. ngc 25.10 (torch 2.9.0a0) fails torch==2.8.0 (its numpy is not sourced); rule: an image that fails the torch pin is never chosen, auto keeps every pin; ${T28_CU128}; ${NUMPY_LT2}`,
   },
   {
     target: "rtx-5090",
