@@ -295,3 +295,13 @@ test("Jetson Orin: with nothing planned, the error names NVIDIA's -igpu containe
     (e: unknown) => e instanceof UserError && !/igpu/.test(e.hint ?? ""),
   );
 });
+
+test("container with the driver not given: images passed over are explained without the internal 'any driver' placeholder", () => {
+  // b200 and jetson-thor have newer images (CUDA 13.4, not in the toolkit table) that run but are passed over.
+  for (const gpu of ["b200", "jetson-thor"]) {
+    const result = plan({ "requirements.txt": "torch\n" }, gpu, null, { strategy: "container" });
+    const reason = decision(result, "base image");
+    assert.match(reason, /newer ones are passed over \(.*its driver floor is 580/, reason);
+    assert.doesNotMatch(reason, /9999/, reason);
+  }
+});
