@@ -83,7 +83,8 @@ function pickStrategy(
           : `no NGC PyTorch image runs on ${target.gpuName} (${where}): ${containerWhyNot}`,
         (native.choice
           ? `--strategy native plans torch ${native.choice.build.torch} ${native.choice.build.variant} from the PyTorch index instead`
-          : "try --strategy native, or pass the driver you will have with --driver") + jetsonNote,
+          : `a native plan fails here too (${nativeWhyNot}); pass the driver you will have with --driver`) +
+          jetsonNote,
       );
     return {
       strategy: "container",
