@@ -64,6 +64,13 @@ function pinsBroken(image: NgcImageRow, requirements: Requirement[]): Requiremen
   });
 }
 
+/** A verdict judged for "any driver" (the driver is not known) says what the image needs instead of naming the placeholder. */
+function withoutPlaceholderDriver(reason: string): string {
+  return reason
+    .replace(`driver ${NEWEST_DRIVER} is at or above its floor `, "its driver floor is ")
+    .replace(`driver ${NEWEST_DRIVER} runs`, "a new enough driver runs");
+}
+
 export function chooseContainer(
   kb: KnowledgeBase,
   target: TargetMachine,
@@ -115,7 +122,7 @@ export function chooseContainer(
     const broken = pinsBroken(v.image, requirements);
     if (v.runs && broken.length > 0)
       return `it ships what ${broken.map((r) => r.raw).join(", ")} exclude${broken.length === 1 ? "s" : ""}`;
-    return v.reason;
+    return target.driverVersion === null ? withoutPlaceholderDriver(v.reason) : v.reason;
   };
   const newer = verdicts.filter((v) => v !== chosen && compareVersions(v.image.tag, image.tag) > 0);
   const pinNote = torchRequirement?.specifier

@@ -6,7 +6,7 @@ import type { Requirement } from "../facts/schema.js";
 import type { KnowledgeBase, TorchBuildChoice } from "../kb/index.js";
 import { satisfies } from "../util/pep440.js";
 import { NEWEST_DRIVER } from "./choose-container.js";
-import { choosePython } from "./choose-python.js";
+import { choosePython, type PythonLimit } from "./choose-python.js";
 import { routedVariant, type TorchRoute } from "./torch-routes.js";
 import type { Decision, NativeChoice, TargetMachine } from "./types.js";
 
@@ -26,7 +26,8 @@ export interface NativeInputs {
   torchRequirement: Requirement | null;
   /** --python */
   wantedPython: string | null;
-  requiresPython: string | null;
+  /** requires-python and the conda manifests' python pins. */
+  pythonLimits: PythonLimit[];
   /** Every runtime requirement: pinned compiled ones bound the Python. */
   requirements: Requirement[];
   routes: TorchRoute[];
@@ -40,7 +41,7 @@ function seriesAccepts(series: string, specifier: string): boolean {
 }
 
 export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: NativeInputs): NativeOutcome {
-  const { torchRequirement, wantedPython, requiresPython } = inputs;
+  const { torchRequirement, wantedPython, pythonLimits } = inputs;
   const evaluation = kb.evaluateTorchBuilds({
     computeCapability: target.computeCapability,
     driverVersion: target.driverVersion ?? NEWEST_DRIVER,
@@ -76,7 +77,7 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
     const pythonChoice = choosePython(kb, candidate.build, {
       wanted: pythonWanted,
       wantedOrigin: wantedPython ? "--python" : target.python ? "the target's Python" : null,
-      requiresPython,
+      pythonLimits,
       requirements: inputs.requirements,
     });
     if (pythonChoice.python === null) {

@@ -27,12 +27,26 @@ export interface PythonRefusal {
   reason: string;
 }
 
+/** A bound on the project's Python: pyproject's requires-python, or a pixi / environment.yml `python` dependency. */
+export interface PythonLimit {
+  /** PEP 440 ("==3.11.*", ">=3.9"). */
+  specifier: string;
+  /** The manifest line it comes from ("python = \"3.11.*\"", pixi.toml:16); null for requires-python. */
+  raw: string | null;
+  origin: string | null;
+}
+
 export interface PythonInputs {
   /** --python, else the target's own Python (a gathered machine). */
   wanted: string | null;
   wantedOrigin: "--python" | "the target's Python" | null;
-  requiresPython: string | null;
+  pythonLimits: PythonLimit[];
   requirements: Requirement[];
+}
+
+function limitName(limit: PythonLimit, style: "excluded" | "allowed"): string {
+  if (limit.raw !== null) return `${limit.raw} (${limit.origin})`;
+  return style === "excluded" ? `requires-python ${limit.specifier}` : `requires-python (${limit.specifier})`;
 }
 
 /** What the knowledge base says about each requirement's wheel Pythons on this platform. */
@@ -105,8 +119,9 @@ export function choosePython(
   }
   const excluded: string[] = [];
   for (const python of plain) {
-    if (inputs.requiresPython && satisfies(`${python}.0`, inputs.requiresPython) === false) {
-      excluded.push(`${python}: requires-python ${inputs.requiresPython}`);
+    const outside = inputs.pythonLimits.find((limit) => satisfies(`${python}.0`, limit.specifier) === false);
+    if (outside) {
+      excluded.push(`${python}: ${limitName(outside, "excluded")}`);
       continue;
     }
     const lacking = known.find(({ answer }) => !hasWheelFor(answer, python));
@@ -117,7 +132,7 @@ export function choosePython(
       continue;
     }
     const limits = [
-      ...(inputs.requiresPython ? [`requires-python (${inputs.requiresPython})`] : []),
+      ...inputs.pythonLimits.map((limit) => limitName(limit, "allowed")),
       ...known.map(
         ({ requirement, answer }) => `${requirement.raw} (wheels for ${describeWheelPythons(answer)})`,
       ),

@@ -4,6 +4,8 @@ import { join, resolve } from "node:path";
 import { readProject } from "../gather/project.js";
 import { loadKnowledgeBase } from "../kb/index.js";
 import { projectRequirements } from "./project-requirements.js";
+import { pytorchCudaVariant } from "./conda-requirements.js";
+import { torchRoutes } from "./torch-routes.js";
 import { makePlan, type InitOptions } from "./index.js";
 import { targetFromName } from "./target.js";
 import { UserError } from "../errors.js";
@@ -22,7 +24,10 @@ const OPTIONS: InitOptions = {
 };
 
 test("pixi.toml: the default environment's conda and PyPI deps as PyPI requirements, pytorch -> torch with its pin", () => {
-  const { requirements, notes } = projectRequirements(readProject(join(FIXTURES, "pixi-gb10-conda-forge")));
+  const { requirements, notes, pythonPins } = projectRequirements(
+    readProject(join(FIXTURES, "pixi-gb10-conda-forge")),
+  );
+  assert.deepEqual(pythonPins, [{ specifier: "==3.11.*", raw: 'python = "3.11.*"', origin: "pixi.toml:16" }]);
   assert.deepEqual(
     requirements.map((r) => `${r.normalizedName}${r.specifier} ${r.origin}`),
     [
@@ -34,7 +39,7 @@ test("pixi.toml: the default environment's conda and PyPI deps as PyPI requireme
       "tqdm>=4.66,<5 pixi.toml:22",
       "einops>=0.8 pixi.toml:25",
     ],
-    "python is the plan's own; pytest is in the dev feature only",
+    "python is a pin on the plan's Python, not a package; pytest is in the dev feature only",
   );
   assert.ok(notes.some((n) => /pytorch -> torch/.test(n)));
 });
@@ -45,10 +50,18 @@ test("environment.yml: conda-only packages are left out and named; the pip list 
   assert.ok(names.includes("torch") && names.includes("numpy") && names.includes("transformers"));
   assert.ok(!names.includes("pytorch-cuda") && !names.includes("python") && !names.includes("pip"));
   assert.equal(requirements.find((r) => r.normalizedName === "numpy")?.specifier, "<2");
-  assert.ok(
-    notes.some((n) => /environment\.yml: pytorch-cuda left out/.test(n)),
-    notes.join("\n"),
+  // pytorch-cuda=12.1 is not a package to install but the choice of torch's CUDA build: a route to cu121.
+  assert.ok(!notes.some((n) => /pytorch-cuda/.test(n)), notes.join("\n"));
+  assert.deepEqual(
+    torchRoutes(readProject(join(FIXTURES, "conda-pytorch-channel"))).map((r) => [
+      r.variant,
+      r.indexUrl,
+      r.origin,
+    ]),
+    [["cu121", "https://download.pytorch.org/whl/cu121", "environment.yml:17 pytorch::pytorch-cuda=12.1"]],
   );
+  assert.equal(pytorchCudaVariant(">=11.8"), null, "a range picks no one build");
+  assert.equal(pytorchCudaVariant("==11.8"), "cu118");
 });
 
 test("seed 000: init --target dgx-spark for the pixi project plans a torch with code for 12.1 and reports the 2.5.1 pin", () => {
@@ -71,6 +84,12 @@ test("seed 000: init --target dgx-spark for the pixi project plans a torch with 
   })[0]!;
   assert.equal(`${build.torch} ${build.variant}`, `${verdict.build.torch} ${verdict.build.variant}`);
   assert.equal(verdict.runs, "sass");
+  // pixi.toml:16 python = "3.11.*" holds the venv's Python, as requires-python would.
+  assert.equal(plan.native!.python, "3.11");
+  assert.match(
+    plan.decisions.find((d) => d.topic === "python")!.reason,
+    /python = "3\.11\.\*" \(pixi\.toml:16\)/,
+  );
   assert.ok(
     plan.conflicts.some(
       (c) => c.requirement?.origin === "pixi.toml:17" && c.requirement?.specifier === "==2.5.1",
@@ -93,4 +112,12 @@ test("seed 000: init --target dgx-spark for the pixi project plans a torch with 
   assert.equal(imageVerdict?.runs, true, imageVerdict?.reason);
   assert.ok(container.install.some((r) => r.normalizedName === "biopython"));
   assert.ok(!container.install.some((r) => r.normalizedName === "torch"), "the image's torch is kept");
+  // The image brings its own Python (the KB row's), which the pixi python pin does not accept: reported.
+  assert.ok(image.python && !image.python.startsWith("3.11."), `image Python ${image.python}`);
+  assert.ok(
+    container.conflicts.some(
+      (c) => c.pin === 'python = "3.11.*" (pixi.toml:16)' && c.provided === image.python,
+    ),
+    container.conflicts.map((c) => c.message).join("\n"),
+  );
 });

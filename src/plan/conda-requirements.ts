@@ -18,14 +18,22 @@ const PYPI_NAME: Record<string, string> = {
   "py-opencv": "opencv-python",
 };
 
-/** The interpreter and packaging tools: the plan's image or venv provides them. */
-const PROVIDED = /^(python|pip|setuptools|wheel)$/;
+/** Packaging tools the plan's image or venv provides (python itself becomes a pin on the venv's Python). */
+const PROVIDED = /^(pip|setuptools|wheel)$/;
 /** Conda-only packages: CUDA toolkit parts, selectors, compilers, system libraries. */
 const CONDA_ONLY =
   /^(cuda-.*|cudatoolkit|cudnn|nccl|libcu.*|libnv.*|nvidia-.*|pytorch-cuda|pytorch-mutex|cpuonly|libtorch|mkl.*|blas|libblas|liblapack|openblas|_.*|lib(gcc|stdcxx|gomp).*|.*-compiler|compilers|gcc.*|gxx.*|ffmpeg|git|git-lfs|nodejs|openjdk|maven|bash|curl)$/;
 
+/** A `python` dependency of the default environment: the venv's Python is held to it too. */
+export interface CondaPythonPin {
+  specifier: string;
+  raw: string;
+  origin: string;
+}
+
 export interface CondaRequirements {
   requirements: Requirement[];
+  pythonPins: CondaPythonPin[];
   /** What was left out or changed, one line per manifest. */
   notes: string[];
 }
@@ -42,6 +50,12 @@ function pep440(spec: string): string | null {
       return `==${text}`;
     })
     .join(",");
+}
+
+/** The PyTorch index variant a `pytorch-cuda` spec names ("12.1.*", "==12.1" -> "cu121"); null for a range. */
+export function pytorchCudaVariant(version: string): string | null {
+  const match = /^(?:==)?(\d+)\.(\d)(?:\.\*)?$/.exec(version.trim());
+  return match ? `cu${match[1]}${match[2]}` : null;
 }
 
 const PEP440_CLAUSE = /^(===|~=|==|!=|<=|>=|<|>)[A-Za-z0-9.*+!_-]+$/;
@@ -63,7 +77,7 @@ function toRequirement(dep: CondaDependency): Requirement | null {
 }
 
 /** The default pixi environment's features; an environment.yml has one implied environment. */
-function defaultFeatures(manifest: CondaManifest): Set<string | null> {
+export function defaultFeatures(manifest: CondaManifest): Set<string | null> {
   if (manifest.kind !== "pixi") return new Set([null]);
   return new Set(["default", ...(manifest.environments["default"] ?? [])]);
 }
@@ -75,6 +89,7 @@ function plainRequirement(requirement: Requirement): Requirement {
 
 export function condaRequirements(project: ProjectFacts): CondaRequirements {
   const requirements: Requirement[] = [];
+  const pythonPins: CondaPythonPin[] = [];
   const notes: string[] = [];
   for (const manifest of project.condaManifests ?? []) {
     const file = basename(manifest.path);
@@ -88,7 +103,15 @@ export function condaRequirements(project: ProjectFacts): CondaRequirements {
         platformOnly.push(`${dep.name} (${dep.platform})`);
         continue;
       }
+      if (dep.name === "python") {
+        const specifier = pep440(dep.version);
+        if (specifier) pythonPins.push({ specifier, raw: dep.raw, origin: dep.origin });
+        else if (specifier === null) unconverted.push(dep.raw);
+        continue;
+      }
       if (PROVIDED.test(dep.name)) continue;
+      // pytorch-cuda=12.1 picks torch's CUDA build: read as a route to cu121 (torch-routes.ts).
+      if (dep.name === "pytorch-cuda" && pytorchCudaVariant(dep.version) !== null) continue;
       if (CONDA_ONLY.test(dep.name)) {
         left.push(dep.name);
         continue;
@@ -115,5 +138,5 @@ export function condaRequirements(project: ProjectFacts): CondaRequirements {
         `${file}: ${renamed.map((d) => `${d.name} -> ${normalizeName(PYPI_NAME[d.name]!)}`).join(", ")} (conda name -> PyPI name); the plan does not use ${manifest.kind === "pixi" ? "pixi" : "conda"} itself`,
       );
   }
-  return { requirements, notes };
+  return { requirements, pythonPins, notes };
 }

@@ -14,6 +14,7 @@ import { targetFromName } from "./target.js";
 import { torchRoutes, pytorchVariantOf } from "./torch-routes.js";
 import { nvccNeeded } from "./nvcc.js";
 import type { InitOptions, Plan } from "./types.js";
+import { UserError } from "../errors.js";
 
 const kb = loadKnowledgeBase();
 
@@ -275,4 +276,34 @@ test("named systems without --driver: DGX Spark is planned for the driver it shi
     plan({ "requirements.txt": "torch\n" }, "dgx-spark", "590.44.01").target.driverVersion,
     "590.44.01",
   );
+});
+
+test("Jetson Orin: with nothing planned, the error names NVIDIA's -igpu containers the KB records instead of ending at 'no image runs'", () => {
+  const igpuTags = kb.data.ngcImages.filter((row) => row.platforms.igpu === true).map((row) => row.tag);
+  assert.ok(igpuTags.length > 0);
+  for (const strategy of ["container", "auto"] as const)
+    assert.throws(
+      () => plan({ "requirements.txt": "torch\n" }, "orin", null, { strategy }),
+      (e: unknown) =>
+        e instanceof UserError &&
+        /pytorch:TAG-py3-igpu/.test(e.hint ?? "") &&
+        // native fails on Orin too, so the hint does not send the user there
+        (strategy === "auto" || /a native plan fails here too/.test(e.hint ?? "")) &&
+        (e.hint ?? "").includes(`${igpuTags.sort()[0]} to ${igpuTags.sort().at(-1)}`),
+    );
+  // A GPU that is not a Jetson part gets no such note.
+  assert.throws(
+    () => plan({ "requirements.txt": "torch\n" }, "gh200", "580", { strategy: "container" }),
+    (e: unknown) => e instanceof UserError && !/igpu/.test(e.hint ?? ""),
+  );
+});
+
+test("container with the driver not given: images passed over are explained without the internal 'any driver' placeholder", () => {
+  // b200 and jetson-thor have newer images (CUDA 13.4, not in the toolkit table) that run but are passed over.
+  for (const gpu of ["b200", "jetson-thor"]) {
+    const result = plan({ "requirements.txt": "torch\n" }, gpu, null, { strategy: "container" });
+    const reason = decision(result, "base image");
+    assert.match(reason, /newer ones are passed over \(.*its driver floor is 580/, reason);
+    assert.doesNotMatch(reason, /9999/, reason);
+  }
 });

@@ -10,9 +10,11 @@ import { basename } from "node:path";
 import { chooseContainer, type ContainerOutcome } from "./choose-container.js";
 import { chooseNative, type NativeOutcome } from "./choose-native.js";
 import { projectRequirements } from "./project-requirements.js";
+import type { CondaPythonPin } from "./conda-requirements.js";
+import { satisfies } from "../util/pep440.js";
 import { applyProtection } from "./protect.js";
 import { decideSourceBuilds } from "./source-builds.js";
-import { versionParts } from "../util/version.js";
+import { compareVersions, versionParts } from "../util/version.js";
 import { nvccNeeded } from "./nvcc.js";
 import { torchRoutes, type TorchRoute } from "./torch-routes.js";
 import type { Decision, InitOptions, PinConflict, Plan, Strategy, TargetMachine } from "./types.js";
@@ -45,10 +47,26 @@ interface Candidates {
   nativeDrops: PinConflict[];
 }
 
+/**
+ * NVIDIA builds separate Jetson containers (the YY.MM-py3-igpu tags) that the planner does not
+ * choose (no first-hand run on a Jetson GPU is recorded for them): where nothing else runs on a
+ * Jetson part, say they exist rather than let "no image runs" stand alone.
+ */
+function jetsonImagesNote(kb: KnowledgeBase, target: TargetMachine): string {
+  if (!kb.arch(target.computeCapability)?.tegra) return "";
+  const tags = kb.data.ngcImages
+    .filter((row) => row.platforms.igpu === true)
+    .map((row) => row.tag)
+    .sort(compareVersions);
+  if (tags.length === 0) return "";
+  return `; NVIDIA's Jetson containers (nvcr.io/nvidia/pytorch:TAG-py3-igpu, ${tags[0]} to ${tags[tags.length - 1]} in the knowledge base, each for one JetPack release: NVIDIA's 'PyTorch for Jetson' table) are built for Jetson GPUs, but gpuprep does not plan them`;
+}
+
 function pickStrategy(
   options: InitOptions,
   target: TargetMachine,
   { container, native, containerDrops, nativeDrops }: Candidates,
+  jetsonNote: string,
 ): { strategy: Strategy; decision: Decision } {
   const where = `compute capability ${target.computeCapability}, ${target.cpuArch}, driver ${target.driverVersion ?? "not given"}`;
   const containerWhyNot =
@@ -63,9 +81,10 @@ function pickStrategy(
         container.pinRejection
           ? `no NGC PyTorch image that runs on ${target.gpuName} (${where}) has a torch the project accepts: ${container.pinRejection}`
           : `no NGC PyTorch image runs on ${target.gpuName} (${where}): ${containerWhyNot}`,
-        native.choice
+        (native.choice
           ? `--strategy native plans torch ${native.choice.build.torch} ${native.choice.build.variant} from the PyTorch index instead`
-          : "try --strategy native, or pass the driver you will have with --driver",
+          : `a native plan fails here too (${nativeWhyNot}); pass the driver you will have with --driver`) +
+          jetsonNote,
       );
     return {
       strategy: "container",
@@ -100,7 +119,7 @@ function pickStrategy(
       decision: {
         topic: "strategy",
         choice: "native",
-        reason: `the newest NGC image that runs here and accepts the torch pin, ${container.choice.image.tag}, would not obey ${containerDrops.map((c) => c.requirement?.raw ?? c.message.split(":")[0]).join(", ")}; a native venv keeps every pin (use --strategy container to take the image anyway)`,
+        reason: `the newest NGC image that runs here and accepts the torch pin, ${container.choice.image.tag}, would not obey ${containerDrops.map((c) => c.requirement?.raw ?? c.pin ?? c.message.split(":")[0]).join(", ")}; a native venv keeps every pin (use --strategy container to take the image anyway)`,
         sources: [],
       },
     };
@@ -130,22 +149,33 @@ function pickStrategy(
     };
   throw new UserError(
     `neither an NGC image nor a PyTorch wheel runs on ${target.gpuName} (${where})`,
-    `container: ${containerWhyNot}. native: ${nativeWhyNot}`,
+    `container: ${containerWhyNot}. native: ${nativeWhyNot}${jetsonNote}`,
   );
 }
 
-/** What a container on this image would not obey: pins on what it ships, and torch routes. */
+/** What a container on this image would not obey: pins on what it ships, torch routes, a conda python pin. */
 function containerConflicts(
   container: ContainerOutcome,
   requirements: Requirement[],
   routes: TorchRoute[],
+  pythonPins: CondaPythonPin[],
 ): PinConflict[] {
   const choice = container.choice;
   if (!choice) return [];
   const conflicts = applyProtection(requirements, choice.protected, choice.image.image).conflicts;
+  const imagePython = choice.image.python;
+  for (const pin of pythonPins)
+    if (imagePython && satisfies(imagePython, pin.specifier) === false)
+      conflicts.push({
+        requirement: null,
+        pin: `${pin.raw} (${pin.origin})`,
+        provided: imagePython,
+        message: `${pin.raw} (${pin.origin}): the image's Python is ${imagePython}, and the container uses it`,
+      });
   for (const route of routes.filter((r) => r.variant !== null))
     conflicts.push({
       requirement: null,
+      pin: route.origin,
       provided: choice.image.torch,
       message: `${route.origin}: ${route.package} from ${route.indexUrl} (${route.variant}) is not used; the image's own build ${route.package === "torch" ? `torch ${choice.image.torch} ` : ""}is kept`,
     });
@@ -178,25 +208,30 @@ export function makePlan(
   target: TargetMachine,
   options: InitOptions,
 ): Plan {
-  const { requirements, duplicates, notes } = projectRequirements(project);
+  const { requirements, duplicates, notes, pythonPins } = projectRequirements(project);
   const torchRequirement = requirements.find((r) => r.normalizedName === "torch") ?? null;
   const routes = torchRoutes(project);
   const container = chooseContainer(kb, target, requirements);
   const native = chooseNative(kb, target, {
     torchRequirement,
     wantedPython: options.python,
-    requiresPython: project.pyproject?.requiresPython ?? null,
+    pythonLimits: [
+      ...(project.pyproject?.requiresPython
+        ? [{ specifier: project.pyproject.requiresPython, raw: null, origin: null }]
+        : []),
+      ...pythonPins,
+    ],
     requirements,
     routes,
   });
-  const containerDrops = containerConflicts(container, requirements, routes);
+  const containerDrops = containerConflicts(container, requirements, routes, pythonPins);
   const nativeDrops = nativeConflicts(native, requirements, torchRequirement);
-  const { strategy, decision } = pickStrategy(options, target, {
-    container,
-    native,
-    containerDrops,
-    nativeDrops,
-  });
+  const { strategy, decision } = pickStrategy(
+    options,
+    target,
+    { container, native, containerDrops, nativeDrops },
+    jetsonImagesNote(kb, target),
+  );
   const decisions: Decision[] = [
     {
       topic: "target",

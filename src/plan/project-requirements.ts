@@ -6,7 +6,7 @@
  * the user: they are not installed by a plain `pip install .` either.
  */
 import type { ProjectFacts, Requirement } from "../facts/schema.js";
-import { condaRequirements } from "./conda-requirements.js";
+import { condaRequirements, type CondaPythonPin } from "./conda-requirements.js";
 
 export interface ProjectRequirements {
   requirements: Requirement[];
@@ -14,6 +14,8 @@ export interface ProjectRequirements {
   duplicates: string[];
   /** What the pixi / conda manifests contributed and left out, for the plan's notes. */
   notes: string[];
+  /** The pixi / environment.yml `python` pins. */
+  pythonPins: CondaPythonPin[];
 }
 
 export function projectRequirements(project: ProjectFacts): ProjectRequirements {
@@ -35,5 +37,5 @@ export function projectRequirements(project: ProjectFacts): ProjectRequirements 
         `${requirement.name}: ${seen.raw} (${seen.origin}) vs ${requirement.raw} (${requirement.origin})`,
       );
   }
-  return { requirements: [...byName.values()], duplicates, notes: conda.notes };
+  return { requirements: [...byName.values()], duplicates, notes: conda.notes, pythonPins: conda.pythonPins };
 }

@@ -2,8 +2,11 @@
  * Where the project already sends torch: a [tool.uv.sources] entry naming a [[tool.uv.index]], or a
  * requirements file's --index-url / --extra-index-url. A route to a PyTorch index variant
  * (https://download.pytorch.org/whl/cu118) is a pin on the CUDA build, kept when that variant runs.
+ * A conda `pytorch-cuda=12.1` (the pytorch channel's CUDA build selector) is the same pin, read as
+ * a route to cu121 since the plan installs torch from the PyPI side.
  */
 import type { ProjectFacts } from "../facts/schema.js";
+import { defaultFeatures, pytorchCudaVariant } from "./conda-requirements.js";
 
 export const TORCH_FAMILY = ["torch", "torchvision", "torchaudio"] as const;
 
@@ -67,6 +70,21 @@ export function torchRoutes(project: ProjectFacts): TorchRoute[] {
         indexName: null,
         variant,
         origin: `${file.path.split("/").pop() ?? file.path} ${flag}`,
+      });
+    }
+  }
+  for (const manifest of project.condaManifests ?? []) {
+    const features = defaultFeatures(manifest);
+    for (const dep of manifest.dependencies) {
+      if (dep.name !== "pytorch-cuda" || !features.has(dep.feature) || dep.platform !== null) continue;
+      const variant = pytorchCudaVariant(dep.version);
+      if (!variant) continue;
+      routes.push({
+        package: "torch",
+        indexUrl: `https://download.pytorch.org/whl/${variant}`,
+        indexName: null,
+        variant,
+        origin: `${dep.origin} ${dep.raw}`,
       });
     }
   }

@@ -54,6 +54,8 @@ export interface ProtectedPackage {
 export interface PinConflict {
   /** null for a route ([tool.uv.sources], --index-url), which is not a requirement line. */
   requirement: Requirement | null;
+  /** For a pin that is not a requirement line (a conda `python` pin): the line and where it is. */
+  pin?: string;
   provided: string;
   message: string;
 }

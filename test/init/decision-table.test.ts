@@ -4,12 +4,13 @@
  * by the real reader. Every row says where its expected answer comes from: the KB rows (table and
  * key) and the documented rule (docs/DESIGN.md "How init decides").
  *
- * Rows whose project is a pixi.toml or conda environment.yml wait for those manifests to be read
- * into Facts; they are listed at the end as pending (test.todo), with the answer they should give.
+ * The pixi.toml and environment.yml projects are the real fixtures under test/fixtures/projects
+ * (seed 000's pixi workspace; an environment.yml on the pytorch channel with pytorch-cuda=12.1),
+ * read into Facts and planned like any other project (src/plan/conda-requirements.ts).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
@@ -23,7 +24,9 @@ const kb = loadKnowledgeBase();
 const routedPyproject = (variant: string) =>
   `[project]\nname = "routed"\nversion = "0"\nrequires-python = ">=3.9"\ndependencies = ["torch", "torchvision"]\n\n[tool.uv.sources]\ntorch = [{ index = "pytorch" }]\ntorchvision = [{ index = "pytorch" }]\n\n[[tool.uv.index]]\nname = "pytorch"\nurl = "https://download.pytorch.org/whl/${variant}"\nexplicit = true\n`;
 
-/** The projects of the table: torch pinned low, high, exactly, through uv sources or index options, or not at all. */
+const fixture = (path: string) => readFileSync(join("test/fixtures/projects", path), "utf8");
+
+/** The projects of the table: torch pinned low, high, exactly, through uv sources, index options or pixi/conda, or not at all. */
 const PROJECTS = {
   /** torch not named at all. */
   unpinned: { "requirements.txt": "transformers\naccelerate\n" },
@@ -37,6 +40,10 @@ const PROJECTS = {
   indexOptionCu118: { "requirements.txt": "--index-url https://download.pytorch.org/whl/cu118\ntorch\n" },
   flashAttn: { "requirements.txt": "torch\nflash-attn\n" },
   xformers: { "requirements.txt": "torch\nxformers\n" },
+  /** Seed 000: conda-forge pytorch = "2.5.1", python = "3.11.*" (pixi.toml:16-17). */
+  pixiSeed000: { "pixi.toml": fixture("pixi-gb10-conda-forge/pixi.toml") },
+  /** pytorch::pytorch, pytorch::pytorch-cuda=12.1 (environment.yml:17), numpy<2, python>=3.9. */
+  condaPytorchCuda121: { "environment.yml": fixture("conda-pytorch-channel/environment.yml") },
 } satisfies Record<string, Record<string, string>>;
 
 type Expected =
@@ -411,7 +418,7 @@ const ROWS: Row[] = [
     project: "exact",
     strategy: "auto",
     expect: { strategy: "native", index: "cu128", torch: "2.8", python: "3.12", builds: [] },
-    source: `the issue's case. ngc 25.10 (torch 2.9.0a0) fails torch==2.8.0 and ships numpy 2.2.6; rule: an image that fails the torch pin is never chosen, auto keeps every pin; ${T28_CU128}; ${NUMPY_LT2}`,
+    source: `the issue's case. ngc 25.10 (torch 2.9.0a0) fails torch==2.8.0 (its numpy is not sourced); rule: an image that fails the torch pin is never chosen, auto keeps every pin; ${T28_CU128}; ${NUMPY_LT2}`,
   },
   {
     target: "rtx-5090",
@@ -652,6 +659,74 @@ const ROWS: Row[] = [
     expect: { error: /no NGC PyTorch image runs on Orin \(compute capability 8\.7, aarch64/ },
     source: `${NGC_RUN}: 8.7 is a Jetson (Tegra iGPU) part and the arm64 server images are not claimed for it`,
   },
+  // --- pixi.toml and environment.yml projects (manifests read into Facts)
+  {
+    target: "rtx-5070",
+    driver: "580",
+    project: "pixiSeed000",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.11", builds: [], conflicts: 1 },
+    source: `pixi.toml:17 pytorch = "2.5.1" is torch==2.5.1 (conda name -> PyPI name): sm_120 first appears in torch-builds 2.7 cu128, so the pin is reported and the best build taken; ${T214_CU130}; pixi.toml:16 python = "3.11.*" bounds the Python as requires-python does (${PY_NEWEST})`,
+  },
+  {
+    target: "dgx-spark",
+    driver: null,
+    project: "pixiSeed000",
+    strategy: "auto",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.11", builds: [], conflicts: 1 },
+    source: `seed 000 (pixi + conda-forge torch 2.5.1 on GB10): no NGC torch is 2.5.1, so auto goes native; systems DGX Spark driver 580.82.09; ${T214_CU130} aarch64 (sm_120 SASS runs on 12.1); torch==2.5.1 reported (no 2.5 build has code for 12.1: the only 2.5 aarch64 row is cpu); python = "3.11.*" kept`,
+  },
+  {
+    target: "dgx-spark",
+    driver: null,
+    project: "pixiSeed000",
+    strategy: "container",
+    expect: {
+      error:
+        /no NGC PyTorch image that runs on NVIDIA GB10 .*torch==2\.5\.1 \(pixi\.toml:17\) excludes .*25\.11/,
+    },
+    source:
+      "rule: an image that fails the torch pin is never chosen; every ngc image covering 12.1 aarch64 brings torch 2.9.0a0 or newer (25.09 on: first-hand GB10 runs), which ==2.5.1 excludes; the error names the pin and the images",
+  },
+  {
+    target: "a100",
+    driver: "580",
+    project: "pixiSeed000",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu124", torch: "2.5", python: "3.11", builds: [] },
+    source:
+      'torch==2.5.1 (pixi.toml:17) kept: torch-builds 2.5 cu124 linux-x86_64 (sm_80, PyPI default, pythons 3.9-3.12) ranks over cu121/cu118; cuda-toolkits 12.4 runs on 580; python = "3.11.*" (pixi.toml:16)',
+  },
+  {
+    target: "dgx-spark",
+    driver: null,
+    project: "condaPytorchCuda121",
+    strategy: "native",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.12", builds: [], conflicts: 1 },
+    source: `environment.yml:17 pytorch::pytorch-cuda=12.1 is a route to cu121 (torch-routes.ts): torch-builds has no cu121 linux-aarch64 row, so it is replaced and reported; systems DGX Spark driver 580.82.09; ${T214_CU130}; ${NUMPY_LT2}`,
+  },
+  {
+    target: "h100",
+    driver: "580.159.04",
+    project: "condaPytorchCuda121",
+    strategy: "auto",
+    expect: { strategy: "native", index: "cu121", torch: "2.5", python: "3.12", builds: [] },
+    source: `pytorch-cuda=12.1 kept as the cu121 route: torch-builds 2.5 cu121 (newest cu121 row, sm_90, pythons 3.9-3.12); cuda-toolkits 12.1 runs on 580; rule: auto prefers the plan that keeps every pin (ngc 25.08 would not use the route); ${NUMPY_LT2}`,
+  },
+  {
+    target: "h100",
+    driver: "580.159.04",
+    project: "condaPytorchCuda121",
+    strategy: "container",
+    expect: {
+      strategy: "container",
+      image: "25.08",
+      torch: /^2\.8\.0a0\+34c6371d24/,
+      builds: [],
+      conflicts: 1,
+    },
+    source: `${NGC_RUN}; ngc 25.08 as for the torch>=2.7 H100 row (pytorch is unpinned); the pytorch-cuda=12.1 route is not used in the image and is reported`,
+  },
 ];
 
 function planFor(row: Row): Plan {
@@ -672,11 +747,48 @@ function planFor(row: Row): Plan {
   });
 }
 
-test("the decision table has at least 40 rows, every one with a source", () => {
+/** Issue 11 item 7's targets, each as `--target` names it. */
+const ITEM7_TARGETS = [
+  "v100",
+  "t4",
+  "a100",
+  "a10",
+  "l4",
+  "l40s",
+  "h100",
+  "h200",
+  "gh200",
+  "b200",
+  "b300",
+  "gb200",
+  "rtx-3090",
+  "rtx-4090",
+  "rtx-5070",
+  "rtx-5070-ti",
+  "rtx-5090",
+  "rtx-pro-6000",
+  "dgx-spark",
+  "orin",
+  "jetson-thor",
+];
+
+test("the decision table has at least 40 rows over every target and pin style, every one with a source", () => {
   assert.ok(ROWS.length >= 40, `${ROWS.length} rows`);
   for (const row of ROWS) assert.ok(row.source.length > 20, `${row.target} ${row.project}: no source`);
-  const targets = new Set(ROWS.map((row) => kb.gpu(row.target)?.name ?? row.target));
-  assert.ok(targets.size >= 20, `${targets.size} distinct targets`);
+  const targets = new Set(ROWS.map((row) => row.target));
+  assert.deepEqual(
+    ITEM7_TARGETS.filter((t) => !targets.has(t)),
+    [],
+    "targets without a row",
+  );
+  const gpus = new Set(ROWS.map((row) => kb.gpu(row.target)?.name ?? row.target));
+  assert.equal(gpus.size, ITEM7_TARGETS.length, `${gpus.size} distinct GPUs`);
+  const projects = new Set(ROWS.map((row) => row.project));
+  assert.deepEqual(
+    Object.keys(PROJECTS).filter((p) => !projects.has(p as keyof typeof PROJECTS)),
+    [],
+    "projects without a row",
+  );
 });
 
 for (const row of ROWS) {
@@ -715,16 +827,3 @@ for (const row of ROWS) {
     );
   });
 }
-
-// Rows whose answers wait for other work (see the file comment): named here so they are not lost.
-const PENDING: Array<[string, string]> = [
-  [
-    "rtx-5070 580, pixi.toml pinning pytorch 2.5.1 from conda-forge -> the pin named as not obeyed (no 2.5 build has sm_120), native cu128+",
-    "manifests: pixi.toml dependencies read into Facts and src/plan/project-requirements.ts",
-  ],
-  [
-    "dgx-spark (shipped driver), conda environment.yml with pytorch and pytorch-cuda -> the conda pins reported, native cu130",
-    "manifests: environment.yml dependencies read into Facts",
-  ],
-];
-for (const [row, waitsFor] of PENDING) test.todo(`pending: ${row} (waits for ${waitsFor})`);
