@@ -1,0 +1,67 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { UserError } from "../errors.js";
+import { defaultCalibration } from "./calibration.js";
+import { absMedian, absPercentile, fitCalibration, parseBenchJsonl } from "./fit.js";
+import { MEMORY_FIXTURES } from "./test-support.js";
+
+const file = new URL("h100-research-2b.jsonl", MEMORY_FIXTURES);
+const records = () => parseBenchJsonl(readFileSync(file, "utf8"), "h100-research-2b.jsonl");
+
+test("reads the bench JSONL, skipping the provenance line", () => {
+  const r = records();
+  assert.equal(r.length, 9);
+  assert.equal(r.filter((x) => x.split === "fit").length, 3);
+});
+
+test("fitting on the research note's fit cells meets the formula target on the held-out cells", () => {
+  const base = defaultCalibration();
+  // Start far from the answer so the test shows the fit moves the coefficients, not the JSON.
+  const start = structuredClone(base);
+  start.activations.layerScale.value = { gpt2: 1, llama: 1 };
+  start.activations.lossBytesPerTokenVocab.value = 4;
+  const result = fitCalibration(records(), start);
+  assert.deepEqual(
+    result.fitted.map((f) => f.name),
+    ["activations.layerScale.gpt2", "activations.layerScale.llama", "activations.lossBytesPerTokenVocab"],
+  );
+  assert.equal(result.holdoutCells.length, 6);
+  assert.ok(
+    result.medianAbsErrorPct !== null && result.medianAbsErrorPct <= 10,
+    `median ${result.medianAbsErrorPct}`,
+  );
+  // The fit lands where the packaged calibration (fitted by bench/memory/fit-formula.mjs) is.
+  assert.equal(
+    result.calibration.activations.layerScale.value["gpt2"],
+    base.activations.layerScale.value["gpt2"],
+  );
+  assert.equal(
+    result.calibration.activations.lossBytesPerTokenVocab.value,
+    base.activations.lossBytesPerTokenVocab.value,
+  );
+  assert.equal(result.medianAbsErrorPct?.toFixed(1), base.accuracy.medianAbsErrorPct?.toFixed(1));
+  // Reserved above allocated: the 1x512 cell's 2.78 / 2.42 GiB is the largest.
+  assert.ok(Math.abs((result.allocatorOverheadFraction ?? 0) - (2.78 / 2.42 - 1)) < 1e-3);
+});
+
+test("cells the formula cannot read are skipped with the reason, not fatal", () => {
+  const text = readFileSync(file, "utf8").replaceAll('"model_type":"llama"', '"model_type":"mamba"');
+  const result = fitCalibration(parseBenchJsonl(text, "x"), defaultCalibration(), 2);
+  assert.ok(result.skipped.some((s) => /mamba/.test(s.reason)));
+});
+
+test("a broken line is a one-line UserError with its line number", () => {
+  assert.throws(
+    () => parseBenchJsonl('# note\n{"model": 1\n', "bench.jsonl"),
+    (e: unknown) => e instanceof UserError && /bench\.jsonl:2 is not JSON/.test(e.message),
+  );
+  assert.throws(() => parseBenchJsonl('{"model": "x"}\n', "bench.jsonl"), /lacks config/);
+});
+
+test("median and nearest-rank p95 of absolute errors", () => {
+  assert.equal(absMedian([-3, 1, 2]), 2);
+  assert.equal(absMedian([1, -4, 2, 3]), 2.5);
+  assert.equal(absPercentile([1, 2, 3, 4, 5, 6, 7, 8, 9, -10], 95), 10);
+  assert.equal(absPercentile([], 95), null);
+});
