@@ -6,7 +6,7 @@ import { parseFacts } from "../facts/io.js";
 import type { Facts } from "../facts/schema.js";
 import { deviceBudget, targetFromKb, verdictFor } from "./budget.js";
 import { formulaEstimate } from "./formula.js";
-import { AMP_TRAIN, FACTS_FIXTURES, MEMORY_FIXTURES, capturedModel } from "./test-support.js";
+import { AMP_TRAIN, FACTS_FIXTURES, MEMORY_FIXTURES, capturedModel } from "../../test/memory/support.js";
 
 const MiB = 2 ** 20;
 const load = (url: URL): Facts => parseFacts(readFileSync(url, "utf8"), url.pathname);

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { UserError } from "../errors.js";
 import { defaultCalibration } from "./calibration.js";
 import { absMedian, absPercentile, fitCalibration, parseBenchJsonl } from "./fit.js";
-import { MEMORY_FIXTURES } from "./test-support.js";
+import { MEMORY_FIXTURES } from "../../test/memory/support.js";
 
 const file = new URL("h100-research-2b.jsonl", MEMORY_FIXTURES);
 const records = () => parseBenchJsonl(readFileSync(file, "utf8"), "h100-research-2b.jsonl");

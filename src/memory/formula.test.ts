@@ -4,7 +4,7 @@ import { UserError } from "../errors.js";
 import { defaultCalibration } from "./calibration.js";
 import { modelConfigFromJson } from "./hf-config.js";
 import { formulaEstimate, loraParameterCount, maxBatchByFormula, weightTerms } from "./formula.js";
-import { AMP_TRAIN, capturedModel } from "./test-support.js";
+import { AMP_TRAIN, capturedModel } from "../../test/memory/support.js";
 import type { DeviceBudget } from "./types.js";
 
 const GPT2_P = 124439808;

@@ -17,7 +17,7 @@ import { deviceBudget, verdictFor } from "../../src/memory/budget.js";
 import { formulaEstimate, maxBatchByFormula } from "../../src/memory/formula.js";
 import { parseBenchJsonl } from "../../src/memory/fit.js";
 import { scaledRule } from "../../src/memory/scaled-rule.js";
-import { AMP_TRAIN, FACTS_FIXTURES, MEMORY_FIXTURES, capturedModel } from "../../src/memory/test-support.js";
+import { AMP_TRAIN, FACTS_FIXTURES, MEMORY_FIXTURES, capturedModel } from "./support.js";
 import type { DeviceBudget, MeasuredTrial } from "../../src/memory/types.js";
 import { BREAKDOWN_PARTS, type MemoryReport, renderMemoryHtml } from "../../src/report/memory-html.js";
 

@@ -1,9 +1,9 @@
 /** Test helpers: the captured HF configs (test/fixtures/memory/hf-param-counts.json) and a default work spec. */
 import { readFileSync } from "node:fs";
-import { type ModelConfig, modelConfigFromJson } from "./hf-config.js";
-import type { WorkSpec } from "./types.js";
+import { type ModelConfig, modelConfigFromJson } from "../../src/memory/hf-config.js";
+import type { WorkSpec } from "../../src/memory/types.js";
 
-/** Tests run from dist/src/memory; fixtures stay in the source tree. */
+/** Tests run from dist/src/memory and dist/test/memory (both three levels down); fixtures stay in the source tree. */
 export const MEMORY_FIXTURES = new URL("../../../test/fixtures/memory/", import.meta.url);
 export const FACTS_FIXTURES = new URL("../../../test/fixtures/facts/", import.meta.url);
 
