@@ -1,14 +1,22 @@
 // Fits the formula tier's activation coefficients on the memory bench's "fit" cells and reports
 // its error on the "holdout" cells; --write stores the coefficients, the allocator overhead and the
 // held-out accuracy (with the bench file and its commit as their source) in src/memory/calibration.json.
-// Usage: npm run build && node bench/memory/fit-formula.mjs FILE.jsonl [--write] [--json]
+// Usage: npm run build && node bench/memory/fit-formula.mjs FILE.jsonl [--write] [--json] [--device-mib N] [--margin F]
+// (--device-mib: the bench GPU's nvidia-smi memory.total, default the H100's 81559; --margin default 0.05), used to
+// count out-of-memory cells the estimate called "fits".
 import { readFileSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { dirname, relative, resolve } from "node:path";
-import { fitCalibration, parseBenchJsonl } from "../../dist/src/memory/fit.js";
+import { fitCalibration, parseBenchJsonl, unsafeEstimates } from "../../dist/src/memory/fit.js";
 
 const args = process.argv.slice(2);
-const file = args.find((a) => !a.startsWith("--"));
+const option = (name, fallback) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? Number(args[at + 1]) : fallback;
+};
+const deviceMiB = option("--device-mib", 81559);
+const margin = option("--margin", 0.05);
+const file = args.find((a, i) => !a.startsWith("--") && !["--device-mib", "--margin"].includes(args[i - 1]));
 if (!file) {
   console.error("usage: node bench/memory/fit-formula.mjs FILE.jsonl [--write] [--json]");
   process.exit(2);
@@ -23,6 +31,7 @@ try {
   process.exit(2);
 }
 const result = fitCalibration(records, base);
+const safety = unsafeEstimates(records, result.calibration, deviceMiB * 2 ** 20 * (1 - margin));
 
 /** The commit that last changed the bench file, so the calibration names exactly what it was fitted on. */
 function commitOf(path) {
@@ -45,7 +54,8 @@ const pct = (v) => (v === null ? "n/a" : `${v.toFixed(1)} %`);
 const row = (c) =>
   `  ${c.model.padEnd(18)} ${String(c.batch).padStart(4)} x ${String(c.seqLen ?? c.imageSize).padEnd(5)} ${c.gradCheckpointing ? "ckpt" : "    "} ${c.task.padEnd(14)} truth ${(c.truthBytes / GiB).toFixed(2).padStart(6)} GiB  formula ${(c.estimateBytes / GiB).toFixed(2).padStart(6)} GiB  ${c.errorPct >= 0 ? "+" : ""}${c.errorPct.toFixed(1)} %`;
 
-if (args.includes("--json")) console.log(JSON.stringify({ ...result, calibration: undefined }, null, 1));
+if (args.includes("--json"))
+  console.log(JSON.stringify({ ...result, calibration: undefined, safety }, null, 1));
 else {
   console.log(`bench file: ${file} (${commitOf(file)}); ${records.length} records`);
   console.log("fitted coefficients:");
@@ -61,6 +71,11 @@ else {
     console.log(
       `allocator reserve above allocated, largest: ${(result.allocatorOverheadFraction * 100).toFixed(1)} %`,
     );
+  console.log(
+    `out-of-memory cells the estimate called "fits" (${deviceMiB} MiB, ${margin * 100} % margin): ${safety.unsafe.length} of ${safety.oomCells}`,
+  );
+  for (const u of safety.unsafe)
+    console.log(`  ${u.model} batch ${u.batch}: estimate ${(u.estimateTotalBytes / GiB).toFixed(2)} GiB`);
   if (result.skipped.length) {
     console.log(`skipped (${result.skipped.length}):`);
     for (const s of result.skipped) console.log(`  ${s.model} batch ${s.batch}: ${s.reason}`);

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { UserError } from "../errors.js";
 import { defaultCalibration } from "./calibration.js";
-import { absMedian, absPercentile, fitCalibration, parseBenchJsonl } from "./fit.js";
+import { absMedian, absPercentile, fitCalibration, parseBenchJsonl, unsafeEstimates } from "./fit.js";
 import { MEMORY_FIXTURES } from "../../test/memory/support.js";
 
 const file = new URL("h100-research-2b.jsonl", MEMORY_FIXTURES);
@@ -64,4 +64,16 @@ test("median and nearest-rank p95 of absolute errors", () => {
   assert.equal(absMedian([1, -4, 2, 3]), 2.5);
   assert.equal(absPercentile([1, 2, 3, 4, 5, 6, 7, 8, 9, -10], 95), 10);
   assert.equal(absPercentile([], 95), null);
+});
+
+test("an out-of-memory cell the estimate calls 'fits' is counted as unsafe", () => {
+  const ok = readFileSync(file, "utf8").split("\n")[1] as string; // GPT-2 8x1024, measured 12.69 GiB
+  const oom = ok.replace('"status":"ok"', '"status":"oom"');
+  const records = parseBenchJsonl(oom, "oom.jsonl");
+  const calibration = defaultCalibration();
+  // On an 80 GB card the formula says it fits: a real OOM there is an unsafe estimate.
+  assert.equal(unsafeEstimates(records, calibration, 81559 * 2 ** 20 * 0.95).unsafe.length, 1);
+  // On an 8 GiB card the formula says it does not fit: safe.
+  const small = unsafeEstimates(records, calibration, 8 * 2 ** 30);
+  assert.deepEqual([small.unsafe.length, small.oomCells], [0, 1]);
 });

@@ -275,3 +275,38 @@ export function fitCalibration(records: BenchRecord[], base: Calibration, iterat
     skipped,
   };
 }
+
+export interface SafetyResult {
+  /** Cells that ran out of memory although the estimate said they fit. */
+  unsafe: Array<{ model: string; batch: number; estimateTotalBytes: number }>;
+  /** Out-of-memory cells the formula could read (the denominator). */
+  oomCells: number;
+}
+
+/**
+ * The issue's third target: no cell where the estimate says "fits" and the real run ran out of
+ * memory. "Fits" is the verdict's rule: totalBytes (peak + context + allocator reserve) within
+ * the usable bytes of the bench's device.
+ */
+export function unsafeEstimates(
+  records: BenchRecord[],
+  calibration: Calibration,
+  usableBytes: number,
+): SafetyResult {
+  const unsafe: SafetyResult["unsafe"] = [];
+  let oomCells = 0;
+  for (const record of records) {
+    if (record.truth.status !== "oom") continue;
+    let config: ModelConfig;
+    try {
+      config = modelConfigFromJson(record.config, record.model);
+    } catch {
+      continue;
+    }
+    oomCells++;
+    const total = formulaEstimate(config, recordWork(record), record.batch, calibration).totalBytes;
+    if (total <= usableBytes)
+      unsafe.push({ model: record.model, batch: record.batch, estimateTotalBytes: total });
+  }
+  return { unsafe, oomCells };
+}
