@@ -76,6 +76,12 @@ else {
   );
   for (const u of safety.unsafe)
     console.log(`  ${u.model} batch ${u.batch}: estimate ${(u.estimateTotalBytes / GiB).toFixed(2)} GiB`);
+  const trainCells = [...result.fitCells, ...result.holdoutCells].filter((c) => c.task === "train").length;
+  console.log(
+    `parameter counts (train cells): ${trainCells - result.parameterCountMismatches.length} of ${trainCells} equal the bench's`,
+  );
+  for (const m of result.parameterCountMismatches)
+    console.log(`  ${m.model}: bench ${m.bench}, formula ${m.formula}`);
   if (result.skipped.length) {
     console.log(`skipped (${result.skipped.length}):`);
     for (const s of result.skipped) console.log(`  ${s.model} batch ${s.batch}: ${s.reason}`);
@@ -91,6 +97,8 @@ if (args.includes("--write")) {
     out.activations.layerScale.source = fittedSource;
   if (result.fitted.some((f) => f.name === "activations.lossBytesPerTokenVocab"))
     out.activations.lossBytesPerTokenVocab.source = fittedSource;
+  if (result.fitted.some((f) => f.name === "activations.loraLayerFactor"))
+    out.activations.loraLayerFactor.source = fittedSource;
   if (result.fitted.some((f) => f.name === "activations.cnnBytesPerFeatureElement"))
     out.activations.cnnBytesPerFeatureElement.source = fittedSource;
   if (result.allocatorOverheadFraction !== null) {

@@ -40,6 +40,7 @@ export interface Calibration {
     fp32ActivationFactor: Sourced<number>;
     cnnBytesPerFeatureElement: Sourced<number>;
     inferenceLiveLayers: Sourced<number>;
+    loraLayerFactor: Sourced<number>;
   };
   cudaContextBytes: Sourced<number>;
   allocatorOverheadFraction: Sourced<number>;

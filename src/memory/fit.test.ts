@@ -31,18 +31,31 @@ test("fitting on the research note's fit cells meets the formula target on the h
     result.medianAbsErrorPct !== null && result.medianAbsErrorPct <= 10,
     `median ${result.medianAbsErrorPct}`,
   );
-  // The fit lands where the packaged calibration (fitted by bench/memory/fit-formula.mjs) is.
-  assert.equal(
-    result.calibration.activations.layerScale.value["gpt2"],
-    base.activations.layerScale.value["gpt2"],
-  );
-  assert.equal(
-    result.calibration.activations.lossBytesPerTokenVocab.value,
-    base.activations.lossBytesPerTokenVocab.value,
-  );
-  assert.equal(result.medianAbsErrorPct?.toFixed(1), base.accuracy.medianAbsErrorPct?.toFixed(1));
+  // Where the sources put them: HF GPT-2 with AMP stores ~2.5-3x Korthikanti's 34 B, the loss ~11.6 B per token x vocab
+  // element (research note section 2b); the fit must land near, not on, those (it fits on three of the cells).
+  const gpt2 = result.calibration.activations.layerScale.value["gpt2"] ?? 0;
+  assert.ok(gpt2 > 2.4 && gpt2 < 3.1, `gpt2 scale ${gpt2}`);
+  const loss = result.calibration.activations.lossBytesPerTokenVocab.value;
+  assert.ok(loss > 10.5 && loss < 13, `loss ${loss}`);
   // Reserved above allocated: the 1x512 cell's 2.78 / 2.42 GiB is the largest.
   assert.ok(Math.abs((result.allocatorOverheadFraction ?? 0) - (2.78 / 2.42 - 1)) < 1e-3);
+});
+
+test("the packaged calibration is the fit on the H100 bench, and its accuracy label is that fit's held-out error", () => {
+  const bench = parseBenchJsonl(
+    readFileSync(new URL("memory-accuracy-h100.jsonl", MEMORY_FIXTURES), "utf8"),
+    "h100",
+  );
+  const packaged = defaultCalibration();
+  const result = fitCalibration(bench, packaged);
+  for (const f of result.fitted)
+    assert.equal(f.after, f.before, `${f.name} moved: ${f.before} -> ${f.after}`);
+  assert.equal(result.holdoutCells.length, packaged.accuracy.cells);
+  assert.equal(Math.round((result.medianAbsErrorPct ?? NaN) * 10) / 10, packaged.accuracy.medianAbsErrorPct);
+  assert.equal(Math.round((result.p95AbsErrorPct ?? NaN) * 10) / 10, packaged.accuracy.p95AbsErrorPct);
+  assert.ok((result.medianAbsErrorPct ?? 100) <= 10, "the issue's formula target: median <= 10 %");
+  assert.deepEqual(result.parameterCountMismatches, []);
+  assert.equal(unsafeEstimates(bench, packaged, 81559 * 2 ** 20 * 0.95).unsafe.length, 0);
 });
 
 test("cells the formula cannot read are skipped with the reason, not fatal", () => {

@@ -133,6 +133,14 @@ function knobsFor(cells: Cell[]): Knob[] {
         c.activations.lossBytesPerTokenVocab.value = v;
       },
     });
+  if (cells.some((c) => c.record.task === "finetune-lora" || c.record.task === "finetune-qlora"))
+    knobs.push({
+      name: "activations.loraLayerFactor",
+      get: (c) => c.activations.loraLayerFactor.value,
+      set: (c, v) => {
+        c.activations.loraLayerFactor.value = v;
+      },
+    });
   if (cells.some((c) => c.config.structure.kind === "cnn"))
     knobs.push({
       name: "activations.cnnBytesPerFeatureElement",
@@ -185,6 +193,8 @@ export interface FitResult {
   /** Largest reserved/allocated - 1 over all cells that report reserved (a safety margin, not a fitted term). */
   allocatorOverheadFraction: number | null;
   skipped: SkippedCell[];
+  /** Cells whose bench-reported parameter count differs from the formula tier's count. */
+  parameterCountMismatches: Array<{ model: string; bench: number; formula: number }>;
 }
 
 export function cellErrors(cells: Cell[], calibration: Calibration): CellError[] {
@@ -273,6 +283,14 @@ export function fitCalibration(records: BenchRecord[], base: Calibration, iterat
     ),
     allocatorOverheadFraction: overheads.length ? Math.max(...overheads) : null,
     skipped,
+    parameterCountMismatches: cells
+      .filter((c) => c.record.parameterCount !== null && c.record.task === "train")
+      .filter((c) => c.record.parameterCount !== c.config.parameterCount)
+      .map((c) => ({
+        model: c.record.model,
+        bench: c.record.parameterCount as number,
+        formula: c.config.parameterCount,
+      })),
   };
 }
 

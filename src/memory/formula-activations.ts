@@ -114,7 +114,11 @@ export function estimateActivations(
   const ffnBytes = shape.gatedMlp ? st.ffnBytesPerTokenGated : st.ffnBytesPerTokenPlain;
   const perLayerToken = scale * (st.hiddenBytesPerToken * shape.hidden + ffnBytes * shape.ffn);
   const crossPerToken = scale * st.crossAttentionBytesPerToken * shape.hidden * shape.crossAttentionLayers;
-  const layers = tokens * (shape.layers * perLayerToken + crossPerToken);
+  // A frozen Linear saves no input for a weight gradient: LoRA keeps only part of each layer's tensors.
+  const lora = work.task === "finetune-lora" || work.task === "finetune-qlora";
+  const layerShare = lora ? c.activations.loraLayerFactor.value : 1;
+  if (lora) notes.push("LoRA: frozen Linears keep no inputs for weight gradients (loraLayerFactor)");
+  const layers = tokens * (shape.layers * perLayerToken + crossPerToken) * layerShare;
   const loss = tokens * shape.logitsVocab * c.activations.lossBytesPerTokenVocab.value;
   const inputs =
     tokens * shape.layers * shape.hidden * c.activations.checkpointedInputBytesPerTokenHidden.value;
@@ -125,7 +129,7 @@ export function estimateActivations(
   notes.push("attention assumed SDPA/flash (no stored seq x seq scores)");
   return {
     training: work.gradCheckpointing ? inputs + loss : layers + loss,
-    recompute: work.gradCheckpointing ? inputs + perLayerToken * tokens : 0,
+    recompute: work.gradCheckpointing ? inputs + perLayerToken * tokens * layerShare : 0,
     inference: live + logits + kvCache,
     notes,
   };
@@ -147,7 +151,7 @@ function cnnActivations(
 ): ActivationTerms {
   const side = work.imageSize ?? structure.imageSize;
   const elements = batch * cnnFeatureElements(structure, side);
-  const notes = ["CNN activations from conv feature-map sizes (coefficient not yet measured on a GPU)"];
+  const notes = ["CNN activations from conv feature-map sizes"];
   if (work.gradCheckpointing) notes.push("gradient checkpointing not modelled for CNNs: estimate without it");
   const training = elements * c.activations.cnnBytesPerFeatureElement.value * dtypeFactor(work, c);
   // No-grad: about two feature maps alive at once; the largest map bounds it.

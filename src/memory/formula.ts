@@ -160,12 +160,15 @@ export function weightTerms(
     weights: held.reduce((s, h) => s + h.elements * h.bytesPerElement, 0),
     gradients: trainable.reduce((s, h) => s + h.elements * h.bytesPerElement, 0),
     optimizerState: trainable.reduce((s, h) => s + optimizerBytes(h, work, c), 0),
-    // Only leaf weights that require grad and are wider than the autocast dtype are cached.
-    ampWeightCopies: autocastCaches
-      ? trainable
-          .filter((h) => h.matmul && h.bytesPerElement > c.amp.weightCopyBytesPerParam.value)
-          .reduce((s, h) => s + h.elements * c.amp.weightCopyBytesPerParam.value, 0)
-      : 0,
+    // Trainable weights: autocast caches their 16-bit casts. Frozen weights (LoRA's base): not cached, but
+    // autograd saves each cast for the input gradient, so they live to the backward just the same.
+    // Inference saves nothing; QLoRA's 4-bit weights are narrower than the cast and dequantised per use.
+    ampWeightCopies:
+      autocastCaches && work.task !== "infer"
+        ? held
+            .filter((h) => h.matmul && h.bytesPerElement > c.amp.weightCopyBytesPerParam.value)
+            .reduce((s, h) => s + h.elements * c.amp.weightCopyBytesPerParam.value, 0)
+        : 0,
     stepTemporaries: trainableCount * c.optimizer.stepTemporaryBytesPerParam.value,
     trainableParameterCount: trainableCount,
   };
