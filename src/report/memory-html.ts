@@ -28,7 +28,14 @@ export interface MemoryReport {
   trials: MeasuredTrial[];
   measuredMaxBatch: number | null;
   bestThroughputBatch: number | null;
-  scaledRule: { maxBatch: number; perSampleBytes: number; formula: string } | null;
+  /** memory-trace's ScaledRuleResult adds where the current memory came from and the distance to the measured answer. */
+  scaledRule: {
+    maxBatch: number;
+    perSampleBytes: number;
+    formula: string;
+    currentSource?: string;
+    offFromMeasuredPct?: number | null;
+  } | null;
   notes: string[];
 }
 
@@ -130,6 +137,15 @@ function breakdownTable(report: MemoryReport): string {
   return `<table><thead><tr>${head}</tr></thead><tbody>${rows.join("\n")}</tbody></table>${accuracy}`;
 }
 
+function scaledRuleLine(rule: NonNullable<MemoryReport["scaledRule"]>): string {
+  const from = rule.currentSource ? ` (current memory from ${rule.currentSource})` : "";
+  const off =
+    rule.offFromMeasuredPct !== undefined && rule.offFromMeasuredPct !== null
+      ? `; ${Math.abs(rule.offFromMeasuredPct).toFixed(1)} % ${rule.offFromMeasuredPct >= 0 ? "above" : "below"} the measured largest batch`
+      : "";
+  return `${rule.formula}${from}${off}`;
+}
+
 function verdictBlock(report: MemoryReport): string {
   const v = report.verdict;
   const line = v.fits
@@ -140,7 +156,7 @@ function verdictBlock(report: MemoryReport): string {
     v.maxBatch !== null ? `largest batch by the estimate: ${v.maxBatch}` : "",
     report.measuredMaxBatch !== null ? `largest batch measured: ${report.measuredMaxBatch}` : "",
     report.bestThroughputBatch !== null ? `best time per sample at batch ${report.bestThroughputBatch}` : "",
-    report.scaledRule ? `seed 001's rule: ${escapeHtml(report.scaledRule.formula)}` : "",
+    report.scaledRule ? `seed 001's rule: ${escapeHtml(scaledRuleLine(report.scaledRule))}` : "",
   ].filter(Boolean);
   return `<p>${line}</p><ul>${facts.map((f) => `<li>${f}</li>`).join("")}</ul>`;
 }

@@ -166,12 +166,18 @@ test("a batch that does not fit: the memory missing, and the scale grows past th
     { name: "16 GB card", memoryBytes: 16e9, unified: false, source: "test target" },
     0.05,
   );
-  const report = reportFor(32, device, []);
+  const base = reportFor(32, device, []);
+  // As memory-trace's CLI fills it: where the current memory came from, and the rule against a measured answer.
+  const rule = base.scaledRule
+    ? { ...base.scaledRule, currentSource: "--current-memory", offFromMeasuredPct: -20 }
+    : null;
+  const report: MemoryReport = { ...base, scaledRule: rule };
   assert.equal(report.verdict.fits, false);
   const { page, url } = await render("no-fit", report);
   const missing = (-report.verdict.headroomBytes / 2 ** 30).toFixed(2);
   assert.ok(page.text.includes(`Does not fit: ${missing} GiB missing`), page.text.slice(0, 400));
   assert.ok(!/Measured trials/.test(page.text), "no trials section without trials");
+  assert.match(page.text, /current memory from --current-memory\); 20\.0 % below the measured largest batch/);
   const g = await geometry(url);
   const widest = Math.max(...report.estimates.map((e) => e.totalBytes));
   const bar = g.segments.filter((s) => s.estimate === 0).reduce((s, seg) => s + seg.width, 0);
