@@ -58,6 +58,8 @@ export const HostSchema = z.object({
   cpuArch: z.string(),
   cpuCount: nullableNumber,
   memTotalBytes: nullableNumber,
+  /** /proc/meminfo MemAvailable; absent in snapshots made before gpuprep recorded it. */
+  memAvailableBytes: nullableNumber.optional(),
   nvidia: NvidiaDriverSchema,
   container: z.object({
     inContainer: z.boolean(),

@@ -285,12 +285,18 @@ def os_release():
     }
 
 
-def mem_total_bytes():
+def meminfo_bytes(field):
+    # /proc/meminfo prints kB (KiB). MemAvailable is what unified-memory GPUs (GB10, Jetson) can
+    # really use: cudaMemGetInfo there counts the page cache as used.
     for line in (read_text("/proc/meminfo", 4096) or "").splitlines():
-        if line.startswith("MemTotal:"):
+        if line.startswith(field + ":"):
             parts = line.split()
             return int(parts[1]) * 1024
     return None
+
+
+def mem_total_bytes():
+    return meminfo_bytes("MemTotal")
 
 
 def container_facts():
@@ -364,6 +370,7 @@ def host_facts(nvidia_children):
         "cpuArch": platform.machine(),
         "cpuCount": os.cpu_count(),
         "memTotalBytes": mem_total_bytes(),
+        "memAvailableBytes": meminfo_bytes("MemAvailable"),
         "nvidia": nvidia_facts(nvidia_children),
         "container": container_facts(),
         "shm": shm_facts(),
