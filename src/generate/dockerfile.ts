@@ -120,7 +120,7 @@ ARG USER_GID=1000
 RUN if ! getent group "$USER_GID" > /dev/null; then groupadd --gid "$USER_GID" app; fi \\
  && if ! getent passwd "$USER_UID" > /dev/null; then useradd --uid "$USER_UID" --gid "$USER_GID" --create-home --shell /bin/bash app; fi \\
  && mkdir -p ${HF_HOME} ${TORCH_HOME} ${WORKDIR} \\
- && chown "$USER_UID:$USER_GID" ${HF_HOME} ${TORCH_HOME} ${WORKDIR}${plan.options.nonRoot ? "\nUSER \${USER_UID}:\${USER_GID}" : ""}`);
+ && chown "$USER_UID:$USER_GID" ${HF_HOME} ${TORCH_HOME} ${WORKDIR}${plan.options.nonRoot ? `\nUSER \${USER_UID}:\${USER_GID}` : ""}`);
   }
   lines.push(`WORKDIR ${WORKDIR}
 COPY . ${WORKDIR}
