@@ -8,11 +8,15 @@ import { singleLine } from "../util/single-line.js";
 
 export { singleLine };
 
-/** Quotes a word for sh unless it is plainly safe (requirement specifiers with < or > are quoted). */
+/**
+ * Quotes a word for sh unless it is plainly safe (requirement specifiers with < or > are quoted).
+ * Single quotes, or double quotes with $ and ` escaped where the text holds them (the same word
+ * either way; shellcheck reads a literal `$(` in single quotes as a mistake).
+ */
 export function shellQuote(text: string): string {
-  return /^[A-Za-z0-9._=<>~!,/:+@-]+$/.test(text) && !/[<>]/.test(text)
-    ? text
-    : `'${text.replace(/'/g, `'\\''`)}'`;
+  if (/^[A-Za-z0-9._=<>~!,/:+@-]+$/.test(text) && !/[<>]/.test(text)) return text;
+  if (/[$`]/.test(text)) return shellDoubleQuoted(text);
+  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** A Dockerfile ENV/ARG value in double quotes: the parser unescapes \\, \" and \$ there. */

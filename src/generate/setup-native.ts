@@ -112,7 +112,7 @@ build_jobs() {
 if [ "\${GPUPREP_SKIP_DRIVER_CHECK:-0}" != 1 ]; then
   driver="$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2> /dev/null | head -n 1 || true)"
   if [ -z "$driver" ]; then
-    echo ${shellQuote(`error: no NVIDIA driver found (nvidia-smi); this setup is for ${singleLine(plan.target.gpuName)}`)} >&2
+    echo ${shellDoubleQuoted(`error: no NVIDIA driver found (nvidia-smi); this setup is for ${singleLine(plan.target.gpuName)}`)} >&2
     echo "hint: run it on that machine, or set GPUPREP_SKIP_DRIVER_CHECK=1" >&2
     exit 1
   fi
