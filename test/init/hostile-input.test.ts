@@ -33,6 +33,8 @@ const HOSTILE = [
   `demo\ninclude: ${MARKER}.yaml`,
 ];
 
+// The expected one-line form, written out here rather than imported from the code under test.
+// eslint-disable-next-line no-control-regex
 const ONE_LINE = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ");
 
 function freshDir(name: string): string {
@@ -205,12 +207,18 @@ test("a requirements-only project in a hostile directory: setup-native.sh passes
   }
 });
 
-function hostileSnapshot(gpuName: string, patch: (facts: Record<string, any>) => void = () => {}): string {
+interface Snapshot {
+  host: {
+    nvidia: { driverVersion: string | null; gpus: Array<{ name: string; computeCapability: string }> };
+  };
+}
+
+function hostileSnapshot(gpuName: string, patch: (facts: Snapshot) => void = () => {}): string {
   // A real capture (test/fixtures/facts/h100-healthy.json, see its README) with the GPU's name replaced.
   const facts = JSON.parse(
     readFileSync(join(repoRoot, "test", "fixtures", "facts", "h100-healthy.json"), "utf8"),
-  );
-  facts.host.nvidia.gpus[0].name = gpuName;
+  ) as Snapshot;
+  facts.host.nvidia.gpus[0]!.name = gpuName;
   patch(facts);
   const path = join(mkdtempSync(join(tmpdir(), "gpuprep-snapshot-")), "facts.json");
   writeFileSync(path, JSON.stringify(facts));
@@ -262,9 +270,9 @@ test("a hostile GPU name from a --from snapshot loses its control characters and
 test("a snapshot whose compute capability or driver is not a version is refused in one line", () => {
   const project = freshDir("demo");
   writeFileSync(join(project, "requirements.txt"), "numpy\n");
-  const cases: Array<[(f: Record<string, any>) => void, RegExp]> = [
+  const cases: Array<[(f: Snapshot) => void, RegExp]> = [
     [
-      (f) => (f.host.nvidia.gpus[0].computeCapability = `9.0$(touch ${MARKER})`),
+      (f) => (f.host.nvidia.gpus[0]!.computeCapability = `9.0$(touch ${MARKER})`),
       /compute capability "9\.0\$\(touch planted-marker\)" is not MAJOR\.MINOR/,
     ],
     [
