@@ -351,3 +351,28 @@ test("setup-native.sh installs nested requirements by their path from the projec
   for (const file of files)
     assert.ok(existsSync(join(project, file)), `${file} exists from the project root`);
 });
+
+test("pyproject.toml edits quote keys and values as TOML: a dotted package name stays one key", () => {
+  const project = freshDir("demo");
+  const pyproject = `[project]\nname = "demo"\nversion = "1"\ndependencies = ["numpy", "foo.bar"]\n`;
+  writeFileSync(join(project, "pyproject.toml"), pyproject);
+  const result = runInit([
+    "--project",
+    project,
+    "--target",
+    "h100",
+    "--driver",
+    "580.95.05",
+    "--strategy",
+    "native",
+    "--build-from-source",
+    "foo.bar",
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  const text = readFileSync(join(project, "pyproject.toml"), "utf8");
+  assert.ok(text.startsWith(pyproject), "the user's lines stay as they were");
+  const uv = (parseToml(text) as { tool: { uv: Record<string, Record<string, unknown>> } }).tool.uv;
+  assert.deepEqual(Object.keys(uv["extra-build-dependencies"]!), ["foo.bar"]);
+  assert.deepEqual(uv["extra-build-variables"]!["foo.bar"], { TORCH_CUDA_ARCH_LIST: "9.0" });
+  assert.deepEqual(uv["sources"]!["torch"], [{ index: "pytorch-cu130" }]);
+});
