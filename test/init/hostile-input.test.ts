@@ -373,6 +373,7 @@ test("pyproject.toml edits quote keys and values as TOML: a dotted package name 
   assert.ok(text.startsWith(pyproject), "the user's lines stay as they were");
   const uv = (parseToml(text) as { tool: { uv: Record<string, Record<string, unknown>> } }).tool.uv;
   assert.deepEqual(Object.keys(uv["extra-build-dependencies"]!), ["foo.bar"]);
-  assert.deepEqual(uv["extra-build-variables"]!["foo.bar"], { TORCH_CUDA_ARCH_LIST: "9.0" });
-  assert.deepEqual(uv["sources"]!["torch"], [{ index: "pytorch-cu130" }]);
+  // smol-toml's tables have a null prototype: compared as JSON.
+  assert.equal(JSON.stringify(uv["extra-build-variables"]), '{"foo.bar":{"TORCH_CUDA_ARCH_LIST":"9.0"}}');
+  assert.equal(JSON.stringify(uv["sources"]!["torch"]), '[{"index":"pytorch-cu130"}]');
 });
