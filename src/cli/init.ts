@@ -45,12 +45,14 @@ the machine (default: this one, as doctor sees it):
 the setup:
   --strategy S             container (NGC PyTorch image whose torch the project's pin accepts),
                            native (uv venv) or auto (default: the one that keeps every pin)
-  --jupyter                add a Jupyter service on 127.0.0.1:8888 that needs a token
+  --jupyter                add a Jupyter service on 127.0.0.1:8888 that needs a token and runs
+                           as the host user (container setups only)
   --non-root               run as a user with the host user's ids instead of root
-  --volume HOST:CTR[:ro]   one more volume (repeatable)
+  --volume HOST:CTR[:ro|rw]  one more volume, CTR absolute (repeatable)
   --build-from-source PKG  compile this extension for exactly the target GPU (repeatable, or a,b)
   --wheelhouse DIR         offline build: install only from this directory of wheels (in the project)
-  --index-url URL          install from this index instead of PyPI (a mirror)
+  --index-url URL          install from this http(s) index instead of PyPI (a mirror; no
+                           user:password in it: uv and pip read ~/.netrc)
   --shm-size SIZE          a /dev/shm of this size instead of sharing the host's IPC namespace
   --python VER             Python for the native venv (default: the newest that the torch build,
                            requires-python and the project's pinned compiled packages all allow)
