@@ -31,7 +31,7 @@ build_jobs() {
 if [ "${GPUPREP_SKIP_DRIVER_CHECK:-0}" != 1 ]; then
   driver="$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2> /dev/null | head -n 1 || true)"
   if [ -z "$driver" ]; then
-    echo 'error: no NVIDIA driver found (nvidia-smi); this setup is for NVIDIA GB10' >&2
+    echo "error: no NVIDIA driver found (nvidia-smi); this setup is for NVIDIA GB10" >&2
     echo "hint: run it on that machine, or set GPUPREP_SKIP_DRIVER_CHECK=1" >&2
     exit 1
   fi
