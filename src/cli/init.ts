@@ -7,6 +7,9 @@ import { renderJsonDocument } from "../report/envelope.js";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { UserError } from "../errors.js";
+import { hasControlCharacters, quotedForMessage } from "../util/single-line.js";
+import { parseVolumeFlag } from "../plan/volume.js";
+import { isPep508Name } from "../plan/project-name.js";
 import { EXIT_OK, type Command } from "./command.js";
 import { parseCommandArgs } from "./args.js";
 import { makeStyle, useColor } from "../report/style.js";
@@ -42,12 +45,14 @@ the machine (default: this one, as doctor sees it):
 the setup:
   --strategy S             container (NGC PyTorch image whose torch the project's pin accepts),
                            native (uv venv) or auto (default: the one that keeps every pin)
-  --jupyter                add a Jupyter service on 127.0.0.1:8888 that needs a token
+  --jupyter                add a Jupyter service on 127.0.0.1:8888 that needs a token and runs
+                           as the host user (container setups only)
   --non-root               run as a user with the host user's ids instead of root
-  --volume HOST:CTR[:ro]   one more volume (repeatable)
+  --volume HOST:CTR[:ro|rw]  one more volume, CTR absolute (repeatable)
   --build-from-source PKG  compile this extension for exactly the target GPU (repeatable, or a,b)
   --wheelhouse DIR         offline build: install only from this directory of wheels (in the project)
-  --index-url URL          install from this index instead of PyPI (a mirror)
+  --index-url URL          install from this http(s) index instead of PyPI (a mirror; no
+                           user:password in it: uv and pip read ~/.netrc)
   --shm-size SIZE          a /dev/shm of this size instead of sharing the host's IPC namespace
   --python VER             Python for the native venv (default: the newest that the torch build,
                            requires-python and the project's pinned compiled packages all allow)
@@ -86,24 +91,40 @@ function fail(message: string, hint: string): never {
   throw new UserError(`init: ${message}`, hint);
 }
 
+/**
+ * --index-url through the WHATWG parser: http(s) only, and no user:password, which would be
+ * written into the Dockerfile, the scripts and pyproject.toml (and echoed here). Returns the
+ * parser's normal form, the one every generated file then quotes for its own syntax.
+ */
+function checkedIndexUrl(text: string): string {
+  const hint = "e.g. --index-url https://mirror.example/simple";
+  // Never echo credentials, not even in the error for a URL that does not parse.
+  const shown = quotedForMessage(text.replace(/\/\/[^/@]*@/, "//***@"));
+  if (hasControlCharacters(text)) fail(`--index-url ${shown} holds a control character`, hint);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return fail(`--index-url ${shown} is not a URL`, hint);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    fail(`--index-url ${shown} is not an http(s) URL`, hint);
+  if (url.username || url.password)
+    fail(
+      "--index-url carries credentials (user:password@), which would be written into the generated files",
+      "give the URL without them; uv and pip read credentials from ~/.netrc or a keyring",
+    );
+  return url.href;
+}
+
 function checkedOptions(values: Values, projectDir: string): InitOptions {
   const strategy = values.strategy ?? "auto";
   if (strategy !== "auto" && strategy !== "container" && strategy !== "native")
     fail(`--strategy "${strategy}" is not one of container, native, auto`, "pick one of the three");
-  for (const volume of values.volume ?? []) {
-    const parts = volume.split(":");
-    if (
-      parts.length < 2 ||
-      parts.length > 3 ||
-      !parts[0] ||
-      !parts[1]?.startsWith("/") ||
-      (parts[2] && parts[2] !== "ro" && parts[2] !== "rw")
-    )
-      fail(
-        `--volume "${volume}" is not HOST:CONTAINER[:ro]`,
-        "e.g. --volume /data/imagenet:/datasets/imagenet:ro",
-      );
-  }
+  const volumes = (values.volume ?? []).map((spec) => {
+    parseVolumeFlag(spec); // refuses what compose.yaml and the run script could not quote safely
+    return spec;
+  });
   let wheelhouse: string | null = null;
   if (values.wheelhouse !== undefined) {
     const full = resolve(projectDir, values.wheelhouse);
@@ -118,12 +139,25 @@ function checkedOptions(values: Values, projectDir: string): InitOptions {
         `--wheelhouse ${values.wheelhouse} is outside the project`,
         "Docker can only mount directories of the build context: move it into the project",
       );
+    // It is written into a RUN --mount option (where a comma starts another option), the scripts
+    // and pyproject.toml: plain path characters only.
+    if (!/^[A-Za-z0-9._/-]+$/.test(wheelhouse))
+      fail(
+        `--wheelhouse ${quotedForMessage(wheelhouse)} has characters other than letters, digits, '.', '_', '-' and '/'`,
+        "rename the directory (e.g. wheelhouse/)",
+      );
   }
-  if (values["index-url"] !== undefined && !/^https?:\/\//.test(values["index-url"]))
-    fail(
-      `--index-url "${values["index-url"]}" is not an http(s) URL`,
-      "e.g. --index-url https://mirror.example/simple",
-    );
+  const indexUrl = values["index-url"] === undefined ? null : checkedIndexUrl(values["index-url"]);
+  const buildFromSource = (values["build-from-source"] ?? [])
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter(Boolean);
+  for (const name of buildFromSource)
+    if (!isPep508Name(name))
+      fail(
+        `--build-from-source ${quotedForMessage(name)} is not a package name`,
+        "give the name as on PyPI, e.g. --build-from-source flash-attn",
+      );
   if (values["index-url"] !== undefined && wheelhouse)
     fail("--wheelhouse and --index-url cannot be combined", "an offline build uses only the wheelhouse");
   if (values["shm-size"] !== undefined && !/^\d+[bkmg]?$/i.test(values["shm-size"]))
@@ -134,13 +168,10 @@ function checkedOptions(values: Values, projectDir: string): InitOptions {
     strategy,
     jupyter: values.jupyter ?? false,
     nonRoot: values["non-root"] ?? false,
-    volumes: values.volume ?? [],
-    buildFromSource: (values["build-from-source"] ?? [])
-      .flatMap((v) => v.split(","))
-      .map((v) => v.trim())
-      .filter(Boolean),
+    volumes,
+    buildFromSource,
     wheelhouse,
-    indexUrl: values["index-url"] ?? null,
+    indexUrl,
     shmSize: values["shm-size"] ?? null,
     python: values.python ?? null,
   };

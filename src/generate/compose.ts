@@ -5,11 +5,28 @@
  */
 import { stringify } from "yaml";
 import type { Plan } from "../plan/types.js";
-import { JUPYTER_PORT, MEMLOCK, STACK_BYTES, WORKDIR, header, imageName, volumes } from "./paths.js";
+import { hostUserInImage } from "./dockerfile.js";
+import { composeLiteral } from "./quote.js";
+import {
+  JUPYTER_PORT,
+  MEMLOCK,
+  STACK_BYTES,
+  WORKDIR,
+  header,
+  imageName,
+  volumes,
+  type VolumeSpec,
+} from "./paths.js";
 
-function volumeText(host: string, container: string, readOnly: boolean): string {
-  return `${host}:${container}${readOnly ? ":ro" : ""}`;
+/** Short syntax; a --volume's own text is literal (our ${HOME} is meant for Compose to expand). */
+function volumeText(v: VolumeSpec): string {
+  const host = v.fromFlag ? composeLiteral(v.host) : v.host;
+  const container = v.fromFlag ? composeLiteral(v.container) : v.container;
+  return `${host}:${container}${v.readOnly ? ":ro" : ""}`;
 }
+
+/** The ids compose builds the image's user with, and Jupyter runs as (SETUP.md says to export them). */
+const HOST_USER = "${GPUPREP_UID:-1000}:${GPUPREP_GID:-1000}";
 
 export function renderCompose(plan: Plan): string {
   const service: Record<string, unknown> = {
@@ -20,7 +37,8 @@ export function renderCompose(plan: Plan): string {
     },
     image: `${imageName(plan)}:latest`,
   };
-  if (!plan.options.nonRoot) delete (service["build"] as Record<string, unknown>)["args"];
+  // The image gets a user with the host user's ids for --non-root, and for Jupyter, which runs as it.
+  if (!hostUserInImage(plan)) delete (service["build"] as Record<string, unknown>)["args"];
   if (plan.options.shmSize) service["shm_size"] = plan.options.shmSize;
   else service["ipc"] = "host";
   service["ulimits"] = { memlock: MEMLOCK, stack: STACK_BYTES };
@@ -29,7 +47,7 @@ export function renderCompose(plan: Plan): string {
   };
   // Passed through from the host when set; never written into a file.
   service["environment"] = ["HF_TOKEN", "WANDB_API_KEY"];
-  service["volumes"] = volumes(plan).map((v) => volumeText(v.host, v.container, v.readOnly));
+  service["volumes"] = volumes(plan).map(volumeText);
   service["working_dir"] = WORKDIR;
   service["stdin_open"] = true;
   service["tty"] = true;
@@ -40,13 +58,15 @@ export function renderCompose(plan: Plan): string {
     delete jupyter["tty"];
     jupyter["environment"] = [...(service["environment"] as string[]), "JUPYTER_TOKEN"];
     jupyter["ports"] = [`127.0.0.1:${JUPYTER_PORT}:${JUPYTER_PORT}`];
-    const allowRoot = plan.options.nonRoot ? "" : " --allow-root";
+    // Never root: a notebook can run anything, and files it writes to the project stay the user's.
+    // With --non-root the image's USER is that user already; else the service names it.
+    if (!plan.options.nonRoot) jupyter["user"] = HOST_USER;
     // Listening on all interfaces inside the container is what makes the port mapping work; the
     // mapping itself binds to the host's loopback only.
     jupyter["command"] = [
       "sh",
       "-c",
-      `if [ -z "$$JUPYTER_TOKEN" ]; then echo "set JUPYTER_TOKEN (e.g. export JUPYTER_TOKEN=$$(openssl rand -hex 24)) before starting jupyter" >&2; exit 1; fi; exec python3 -m jupyter lab --ip=0.0.0.0 --port=${JUPYTER_PORT} --no-browser${allowRoot}`,
+      `if [ -z "$$JUPYTER_TOKEN" ]; then echo "set JUPYTER_TOKEN (e.g. export JUPYTER_TOKEN=$$(openssl rand -hex 24)) before starting jupyter" >&2; exit 1; fi; exec python3 -m jupyter lab --ip=0.0.0.0 --port=${JUPYTER_PORT} --no-browser`,
     ];
     services["jupyter"] = jupyter;
   }

@@ -5,6 +5,7 @@
  */
 import type { Plan } from "../plan/types.js";
 import { header } from "./paths.js";
+import { singleLine } from "./quote.js";
 
 export function renderConstraints(plan: Plan): string {
   const lines = [header(plan, "#").trimEnd()];
@@ -41,9 +42,9 @@ export function renderRequirements(plan: Plan): string {
   lines.push(
     "# The project's requirements, installed into the image's Python under gpuprep-constraints.txt.",
   );
-  for (const conflict of plan.conflicts) lines.push(`# left out: ${conflict.message}`);
+  for (const conflict of plan.conflicts) lines.push(`# left out: ${singleLine(conflict.message)}`);
   for (const build of plan.sourceBuilds)
-    lines.push(`# built from source in the Dockerfile: ${build.requirement}`);
+    lines.push(`# built from source in the Dockerfile: ${singleLine(build.requirement)}`);
   for (const requirement of plan.install) lines.push(requirement.raw.trim());
   if (plan.options.jupyter && !plan.install.some((r) => r.normalizedName === "jupyterlab"))
     lines.push("jupyterlab  # for the jupyter service (--jupyter)");

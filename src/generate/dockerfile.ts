@@ -5,7 +5,7 @@
  */
 import type { Plan, SourceBuild } from "../plan/types.js";
 import { normalizeName } from "../util/package-name.js";
-import { shellQuote } from "./shell.js";
+import { dockerfileQuoted, shellQuote, singleLine } from "./quote.js";
 import { nvccCheckDockerfile } from "./nvcc-check.js";
 import {
   CONSTRAINTS_FILE,
@@ -27,7 +27,8 @@ function pipSource(plan: Plan): { mount: string; options: string } {
       mount: ` --mount=type=bind,source=${plan.options.wheelhouse},target=/wheelhouse`,
       options: " --no-index --find-links /wheelhouse",
     };
-  if (plan.options.indexUrl) return { mount: "", options: ` --index-url ${plan.options.indexUrl}` };
+  if (plan.options.indexUrl)
+    return { mount: "", options: ` --index-url ${shellQuote(plan.options.indexUrl)}` };
   return { mount: "", options: "" };
 }
 
@@ -43,13 +44,13 @@ function buildStage(build: SourceBuild, plan: Plan): string {
   const nvccCheck = check.length > 0 ? `${check.join("\n")}\n    ` : "";
   // The package's own build variables (flash-attn reads FLASH_ATTN_CUDA_ARCHS, not TORCH_CUDA_ARCH_LIST).
   const ownEnv = Object.entries(build.env)
-    .map(([name, value]) => `\n    ${name}="${value}" \\`)
+    .map(([name, value]) => `\n    ${name}=${dockerfileQuoted(value)} \\`)
     .join("");
   return `
-# ${build.name}: ${build.reason}.
+# ${singleLine(`${build.name}: ${build.reason}`)}.
 FROM base AS build-${normalizeName(build.name)}
 ARG MAX_JOBS=
-ENV TORCH_CUDA_ARCH_LIST="${build.archList}" \\${ownEnv}
+ENV TORCH_CUDA_ARCH_LIST=${dockerfileQuoted(build.archList)} \\${ownEnv}
     CCACHE_DIR=/root/.cache/ccache
 # MAX_JOBS: cores, but at most one job per ${GIB_PER_BUILD_JOB} GiB of available memory (nvcc runs out of memory first).
 RUN --mount=type=cache,target=/root/.cache/pip --mount=type=cache,target=/root/.cache/ccache${source.mount} \\
@@ -62,9 +63,14 @@ RUN --mount=type=cache,target=/root/.cache/pip --mount=type=cache,target=/root/.
     fi; \\
     if [ -d /usr/lib/ccache ]; then PATH="/usr/lib/ccache:$PATH"; fi; \\
     echo "building ${build.name} for TORCH_CUDA_ARCH_LIST=$TORCH_CUDA_ARCH_LIST with MAX_JOBS=$jobs"; \\
-    MAX_JOBS="$jobs" python3 -m pip wheel --no-build-isolation --no-deps --no-binary ${build.name}${source.options} \\
+    MAX_JOBS="$jobs" python3 -m pip wheel --no-build-isolation --no-deps --no-binary ${shellQuote(build.name)}${source.options} \\
       --wheel-dir /wheels ${shellQuote(build.requirement)}
 `;
+}
+
+/** Whether the image creates a user with the host user's ids: for --non-root, and for Jupyter (never root). */
+export function hostUserInImage(plan: Plan): boolean {
+  return plan.options.nonRoot || plan.options.jupyter;
 }
 
 export function renderDockerfile(plan: Plan): string {
@@ -81,6 +87,9 @@ export function renderDockerfile(plan: Plan): string {
   lines.push(`# Base: ${image.image}, ${image.tag}: torch ${image.torch}, CUDA ${image.cuda}; needs driver ${plan.requiredDriver} or newer.
 ARG BASE_IMAGE=${image.image}
 FROM \${BASE_IMAGE} AS base
+# bash with pipefail for every RUN here and in the stages built on this one: a failing \`pip list\`
+# must stop the build, not leave base-packages.txt empty and torch unprotected.
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 # Every later pip install (here and inside the running container) keeps the image's own builds:
 # PIP_CONSTRAINT pins what the image ships, as \`pip list\` reports it at build time.
 COPY ${CONSTRAINTS_FILE} ${GPUPREP_DIR_IN_IMAGE}/constraints.txt
@@ -104,15 +113,14 @@ FROM base AS app`);
     python3 -m pip install${source.options}${wheels}${requirements} \\
  && python3 -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda)"`);
   }
-  if (plan.options.nonRoot) {
-    lines.push(`# A user with the host user's ids, so files written to the mounted project stay yours.
+  if (hostUserInImage(plan)) {
+    lines.push(`# A user with the host user's ids, so files written to the mounted project stay yours${plan.options.nonRoot ? "" : " (the jupyter service runs as it)"}.
 ARG USER_UID=1000
 ARG USER_GID=1000
 RUN if ! getent group "$USER_GID" > /dev/null; then groupadd --gid "$USER_GID" app; fi \\
  && if ! getent passwd "$USER_UID" > /dev/null; then useradd --uid "$USER_UID" --gid "$USER_GID" --create-home --shell /bin/bash app; fi \\
  && mkdir -p ${HF_HOME} ${TORCH_HOME} ${WORKDIR} \\
- && chown "$USER_UID:$USER_GID" ${HF_HOME} ${TORCH_HOME} ${WORKDIR}
-USER \${USER_UID}:\${USER_GID}`);
+ && chown "$USER_UID:$USER_GID" ${HF_HOME} ${TORCH_HOME} ${WORKDIR}${plan.options.nonRoot ? `\nUSER \${USER_UID}:\${USER_GID}` : ""}`);
   }
   lines.push(`WORKDIR ${WORKDIR}
 COPY . ${WORKDIR}

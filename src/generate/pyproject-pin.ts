@@ -8,6 +8,7 @@ import { parse } from "smol-toml";
 import type { Plan } from "../plan/types.js";
 import { UserError } from "../errors.js";
 import { rerouteTorchSources } from "./torch-sources.js";
+import { singleLine, tomlKey, tomlString } from "./quote.js";
 
 export interface PyprojectPin {
   content: string | null;
@@ -35,7 +36,7 @@ function addToUvTable(
   const existing = (uv[table] ?? {}) as Record<string, unknown>;
   const missing = entries.filter(([name]) => !(name in existing));
   if (missing.length === 0) return { content, added: [], skipped: null };
-  const lines = missing.map(([name, value]) => `${name} = ${value}`);
+  const lines = missing.map(([name, value]) => `${tomlKey(name)} = ${value}`);
   const header = new RegExp(`^\\[tool\\.uv\\.${table.replace(/-/g, "\\-")}\\][ \\t]*(#.*)?$`, "m").exec(
     content,
   );
@@ -89,7 +90,7 @@ export function pinPyproject(plan: Plan, current: string): PyprojectPin {
       : {
           indexName: native.indexName,
           url,
-          why: `torch ${native.build.torch} ${native.build.variant} runs natively on ${plan.target.gpuName}`,
+          why: `torch ${native.build.torch} ${native.build.variant} runs natively on ${singleLine(plan.target.gpuName)}`,
         },
   );
   content = rerouted.content;
@@ -109,14 +110,14 @@ export function pinPyproject(plan: Plan, current: string): PyprojectPin {
     // Every route already reaches the planned URL under the project's own index name: nothing to add.
     const allKept = wanted.every((name) => rerouted.kept.includes(name));
     if (!ours && !allKept)
-      content += `\n# Added by gpuprep init: torch ${native.build.torch} ${native.build.variant} runs natively on ${plan.target.gpuName}.\n[[tool.uv.index]]\nname = "${native.indexName}"\nurl = "${url}"\nexplicit = true\n`;
+      content += `\n# Added by gpuprep init: torch ${native.build.torch} ${native.build.variant} runs natively on ${singleLine(plan.target.gpuName)}.\n[[tool.uv.index]]\nname = ${tomlString(native.indexName)}\nurl = ${tomlString(url)}\nexplicit = true\n`;
     const sources = addToUvTable(
       content,
       uv,
       "sources",
       wanted
         .filter((name) => !rerouted.kept.includes(name))
-        .map((name) => [name, `[{ index = "${native.indexName}" }]`]),
+        .map((name) => [name, `[{ index = ${tomlString(native.indexName)} }]`]),
       "",
     );
     content = sources.content;
@@ -134,7 +135,7 @@ export function pinPyproject(plan: Plan, current: string): PyprojectPin {
     ? `"torch==${native.build.torch}.*"`
     : `{ requirement = "torch", match-runtime = true }`;
   if (built.length > 0) {
-    const why = `# Added by gpuprep init: ${built.map((b) => b.name).join(", ")} compiled against the venv's torch for compute capability ${built[0]!.archList} only.\n`;
+    const why = `# ${singleLine(`Added by gpuprep init: ${built.map((b) => b.name).join(", ")} compiled against the venv's torch for compute capability ${built[0]!.archList} only.`)}\n`;
     const buildDeps = addToUvTable(
       content,
       uv,
@@ -148,7 +149,7 @@ export function pinPyproject(plan: Plan, current: string): PyprojectPin {
       "extra-build-variables",
       built.map((b) => [
         b.name,
-        `{ ${[["TORCH_CUDA_ARCH_LIST", b.archList], ...Object.entries(b.env)].map(([k, v]) => `${k} = "${v}"`).join(", ")} }`,
+        `{ ${[["TORCH_CUDA_ARCH_LIST", b.archList], ...Object.entries(b.env)].map(([k = "", v = ""]) => `${tomlKey(k)} = ${tomlString(v)}`).join(", ")} }`,
       ]),
       "",
     );

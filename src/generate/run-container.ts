@@ -5,22 +5,31 @@
  */
 import type { Plan } from "../plan/types.js";
 import { VERSION_AT_LEAST } from "./shell.js";
-import { MEMLOCK, STACK_BYTES, header, imageName, volumes } from "./paths.js";
+import { shellDoubleQuoted, shellQuote } from "./quote.js";
+import { hostUserInImage } from "./dockerfile.js";
+import { MEMLOCK, STACK_BYTES, header, imageName, volumes, type VolumeSpec } from "./paths.js";
 
-function hostPath(host: string): string {
-  if (host === ".") return '"$PWD"';
-  if (host.startsWith("./")) return `"$PWD/${host.slice(2)}"`;
-  return `"${host.replace("${HOME}", "$HOME")}"`;
+/** The host side as one shell word: our own paths expand $PWD/$HOME; a --volume path is literal. */
+function hostPath(v: VolumeSpec): string {
+  if (v.fromFlag) return shellQuote(v.host);
+  if (v.host === ".") return '"$PWD"';
+  if (v.host.startsWith("./")) return `"$PWD/${v.host.slice(2)}"`;
+  return `"${v.host.replace("${HOME}", "$HOME")}"`;
+}
+
+function mount(v: VolumeSpec): string {
+  const container = v.fromFlag ? shellQuote(v.container) : v.container;
+  return `  -v ${hostPath(v)}:${container}${v.readOnly ? ":ro" : ""}`;
 }
 
 export function renderRunContainer(plan: Plan): string {
   const image = plan.container?.image;
   if (!image) throw new Error("renderRunContainer needs a container plan");
   const vols = volumes(plan);
-  const created = vols.filter((v) => v.create).map((v) => hostPath(v.host));
-  const mounts = vols.map((v) => `  -v ${hostPath(v.host)}:${v.container}${v.readOnly ? ":ro" : ""}`);
+  const created = [...new Set(vols.filter((v) => v.create).map(hostPath))];
+  const mounts = vols.map(mount);
   const shm = plan.options.shmSize ? `--shm-size=${plan.options.shmSize}` : "--ipc=host";
-  const userArgs = plan.options.nonRoot
+  const userArgs = hostUserInImage(plan)
     ? ` --build-arg USER_UID="$(id -u)" --build-arg USER_GID="$(id -g)"`
     : "";
   return `#!/usr/bin/env bash
@@ -34,7 +43,7 @@ cd "$(dirname "\${BASH_SOURCE[0]}")/.."
 
 IMAGE="\${IMAGE:-${imageName(plan)}:latest}"
 # ${image.image} is built with CUDA ${image.cuda}.
-REQUIRED_DRIVER="${plan.requiredDriver}"
+REQUIRED_DRIVER=${shellDoubleQuoted(plan.requiredDriver)}
 
 # True when version $1 >= version $2 (dotted numbers).
 ${VERSION_AT_LEAST}

@@ -24,6 +24,9 @@ export function renderSetupMd(plan: Plan, files: GeneratedFile[]): string {
     if (plan.options.jupyter)
       out.push(
         "export JUPYTER_TOKEN=$(openssl rand -hex 24)",
+        ...(plan.options.nonRoot
+          ? []
+          : ["export GPUPREP_UID=$(id -u) GPUPREP_GID=$(id -g)   # jupyter runs as you, not root"]),
         "docker compose up -d jupyter        # http://127.0.0.1:8888/?token=$JUPYTER_TOKEN",
       );
     out.push("```", "");

@@ -3,11 +3,12 @@
  * on the GPU. A pyproject project syncs (its pyproject pins torch to that index, so `uv sync`
  * keeps it); a requirements-only project installs torch first and the rest under the constraints.
  */
-import { basename } from "node:path";
+import { relative } from "node:path";
 import type { Plan } from "../plan/types.js";
 import { CONSTRAINTS_FILE, header } from "./paths.js";
 import { GIB_PER_BUILD_JOB } from "./dockerfile.js";
-import { VERSION_AT_LEAST, shellQuote } from "./shell.js";
+import { VERSION_AT_LEAST } from "./shell.js";
+import { shellDoubleQuoted, shellQuote, singleLine } from "./quote.js";
 import { nvccCheckScript } from "./nvcc-check.js";
 
 export function renderSetupNative(plan: Plan): string {
@@ -16,7 +17,7 @@ export function renderSetupNative(plan: Plan): string {
   const build = native.build;
   const index = plan.options.wheelhouse
     ? `--no-index --find-links ${shellQuote(plan.options.wheelhouse)}`
-    : `--index-url ${plan.options.indexUrl ?? build.indexUrl}`;
+    : `--index-url ${shellQuote(plan.options.indexUrl ?? build.indexUrl)}`;
   const offline = plan.options.wheelhouse
     ? ` --offline --no-index --find-links ${shellQuote(plan.options.wheelhouse)}`
     : "";
@@ -24,19 +25,23 @@ export function renderSetupNative(plan: Plan): string {
   const archList = builds[0]?.archList ?? "";
   // Every source build targets the same GPU, so one TORCH_CUDA_ARCH_LIST serves them all.
   // Packages with their own build variables (flash-attn's FLASH_ATTN_CUDA_ARCHS) get them too.
-  const ownEnv = builds.flatMap((b) => Object.entries(b.env).map(([name, value]) => `${name}="${value}" `));
+  const ownEnv = builds.flatMap((b) =>
+    Object.entries(b.env).map(([name, value]) => `${name}=${shellDoubleQuoted(value)} `),
+  );
   const buildEnv =
     builds.length > 0
-      ? `TORCH_CUDA_ARCH_LIST="${archList}" ${[...new Set(ownEnv)].join("")}MAX_JOBS="$(build_jobs)" `
+      ? `TORCH_CUDA_ARCH_LIST=${shellDoubleQuoted(archList)} ${[...new Set(ownEnv)].join("")}MAX_JOBS="$(build_jobs)" `
       : "";
   // uv sync spells it --no-binary-package NAME; uv pip install, like pip, --no-binary NAME,...
   // (uv 0.11.15 rejects --no-binary-package there: found running this script on the H100).
   const names = builds.map((b) => b.name).join(",");
-  const syncNoBinary = builds.map((b) => ` --no-binary-package ${b.name}`).join("");
-  const pipNoBinary = builds.length > 0 ? ` --no-binary ${names}` : "";
+  const syncNoBinary = builds.map((b) => ` --no-binary-package ${shellQuote(b.name)}`).join("");
+  const pipNoBinary = builds.length > 0 ? ` --no-binary ${shellQuote(names)}` : "";
   // What a build without isolation needs in the venv itself.
   const buildTools = `uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} setuptools wheel ninja`;
-  const install: string[] = builds.map((b) => `# ${b.name} is built from source: ${b.reason}.`);
+  const install: string[] = builds.map(
+    (b) => `# ${singleLine(`${b.name} is built from source: ${b.reason}`)}.`,
+  );
   const nvccCheck = nvccCheckScript(plan);
   if (nvccCheck.length > 0) install.push(...nvccCheck, "");
   if (plan.project.hasPyproject) {
@@ -59,10 +64,11 @@ export function renderSetupNative(plan: Plan): string {
         "# Source builds compile against the venv's torch (no build isolation): their build tools go in first.",
         buildTools,
       );
-    const isolation = builds.map((b) => ` --no-build-isolation-package ${b.name}`).join("");
+    const isolation = builds.map((b) => ` --no-build-isolation-package ${shellQuote(b.name)}`).join("");
+    // Relative to the project root (the script cds there): requirements/base.txt, not base.txt.
     for (const file of plan.project.requirementsFiles)
       install.push(
-        `${buildEnv}uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE}${pipNoBinary}${isolation} -r ${shellQuote(basename(file))}`,
+        `${buildEnv}uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE}${pipNoBinary}${isolation} -r ${shellQuote(relative(plan.project.dir, file))}`,
       );
   }
   // Asked for by name but not required by the project: installed on their own, after the rest.
@@ -74,7 +80,7 @@ export function renderSetupNative(plan: Plan): string {
         buildTools,
       );
     install.push(
-      `${buildEnv}uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} --no-build-isolation --no-binary ${extra.map((b) => b.name).join(",")}${extra.map((b) => ` --reinstall-package ${b.name}`).join("")} ${extra.map((b) => shellQuote(b.requirement)).join(" ")}`,
+      `${buildEnv}uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} --no-build-isolation --no-binary ${shellQuote(extra.map((b) => b.name).join(","))}${extra.map((b) => ` --reinstall-package ${shellQuote(b.name)}`).join("")} ${extra.map((b) => shellQuote(b.requirement)).join(" ")}`,
     );
   }
   return `#!/usr/bin/env bash
@@ -83,9 +89,9 @@ ${header(plan, "#")}#
 set -euo pipefail
 cd "$(dirname "\${BASH_SOURCE[0]}")/.."
 
-PYTHON_VERSION="${native.python}"
+PYTHON_VERSION=${shellDoubleQuoted(native.python)}
 # torch ${build.torch} ${build.variant} is built with CUDA ${build.cuda}.
-REQUIRED_DRIVER="${plan.requiredDriver}"
+REQUIRED_DRIVER=${shellDoubleQuoted(plan.requiredDriver)}
 
 ${VERSION_AT_LEAST}
 
@@ -106,7 +112,7 @@ build_jobs() {
 if [ "\${GPUPREP_SKIP_DRIVER_CHECK:-0}" != 1 ]; then
   driver="$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2> /dev/null | head -n 1 || true)"
   if [ -z "$driver" ]; then
-    echo "error: no NVIDIA driver found (nvidia-smi); this setup is for ${plan.target.gpuName}" >&2
+    echo ${shellDoubleQuoted(`error: no NVIDIA driver found (nvidia-smi); this setup is for ${singleLine(plan.target.gpuName)}`)} >&2
     echo "hint: run it on that machine, or set GPUPREP_SKIP_DRIVER_CHECK=1" >&2
     exit 1
   fi

@@ -6,6 +6,7 @@
  */
 import { parse } from "smol-toml";
 import { UserError } from "../errors.js";
+import { singleLine, tomlString } from "./quote.js";
 
 export interface Reroute {
   content: string;
@@ -90,8 +91,8 @@ export function rerouteTorchSources(
       );
     const replacement =
       "url" in target
-        ? `# gpuprep init replaced this route (${target.why}); it was:\n# ${line.text.trim()}\n${name} = [{ index = "${target.indexName}" }]`
-        : `# gpuprep init disabled this route: an offline build (--wheelhouse) takes ${name} from ${target.offline}/\n# ${line.text.trim()}`;
+        ? `# ${singleLine(`gpuprep init replaced this route (${target.why}); it was:`)}\n# ${line.text.trim()}\n${name} = [{ index = ${tomlString(target.indexName)} }]`
+        : `# ${singleLine(`gpuprep init disabled this route: an offline build (--wheelhouse) takes ${name} from ${target.offline}/`)}\n# ${line.text.trim()}`;
     out = out.slice(0, line.start) + replacement + out.slice(line.end);
     replaced.push(`${name} (was ${was})`);
   }

@@ -7,6 +7,7 @@ import type { ProjectFacts, Requirement } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
 import { UserError } from "../errors.js";
 import { basename } from "node:path";
+import { projectName } from "./project-name.js";
 import { chooseContainer, type ContainerOutcome } from "./choose-container.js";
 import { chooseNative, type NativeOutcome } from "./choose-native.js";
 import { projectRequirements } from "./project-requirements.js";
@@ -208,6 +209,8 @@ export function makePlan(
   target: TargetMachine,
   options: InitOptions,
 ): Plan {
+  // First: a name that cannot be written into the generated files stops init before anything else.
+  const named = projectName(project.pyproject?.name, basename(project.dir));
   const { requirements, duplicates, notes, pythonPins } = projectRequirements(project);
   const torchRequirement = requirements.find((r) => r.normalizedName === "torch") ?? null;
   const routes = torchRoutes(project);
@@ -232,6 +235,13 @@ export function makePlan(
     { container, native, containerDrops, nativeDrops },
     jetsonImagesNote(kb, target),
   );
+  // Natively there is no service to add: a Jupyter server on the host would run outside any
+  // container with the user's full rights, and no generated file would start or guard it.
+  if (options.jupyter && strategy === "native")
+    throw new UserError(
+      "init: --jupyter adds a Jupyter service to the container setup, and this plan is native",
+      "add --strategy container for the service (127.0.0.1 only, token required), or drop --jupyter and run `uv pip install jupyterlab && .venv/bin/jupyter lab` yourself",
+    );
   const decisions: Decision[] = [
     {
       topic: "target",
@@ -273,6 +283,7 @@ export function makePlan(
   );
   decisions.push(...sourceBuilds.decisions);
   warnings.push(...sourceBuilds.warnings);
+  if (named.note) warnings.push(named.note);
   const built = new Set(sourceBuilds.builds.map((b) => b.name.toLowerCase()));
   const install = protection.install.filter((r) => !built.has(r.normalizedName));
   const buildToolkit = sourceBuilds.builds.some((b) => b.needsNvcc)
@@ -311,7 +322,7 @@ export function makePlan(
   return {
     project: {
       dir: project.dir,
-      name: project.pyproject?.name ?? basename(project.dir),
+      name: named.name,
       hasPyproject: project.pyproject !== null,
       requirementsFiles: project.requirementsFiles.map((f) => f.path),
     },

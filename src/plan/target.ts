@@ -2,6 +2,7 @@
 import type { Facts } from "../facts/schema.js";
 import type { CpuArch, KnowledgeBase } from "../kb/index.js";
 import { UserError } from "../errors.js";
+import { quotedForMessage, singleLine } from "../util/single-line.js";
 import type { SystemRow } from "../kb/types.js";
 import type { Decision, TargetMachine } from "./types.js";
 
@@ -104,14 +105,28 @@ export function targetFromFacts(kb: KnowledgeBase, facts: Facts, origin: string)
     );
   }
   const cpuArch = parseCpuArch(facts.host.cpuArch, "the target's CPU architecture");
+  // A snapshot may come from anywhere (--from): what it says is written into generated files,
+  // so the compute capability and driver must have their shapes and names lose control characters.
+  if (!/^\d{1,2}\.\d{1,2}$/.test(cc))
+    throw new UserError(
+      `${singleLine(origin)}: compute capability ${quotedForMessage(cc)} is not MAJOR.MINOR`,
+      "save the snapshot again with `gpuprep doctor --save`",
+    );
+  const driverVersion = nvidia.driverVersion;
+  if (driverVersion !== null && !/^\d{1,4}(\.\d{1,4}){0,3}$/.test(driverVersion))
+    throw new UserError(
+      `${singleLine(origin)}: driver version ${quotedForMessage(driverVersion)} is not a version`,
+      "save the snapshot again with `gpuprep doctor --save`",
+    );
   const row = kb.gpu(gpu.name) ?? kb.gpu(cc);
-  const kinds = new Set(nvidia.gpus.map((g) => g.name));
+  const kinds = new Set(nvidia.gpus.map((g) => singleLine(g.name)));
+  const first = singleLine(gpu.name);
   return {
-    origin,
-    gpuName: kinds.size > 1 ? `${gpu.name} (and ${[...kinds].slice(1).join(", ")})` : gpu.name,
+    origin: singleLine(origin),
+    gpuName: kinds.size > 1 ? `${first} (and ${[...kinds].slice(1).join(", ")})` : first,
     computeCapability: cc,
     cpuArch,
-    driverVersion: nvidia.driverVersion,
+    driverVersion,
     unifiedMemory: row?.unifiedMemory ?? false,
     python: facts.python.interpreter.version,
     gpuPresent: nvidia.status === "ok",

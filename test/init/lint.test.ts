@@ -8,94 +8,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createRequire } from "node:module";
-import { validate as lintDockerfile } from "dockerfile-utils";
 import { parse as parseYaml } from "yaml";
-import { parse as parseToml } from "smol-toml";
-import { copyExample, exampleNames, examplesDir, repoRoot, runInit } from "./helpers.js";
-
-const require = createRequire(import.meta.url);
-const Ajv = require("ajv").default as typeof import("ajv").default;
-const Ajv2019 = require("ajv/dist/2019").default as typeof import("ajv").default;
-const addFormats = require("ajv-formats").default as (ajv: unknown) => void;
-
-const schemas = join(repoRoot, "test", "init", "schemas");
-const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
-
-const composeAjv = new Ajv({ strict: false, allErrors: true });
-addFormats(composeAjv);
-// The compose schema names its draft as "https://json-schema.org/draft-07/schema", a spelling Ajv
-// does not register; it is draft-07, which Ajv's default class validates.
-const { $schema: _composeDraft, ...composeSchema } = readJson(join(schemas, "compose-spec.json"));
-const validateCompose = composeAjv.compile(composeSchema);
-const devAjv = new Ajv2019({ strict: false, allErrors: true });
-addFormats(devAjv);
-const validateDevcontainer = devAjv.compile(readJson(join(schemas, "devContainer.base.schema.json")));
-const uvAjv = new Ajv({ strict: false, allErrors: true });
-addFormats(uvAjv);
-// uv's schema (generated from Rust types) marks unsigned integers with a "uint" format.
-uvAjv.addFormat("uint", {
-  type: "number",
-  validate: (n: number) => Number.isInteger(n) && n >= 0,
-});
-const validateUvSettings = uvAjv.compile(readJson(join(schemas, "uv.schema.json")));
-
-/** A tool CI installs (.ci/run): missing is a failure on CI, a skip elsewhere. */
-function haveTool(name: string): boolean {
-  const found = spawnSync("sh", ["-c", `command -v ${name}`]).status === 0;
-  if (!found && process.env["CI"]) assert.fail(`${name} is not installed (.ci/run installs it)`);
-  return found;
-}
-
-function lintDir(dir: string, t: { skip: (m: string) => void; diagnostic: (m: string) => void }) {
-  const dockerfile = join(dir, "Dockerfile");
-  if (existsSync(dockerfile)) {
-    const problems = lintDockerfile(readFileSync(dockerfile, "utf8"));
-    assert.deepEqual(
-      problems.map((p) => `${p.range.start.line + 1}: ${p.message}`),
-      [],
-      "Dockerfile lint",
-    );
-  }
-  const compose = join(dir, "compose.yaml");
-  if (existsSync(compose)) {
-    const ok = validateCompose(parseYaml(readFileSync(compose, "utf8")));
-    assert.ok(
-      ok,
-      `compose.yaml against the Compose Specification: ${JSON.stringify(validateCompose.errors)}`,
-    );
-    if (haveTool("docker-compose")) {
-      const result = spawnSync("docker-compose", ["-f", compose, "config", "-q"], {
-        encoding: "utf8",
-        env: { ...process.env, HOME: "/home/ci" },
-      });
-      assert.equal(result.status, 0, `docker-compose config: ${result.stderr}`);
-    } else t.diagnostic("docker-compose not installed: compose checked by schema only");
-  }
-  const devcontainer = join(dir, ".devcontainer", "devcontainer.json");
-  if (existsSync(devcontainer)) {
-    const ok = validateDevcontainer(readJson(devcontainer));
-    assert.ok(ok, `devcontainer.json against its schema: ${JSON.stringify(validateDevcontainer.errors)}`);
-  }
-  const pyproject = join(dir, "pyproject.toml");
-  if (existsSync(pyproject)) {
-    const doc = parseToml(readFileSync(pyproject, "utf8")) as { tool?: { uv?: unknown } };
-    const ok = validateUvSettings(doc.tool?.uv ?? {});
-    assert.ok(
-      ok,
-      `pyproject.toml [tool.uv] against uv's schema: ${JSON.stringify(validateUvSettings.errors)}`,
-    );
-  }
-  for (const script of ["scripts/run-container.sh", "scripts/setup-native.sh"]) {
-    const path = join(dir, script);
-    if (!existsSync(path) || !haveTool("shellcheck")) continue;
-    const result = spawnSync("shellcheck", ["--severity=style", path], { encoding: "utf8" });
-    assert.equal(result.status, 0, `shellcheck ${script}:\n${result.stdout}`);
-  }
-}
+import { copyExample, exampleNames, examplesDir, runInit } from "./helpers.js";
+import { lintDir } from "./lint-dir.js";
 
 for (const name of exampleNames()) {
   test(`lint: examples/${name}/expected`, (t) => lintDir(join(examplesDir, name, "expected"), t));

@@ -60,4 +60,5 @@ exec docker run --rm \
   -v "$PWD/data":/workspace/data \
   -v "$PWD/checkpoints":/workspace/checkpoints \
   -v "$PWD/.credentials":/run/credentials:ro \
+  -v "$PWD/.credentials":/workspace/.credentials:ro \
   "$IMAGE" "$@"
