@@ -69,7 +69,9 @@ export function readProject(dirArg: string): ProjectFacts {
     pyproject: existsSync(pyprojectPath) ? readPyproject(pyprojectPath) : null,
     requirementsFiles,
     uvLock: existsSync(lockPath) ? readUvLock(lockPath) : null,
-    condaManifests: readCondaManifests(dir, (path) => readText(path)),
+    condaManifests: readCondaManifests(dir, (path) =>
+      /\.ya?ml$/.test(path) ? readText(path, YAML_LIMITS.bytes, YAML_LIMITS.line) : readText(path),
+    ),
   };
 }
 
@@ -79,11 +81,40 @@ const OUTSIDE_HINT =
 /** A requirement line longer than this is no requirement (a pip-compile line with 200 hashes is ~17 KB). */
 export const MAX_REQUIREMENT_LINE = 64 * 1024;
 
-function readText(path: string, maxBytes: number = READ_LIMITS.manifest): string {
-  return readTextFile(path, {
+/**
+ * A manifest's text. Lines are capped as well as files: the TOML and YAML parsers (and the line
+ * scanners here) slow down more than linearly on one enormous line (1 MB: 7 s in smol-toml, 14 s
+ * in yaml), and no manifest a person or a tool writes has a line near 64 KiB.
+ */
+/**
+ * environment.yml is held tighter: the yaml parser is superlinear on hostile flow and plain
+ * scalars (a 3.6 MB file of "a: a: …" took 30 s; 1 MB of long plain lines ran it out of memory),
+ * while a real conda environment file is a few KB of short lines. Within these caps the worst
+ * input found takes about 3 s.
+ */
+const YAML_LIMITS = { bytes: 256 * 1024, line: 4096 };
+
+function readText(
+  path: string,
+  maxBytes: number = READ_LIMITS.manifest,
+  maxLine: number = MAX_REQUIREMENT_LINE,
+): string {
+  const text = readTextFile(path, {
     maxBytes,
     hint: "gpuprep reads manifests that are regular files of a sane size",
   });
+  let start = 0;
+  for (let line = 1; ; line++) {
+    const end = text.indexOf("\n", start);
+    const length = (end < 0 ? text.length : end) - start;
+    if (length > maxLine)
+      throw new UserError(
+        `${path}:${line}: line of ${length} characters, longer than gpuprep reads (${maxLine})`,
+        `fix line ${line} of ${basename(path)}`,
+      );
+    if (end < 0) return text;
+    start = end + 1;
+  }
 }
 
 function readToml(path: string, maxBytes?: number): Table {

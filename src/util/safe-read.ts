@@ -93,9 +93,13 @@ export function readRegularFile(path: string, options: ReadOptions): Buffer {
   }
 }
 
+function sizeText(bytes: number): string {
+  return bytes >= MiB ? `${Math.round(bytes / MiB)} MiB` : `${Math.round(bytes / 1024)} KiB`;
+}
+
 function tooLarge(path: string, options: ReadOptions): UserError {
   return new UserError(
-    `cannot read ${path}: larger than ${Math.round(options.maxBytes / MiB)} MiB, more than any such file`,
+    `cannot read ${path}: larger than ${sizeText(options.maxBytes)}, more than any such file`,
     options.hint,
   );
 }
