@@ -1,6 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const cli = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
@@ -9,6 +12,7 @@ const fixtures = fileURLToPath(new URL("../../test/fixtures/fatbin", import.meta
 function gpuprep(...args: string[]) {
   const result = spawnSync(process.execPath, [cli, "scan", ...args], {
     encoding: "utf8",
+    timeout: 30_000,
     env: { ...process.env, NO_COLOR: "1" },
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -42,4 +46,18 @@ test("scan: bad input is one line and a hint, exit 2", () => {
     assert.equal(result.code, 2, args.join(" "));
     assert.match(result.stderr, /^gpuprep: error: .+\n {2}hint: .+\n$/);
   }
+});
+
+test("scan: when no input could be read, exit 2 with each file's reason (was 0)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "gpuprep-scan-unreadable-"));
+  execFileSync("mkfifo", [join(dir, "libfifo.so")]);
+  writeFileSync(join(dir, "libtext.so"), "INPUT(-lfoo)\n");
+  const result = gpuprep(join(dir, "libfifo.so"), join(dir, "libtext.so"), "--gpu", "sm_90", "--json");
+  assert.equal(result.code, 2, result.stderr);
+  const report = JSON.parse(result.stdout);
+  const errors = report.libraries.map((l: { error: string }) => l.error).sort();
+  assert.deepEqual(errors, ["not-elf: not an ELF file or ar archive", "unreadable: not a regular file"]);
+  // One readable library among them: the usual verdict decides.
+  const mixed = gpuprep(join(dir, "libfifo.so"), `${fixtures}/compute_75.so`, "--gpu", "sm_90");
+  assert.equal(mixed.code, 0, mixed.stderr);
 });

@@ -4,7 +4,8 @@
  * the user edited are never overwritten without --force (and then kept as a backup).
  */
 import { renderJsonDocument } from "../report/envelope.js";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
+import { READ_LIMITS, readTextFile } from "../util/safe-read.js";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { UserError } from "../errors.js";
 import { hasControlCharacters, quotedForMessage } from "../util/single-line.js";
@@ -266,7 +267,9 @@ export const initCommand: Command = {
     const pyprojectPath = join(projectDir, "pyproject.toml");
     const { files, notes } = generateFiles(
       plan,
-      existsSync(pyprojectPath) ? readFileSync(pyprojectPath, "utf8") : null,
+      existsSync(pyprojectPath)
+        ? readTextFile(pyprojectPath, { maxBytes: READ_LIMITS.manifest, hint: "check pyproject.toml" })
+        : null,
     );
     const writes = planWrites(projectDir, files);
     const dryRun = values["dry-run"] ?? false;

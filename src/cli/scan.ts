@@ -5,7 +5,7 @@ import { importDirectories } from "../gather/binaries.js";
 import { stat } from "node:fs/promises";
 import { promisify } from "node:util";
 import { UserError, errorMessage } from "../errors.js";
-import { EXIT_FINDINGS, EXIT_OK, type Command } from "./command.js";
+import { EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_ERROR, type Command } from "./command.js";
 import { parseCommandArgs } from "./args.js";
 import { makeStyle, useColor, type Style } from "../report/style.js";
 import { findBinaries, scanFiles, coverageOf, distinctTargets, type FileScan } from "../fatbin/index.js";
@@ -34,7 +34,8 @@ flags:
 
 verdicts: native (a SASS cubin runs), ptx-jit (the driver compiles PTX at first load; slow
 first run), none (cannot run: "no kernel image is available for execution on the device").
-exit status: 0 every library with CUDA code can run on the GPU, 1 some cannot, 2 error`;
+exit status: 0 every library with CUDA code can run on the GPU, 1 some cannot, 2 error, also when
+no file examined could be read (each is still listed with its reason)`;
 
 interface Device {
   label: string;
@@ -231,6 +232,8 @@ export const scanCommand: Command = {
     } else {
       process.stdout.write(renderText(reports, device, files.length, makeStyle(useColor())));
     }
+    // Nothing readable means nothing was checked: not a clean result (issue 12).
+    if (files.length > 0 && scans.every((s) => s.error !== null)) return EXIT_TOOL_ERROR;
     return cannotRun ? EXIT_FINDINGS : EXIT_OK;
   },
 };

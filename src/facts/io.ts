@@ -1,6 +1,6 @@
 /** Reading and writing Facts snapshots (`--save FILE`, `--from FILE`). */
-import { readFileSync } from "node:fs";
 import { writeOutputFile } from "../util/write-output.js";
+import { READ_LIMITS, printablePrefix, readTextFile } from "../util/safe-read.js";
 import { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION, FactsSchema, type Facts } from "./schema.js";
 import { UserError, errorMessage } from "../errors.js";
 
@@ -10,7 +10,7 @@ export function parseFacts(text: string, origin: string): Facts {
     data = JSON.parse(text);
   } catch (error) {
     throw new UserError(
-      `${origin} is not valid JSON (${errorMessage(error)})`,
+      `${origin} is not valid JSON (${printablePrefix(errorMessage(error), 120)})`,
       "pass a file written by `gpuprep doctor --save FILE`",
     );
   }
@@ -40,12 +40,7 @@ export function parseFacts(text: string, origin: string): Facts {
 }
 
 export function readFactsFile(path: string): Facts {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new UserError(`cannot read ${path}: ${errorMessage(error)}`, "check the path given to --from");
-  }
+  const text = readTextFile(path, { maxBytes: READ_LIMITS.snapshot, hint: "check the path given to --from" });
   return parseFacts(text, path);
 }
 

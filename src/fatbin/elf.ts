@@ -20,7 +20,10 @@ const ELFCLASS64 = 2;
 const ELFDATA2LSB = 1;
 const SHT_NOBITS = 8;
 const SECTION_HEADER_SIZE = 64;
-/** Far above any real file (libtorch_cuda.so has ~40); stops absurd counts from hostile headers. */
+/**
+ * Far above any real file (libtorch_cuda.so has ~40); stops absurd counts from hostile headers.
+ * With 64-byte entries the table read is at most 4 MiB, and never past the file's end.
+ */
 const MAX_SECTIONS = 65_536;
 const MAX_NAME_TABLE = 16 << 20;
 
@@ -50,8 +53,10 @@ export async function readElfFile(reader: ByteSource, base: number, limit: numbe
   let nameIndex = header.readUInt16LE(0x3e);
   const kind = KIND_BY_TYPE[header.readUInt16LE(0x10)] ?? "other";
   if (sectionTable === 0) return { kind, sections: [] };
-  if (entrySize < SECTION_HEADER_SIZE)
-    throw new ScanError("corrupt", `section header size ${entrySize} < 64`);
+  // ELF64 section headers are exactly 64 bytes. Trusting a larger e_shentsize let one 64-byte
+  // header on a sparse file ask for a 4 GB table (65,535 x 65,535 bytes; issue 12).
+  if (entrySize !== SECTION_HEADER_SIZE)
+    throw new ScanError("unsupported", `section header size ${entrySize}, not the ELF64 size 64`);
   // ELF extended numbering: counts past 0xff00 live in section 0.
   if (count === 0 || nameIndex === 0xffff) {
     const first = await reader.read(base + sectionTable, SECTION_HEADER_SIZE, "section header 0");
@@ -59,7 +64,7 @@ export async function readElfFile(reader: ByteSource, base: number, limit: numbe
     if (nameIndex === 0xffff) nameIndex = first.readUInt32LE(0x28);
   }
   if (count > MAX_SECTIONS) throw new ScanError("corrupt", `absurd section count ${count}`);
-  if (sectionTable + count * entrySize > limit) {
+  if (!Number.isSafeInteger(sectionTable) || sectionTable + count * entrySize > limit) {
     throw new ScanError("truncated", "the section header table lies past the end of the file");
   }
   const table = await reader.read(base + sectionTable, count * entrySize, "section header table");

@@ -2,7 +2,7 @@
  * Positioned reads from an open file, with every range checked against the file size, so a
  * hostile header (an offset or size past the end) becomes a ScanError instead of a short read.
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { ScanError } from "./errors.js";
 
 /** Random access to bytes with checked ranges: a file (FileReader) or memory (BufferSource, for fuzzing). */
@@ -46,9 +46,12 @@ export class FileReader implements ByteSource {
   ) {}
 
   static async open(path: string): Promise<FileReader> {
-    const fd = openSync(path, "r");
+    // O_NONBLOCK: a FIFO put where a .so was expected must not block the open.
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      return new FileReader(fd, fstatSync(fd).size);
+      const stats = fstatSync(fd);
+      if (!stats.isFile()) throw new ScanError("unreadable", "not a regular file");
+      return new FileReader(fd, stats.size);
     } catch (error) {
       closeSync(fd);
       throw error;

@@ -56,7 +56,8 @@ export async function findBinaries(roots: string[]): Promise<string[]> {
   for (const root of roots) {
     const info = await stat(root).catch(() => null);
     if (info?.isDirectory()) await walk(root);
-    else if (info?.isFile()) found.push(root);
+    // A named FIFO or device is listed so its scan reports it unreadable (FileReader refuses it).
+    else if (info) found.push(root);
   }
   return found;
 }

@@ -4,7 +4,8 @@
  * A file that is not a snapshot becomes that node's "garbage" result; only when no file at all is
  * a snapshot does the command stop.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
+import { READ_LIMITS, readTextFile } from "../util/safe-read.js";
 import { basename, join } from "node:path";
 import { UserError, errorMessage } from "../errors.js";
 import { parseFacts } from "../facts/io.js";
@@ -12,8 +13,6 @@ import { FactsSchema, HostSchema, type Facts } from "../facts/schema.js";
 import { factsContentKey } from "../facts/content-key.js";
 import { z } from "zod";
 import type { NodeResult } from "./types.js";
-
-const MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024;
 
 /** Every .json file named, directories read one level deep (sorted, so the order is stable). */
 export function snapshotFiles(paths: string[]): string[] {
@@ -107,10 +106,9 @@ function parseSnapshot(
 export function readSnapshot(file: string, cache: ValidatedCache = new Map()): NodeResult {
   const fallback = basename(file).replace(/\.json$/, "");
   try {
-    const size = statSync(file).size;
-    if (size > MAX_SNAPSHOT_BYTES)
-      throw new UserError(`${file} is ${size} bytes, larger than any snapshot`, null);
-    const { facts, key } = parseSnapshot(snapshotText(readFileSync(file, "utf8")), file, cache);
+    // A FIFO, device or oversized file in the directory is that node's "garbage", never a hang.
+    const text = readTextFile(file, { maxBytes: READ_LIMITS.snapshot, hint: "" });
+    const { facts, key } = parseSnapshot(snapshotText(text), file, cache);
     return {
       node: nodeNameOf(facts, file),
       status: "ok",

@@ -6,20 +6,59 @@
 import { basename } from "node:path";
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node } from "yaml";
 import type { CondaDependency, CondaManifest, CondaPypiDependency } from "../facts/schema.js";
-import { UserError } from "../errors.js";
+import { UserError, errorMessage } from "../errors.js";
+import { printablePrefix } from "../util/safe-read.js";
 import { parseCondaSpec } from "./conda-spec.js";
 import { channelName } from "./pixi.js";
 import { parseRequirement } from "./requirement.js";
 
+/**
+ * The yaml parser recurses per nesting level of flow collections: 256 KiB of "[" takes seconds
+ * and overflows its stack. Conda files nest a level or two; deeper is refused before parsing.
+ * (Counted without regard to quotes: a quoted "[" only makes the bound stricter.)
+ */
+const MAX_FLOW_DEPTH = 32;
+/** Many flat flow collections with errors cost it as much ("[]" x 128k: 14 s); real files have a few. */
+const MAX_FLOW_OPENERS = 2048;
+
+function checkFlowDepth(text: string, path: string): void {
+  let depth = 0;
+  let line = 1;
+  let openers = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) line++;
+    else if (c === 91 || c === 123) {
+      if (++openers > MAX_FLOW_OPENERS)
+        throw new UserError(
+          `${path}:${line}: more than ${MAX_FLOW_OPENERS} [ and { in a conda environment file`,
+          `write ${basename(path)} in block style (one "- package" per line)`,
+        );
+      if (++depth > MAX_FLOW_DEPTH)
+        throw new UserError(
+          `${path}:${line}: [ and { nested more than ${MAX_FLOW_DEPTH} deep`,
+          `fix line ${line} of ${basename(path)}`,
+        );
+    } else if ((c === 93 || c === 125) && depth > 0) depth--;
+  }
+}
+
 export function parseCondaEnvironment(text: string, path: string): CondaManifest {
   const file = basename(path);
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  checkFlowDepth(text, path);
+  let doc;
+  try {
+    doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  } catch (error) {
+    // Deep nesting overflows the parser's stack (RangeError): the file's fault, not gpuprep's.
+    throw new UserError(`${path}: invalid YAML: ${printablePrefix(errorMessage(error))}`, `fix ${file}`);
+  }
   if (doc.errors.length > 0) {
     const error = doc.errors[0]!;
     const line = lineCounter.linePos(error.pos[0]).line;
     throw new UserError(
-      `${path}:${line}: invalid YAML: ${error.message.split("\n")[0]}`,
+      `${path}:${line}: invalid YAML: ${printablePrefix(error.message.split("\n")[0] ?? "", 120)}`,
       `fix line ${line} of ${file}`,
     );
   }
@@ -63,7 +102,7 @@ export function parseCondaEnvironment(text: string, path: string): CondaManifest
         const spec = parseCondaSpec(raw);
         if (!spec)
           throw new UserError(
-            `${path}:${line}: not a conda package spec: ${raw}`,
+            `${path}:${line}: not a conda package spec: ${printablePrefix(String(raw))}`,
             "write it as name, name=1.2 or channel::name>=1.2",
           );
         dependencies.push({ ...spec, raw, origin: where, feature: null, platform: null });
@@ -90,7 +129,7 @@ export function parseCondaEnvironment(text: string, path: string): CondaManifest
           const requirement = parseRequirement(raw, at);
           if (!requirement)
             throw new UserError(
-              `${at}: not a valid pip requirement: ${raw}`,
+              `${at}: not a valid pip requirement: ${printablePrefix(String(raw))}`,
               "write it as PEP 508, e.g. transformers>=4.40",
             );
           pypiDependencies.push({ ...requirement, index: null, feature: null, platform: null });

@@ -8,6 +8,7 @@ import { parse as parseToml, TomlError } from "smol-toml";
 import { basename } from "node:path";
 import type { CondaDependency, CondaManifest, CondaPypiDependency } from "../facts/schema.js";
 import { UserError } from "../errors.js";
+import { printablePrefix } from "../util/safe-read.js";
 import { normalizeCondaVersion } from "./conda-spec.js";
 import { parseRequirement } from "./requirement.js";
 import { tomlKeyLines, type TomlLines } from "./toml-lines.js";
@@ -131,7 +132,7 @@ function pypiDependency(
   const requirement = parseRequirement(text, where);
   if (!requirement)
     throw new UserError(
-      `${where}: ${name} has an invalid PyPI requirement (${text})`,
+      `${where}: ${printablePrefix(name)} has an invalid PyPI requirement (${printablePrefix(text)})`,
       'write the version as PEP 440, e.g. ">=2.5,<3"',
     );
   return { ...requirement, index, feature, platform };

@@ -2,13 +2,16 @@
  * The project's manifests: pyproject.toml (PEP 621, PEP 735 dependency groups, [tool.uv]),
  * requirements*.txt (with -r / -c includes and index options), uv.lock, pixi.toml and a conda
  * environment.yml (parsed in pixi.ts / conda-env.ts), as ProjectFacts.
- * Reads only; a malformed file is a UserError naming the file and line.
+ * Reads only, through util/safe-read (regular files, capped); -r / -c includes must stay inside the
+ * project. A malformed file is a UserError naming the file and line, quoting at most a short
+ * sanitized prefix of what it could not parse.
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import type { ProjectFacts, Requirement } from "../facts/schema.js";
-import { UserError, errorMessage } from "../errors.js";
+import { UserError } from "../errors.js";
+import { READ_LIMITS, isInside, printablePrefix, readTextFile } from "../util/safe-read.js";
 import { normalizeName, parseRequirement } from "./requirement.js";
 import { CONDA_MANIFEST_NAMES, readCondaManifests } from "./conda-manifests.js";
 import { tomlKeyLines } from "./toml-lines.js";
@@ -66,21 +69,57 @@ export function readProject(dirArg: string): ProjectFacts {
     pyproject: existsSync(pyprojectPath) ? readPyproject(pyprojectPath) : null,
     requirementsFiles,
     uvLock: existsSync(lockPath) ? readUvLock(lockPath) : null,
-    condaManifests: readCondaManifests(dir, readText),
+    condaManifests: readCondaManifests(dir, (path) =>
+      /\.ya?ml$/.test(path) ? readText(path, YAML_LIMITS.bytes, YAML_LIMITS.line) : readText(path),
+    ),
   };
 }
 
-function readText(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    throw new UserError(`cannot read ${path}: ${errorMessage(error)}`, "check the file's permissions");
+const OUTSIDE_HINT =
+  "gpuprep reads -r / -c includes only inside the project directory; copy the file into the project";
+
+/** A requirement line longer than this is no requirement (a pip-compile line with 200 hashes is ~17 KB). */
+export const MAX_REQUIREMENT_LINE = 64 * 1024;
+
+/**
+ * A manifest's text. Lines are capped as well as files: the TOML and YAML parsers (and the line
+ * scanners here) slow down more than linearly on one enormous line (1 MB: 7 s in smol-toml, 14 s
+ * in yaml), and no manifest a person or a tool writes has a line near 64 KiB.
+ */
+/**
+ * environment.yml is held tighter: the yaml parser is superlinear on hostile flow and plain
+ * scalars (a 3.6 MB file of "a: a: …" took 30 s; 1 MB of long plain lines ran it out of memory),
+ * while a real conda environment file is a few KB of short lines. Within these caps the worst
+ * input found takes about 3 s.
+ */
+const YAML_LIMITS = { bytes: 256 * 1024, line: 4096 };
+
+function readText(
+  path: string,
+  maxBytes: number = READ_LIMITS.manifest,
+  maxLine: number = MAX_REQUIREMENT_LINE,
+): string {
+  const text = readTextFile(path, {
+    maxBytes,
+    hint: "gpuprep reads manifests that are regular files of a sane size",
+  });
+  let start = 0;
+  for (let line = 1; ; line++) {
+    const end = text.indexOf("\n", start);
+    const length = (end < 0 ? text.length : end) - start;
+    if (length > maxLine)
+      throw new UserError(
+        `${path}:${line}: line of ${length} characters, longer than gpuprep reads (${maxLine})`,
+        `fix line ${line} of ${basename(path)}`,
+      );
+    if (end < 0) return text;
+    start = end + 1;
   }
 }
 
-function readToml(path: string): Table {
+function readToml(path: string, maxBytes?: number): Table {
   try {
-    return parseToml(readText(path)) as Table;
+    return parseToml(readText(path, maxBytes)) as Table;
   } catch (error) {
     if (error instanceof TomlError) {
       const reason = error.message.split("\n")[0]?.replace(/^Invalid TOML document: /, "") ?? "invalid TOML";
@@ -168,7 +207,7 @@ function requirementList(value: unknown, path: string, key: string): Requirement
     const parsed = typeof item === "string" ? parseRequirement(item, `pyproject.toml:${key}`) : null;
     if (!parsed) {
       throw new UserError(
-        `${path}: ${key} has an invalid requirement ${JSON.stringify(item)}`,
+        `${path}: ${key} has an invalid requirement ${printablePrefix(JSON.stringify(item) ?? String(item))}`,
         'write it as PEP 508: name[extras] specifier ; marker (e.g. "torch==2.5.1")',
       );
     }
@@ -186,6 +225,12 @@ function readRequirementsFile(
 ): void {
   const real = resolve(path);
   if (visited.has(real)) return;
+  if (!isInside(projectDir, real)) {
+    throw new UserError(
+      `${printablePrefix(real, 200)}: requirements file outside the project (a link leads out of it)`,
+      OUTSIDE_HINT,
+    );
+  }
   visited.add(real);
   const label = relative(projectDir, real) || basename(real);
   const entry: RequirementsFile = {
@@ -199,6 +244,11 @@ function readRequirementsFile(
   const includes: string[] = [];
   for (const { text, line } of logicalLines(readText(real))) {
     const where = `${real}:${line}`;
+    if (text.length > MAX_REQUIREMENT_LINE)
+      throw new UserError(
+        `${where}: line of ${text.length} characters, longer than any requirement`,
+        `fix line ${line} of ${basename(real)}`,
+      );
     const option = /^(-[a-zA-Z]|--[a-z-]+)(?:\s*=\s*|\s+)?(.*)$/.exec(text);
     if (option) {
       const [, flag = "", value = ""] = option;
@@ -234,19 +284,28 @@ function readRequirementsFile(
       // Other options (--find-links, --pre, --no-binary, --hash ...) do not change what gets pinned.
       continue;
     }
-    const requirement = parseRequirement(text.replace(/\s+--hash[= ]\S+/g, ""), `${label}:${line}`);
+    // `\s--hash`, not `\s+--hash`: the latter rescans a long run of spaces from every position.
+    const requirement = parseRequirement(text.replace(/\s--hash[= ]\S+/g, ""), `${label}:${line}`);
     if (!requirement) {
       throw new UserError(
-        `${where}: not a valid requirement: ${text}`,
+        `${where}: not a valid requirement: ${printablePrefix(text)}`,
         "write it as PEP 508 (name[extras] specifier ; marker) or a pip option such as -r FILE",
       );
     }
     entry.requirements.push(requirement);
   }
   for (const include of includes) {
+    // Never read a file outside the project: `-r /proc/self/environ` would print the
+    // environment in the parse error, `-c /etc/shadow` a password hash.
+    if (existsSync(include) && !isInside(projectDir, include)) {
+      throw new UserError(
+        `${real}: includes ${printablePrefix(include, 200)}, which lies outside the project`,
+        OUTSIDE_HINT,
+      );
+    }
     if (!existsSync(include)) {
       throw new UserError(
-        `${real}: includes ${include}, which does not exist`,
+        `${real}: includes ${printablePrefix(include, 200)}, which does not exist`,
         `fix the -r / -c line in ${basename(real)}`,
       );
     }
@@ -262,7 +321,9 @@ function logicalLines(text: string): { text: string; line: number }[] {
   let start = 0;
   lines.forEach((raw, i) => {
     if (buffer === "") start = i + 1;
-    const content = raw.replace(/(^|\s)#.*$/, "");
+    // Cut at the comment by index: a `.*$` pattern rescans the rest of the line from every " #".
+    const comment = /(?:^|\s)#/.exec(raw);
+    const content = comment ? raw.slice(0, comment.index) : raw;
     if (content.endsWith("\\")) {
       buffer += content.slice(0, -1) + " ";
       return;
@@ -278,7 +339,7 @@ function logicalLines(text: string): { text: string; line: number }[] {
 // ------------------------------------------------------------------ uv.lock
 
 function readUvLock(path: string): NonNullable<ProjectFacts["uvLock"]> {
-  const doc = readToml(path);
+  const doc = readToml(path, READ_LIMITS.lockfile);
   const packages = Array.isArray(doc["package"]) ? (doc["package"] as unknown[]) : [];
   return {
     path,

@@ -4,11 +4,15 @@
  * (re)written, anything else (the user edited it, or it was never ours) stops the write unless
  * --force, and then the old content is kept under .gpuprep/backups/<time>/. pyproject.toml edits
  * only append, so they go through with a backup.
+ * Every path is checked and written through util/safe-write (no links, atomic rename) under the
+ * project's lock (util/project-lock).
  */
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { UserError, errorMessage } from "../errors.js";
+import { READ_LIMITS, printablePrefix, readTextFile } from "../util/safe-read.js";
+import { checkProjectPath, writeProjectFile } from "../util/safe-write.js";
+import { acquireProjectLock } from "../util/project-lock.js";
 import type { GeneratedFile } from "./types.js";
 
 export type WriteStatus = "create" | "unchanged" | "update" | "edited" | "foreign" | "user-file";
@@ -30,27 +34,44 @@ export function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
+const DELETE_MANIFEST_HINT = "delete it; gpuprep then treats every existing file as yours";
+
 function readManifest(dir: string): Manifest {
   const path = join(dir, MANIFEST);
-  if (!existsSync(path)) return { tool: "gpuprep", files: {} };
+  if (!checkProjectPath(dir, MANIFEST)) return { tool: "gpuprep", files: {} };
+  const text = readTextFile(path, { maxBytes: READ_LIMITS.manifest, hint: DELETE_MANIFEST_HINT });
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(readFileSync(path, "utf8")) as Manifest;
-    return { tool: "gpuprep", files: parsed.files ?? {} };
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new UserError(
-      `${path} is not valid JSON: ${errorMessage(error)}`,
-      "delete it; gpuprep then treats every existing file as yours",
+      `${path} is not valid JSON: ${printablePrefix(errorMessage(error))}`,
+      DELETE_MANIFEST_HINT,
     );
   }
+  const files = (parsed as { files?: unknown } | null)?.files;
+  if (typeof files !== "object" || files === null || Array.isArray(files))
+    return { tool: "gpuprep", files: {} };
+  const hashes: Record<string, string> = {};
+  for (const [name, hash] of Object.entries(files)) if (typeof hash === "string") hashes[name] = hash;
+  return { tool: "gpuprep", files: hashes };
+}
+
+/** The current content of a project file, or null when there is none (links and FIFOs refused). */
+function currentContent(dir: string, relPath: string): string | null {
+  if (!checkProjectPath(dir, relPath)) return null;
+  return readTextFile(join(dir, relPath), {
+    maxBytes: READ_LIMITS.manifest,
+    hint: `gpuprep would replace ${relPath}; move it away if it is not the project's file`,
+  });
 }
 
 /** What writing would do to each file; reads only. */
 export function planWrites(dir: string, files: GeneratedFile[]): FilePlan[] {
   const manifest = readManifest(dir);
   return files.map((file) => {
-    const path = join(dir, file.path);
-    if (!existsSync(path)) return { file, status: "create", before: null };
-    const before = readFileSync(path, "utf8");
+    const before = currentContent(dir, file.path);
+    if (before === null) return { file, status: "create", before: null };
     if (before === file.content) return { file, status: "unchanged", before };
     if (file.kind === "user-file") return { file, status: "user-file", before };
     const recorded = manifest.files[file.path];
@@ -79,7 +100,24 @@ export function applyWrites(dir: string, plans: FilePlan[], force: boolean, now 
       "see the changes with --dry-run; --force replaces them and keeps a backup under .gpuprep/backups/",
     );
   }
-  const backupDir = join(dir, ".gpuprep", "backups", now.toISOString().replace(/[:.]/g, "-"));
+  const release = acquireProjectLock(dir);
+  try {
+    return writeLocked(dir, plans, now);
+  } finally {
+    release();
+  }
+}
+
+function writeLocked(dir: string, plans: FilePlan[], now: Date): string | null {
+  // Another writer may have run between planning and taking the lock: what was planned must still hold.
+  for (const plan of plans) {
+    if (currentContent(dir, plan.file.path) !== plan.before)
+      throw new UserError(
+        `${plan.file.path} changed while init was planning`,
+        "run init again; nothing was written",
+      );
+  }
+  const backupRel = join(".gpuprep", "backups", now.toISOString().replace(/[:.]/g, "-"));
   let backedUp = false;
   const manifest = readManifest(dir);
   for (const plan of plans) {
@@ -87,26 +125,13 @@ export function applyWrites(dir: string, plans: FilePlan[], force: boolean, now 
       if (plan.file.kind === "generated") manifest.files[plan.file.path] = sha256(plan.file.content);
       continue;
     }
-    const target = join(dir, plan.file.path);
-    try {
-      if (plan.before !== null && plan.status !== "update") {
-        const backup = join(backupDir, plan.file.path);
-        mkdirSync(dirname(backup), { recursive: true });
-        writeFileSync(backup, plan.before);
-        backedUp = true;
-      }
-      mkdirSync(dirname(target), { recursive: true });
-      writeFileSync(target, plan.file.content);
-      if (plan.file.executable) chmodSync(target, 0o755);
-    } catch (error) {
-      throw new UserError(
-        `cannot write ${target}: ${errorMessage(error)}`,
-        "check the project directory's permissions",
-      );
+    if (plan.before !== null && plan.status !== "update") {
+      writeProjectFile(dir, join(backupRel, plan.file.path), plan.before);
+      backedUp = true;
     }
+    writeProjectFile(dir, plan.file.path, plan.file.content, plan.file.executable ? { mode: 0o755 } : {});
     if (plan.file.kind === "generated") manifest.files[plan.file.path] = sha256(plan.file.content);
   }
-  mkdirSync(join(dir, ".gpuprep"), { recursive: true });
-  writeFileSync(join(dir, MANIFEST), JSON.stringify(manifest, null, 2) + "\n");
-  return backedUp ? backupDir : null;
+  writeProjectFile(dir, MANIFEST, JSON.stringify(manifest, null, 2) + "\n");
+  return backedUp ? join(dir, backupRel) : null;
 }

@@ -5,6 +5,7 @@
  * never recommend them on a guess.
  */
 import { UserError, errorMessage } from "../errors.js";
+import { printablePrefix } from "../util/safe-read.js";
 import type { TorchBuildRow } from "./types.js";
 import type { Overlay } from "./overlay.js";
 
@@ -19,7 +20,12 @@ export interface WheelFile {
 
 /** torch-2.11.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl -> its parts; null for other files. */
 export function parseWheelName(filename: string): WheelFile | null {
-  const name = decodeURIComponent(filename.split("#")[0]!.split("/").pop() ?? "");
+  let name: string;
+  try {
+    name = decodeURIComponent(filename.split("#")[0]!.split("/").pop() ?? "");
+  } catch {
+    return null; // a malformed %-escape (URIError) is no wheel name
+  }
   const match = /^torch-(\d+\.\d+)\.\d+(?:[a-z]+\d*)?\+(cu\d{3}|cpu)-cp(\d)(\d+)-cp\d+(t?)-(.+)\.whl$/.exec(
     name,
   );
@@ -40,11 +46,29 @@ export function filesFromIndexPage(body: string, contentType: string): string[] 
     contentType.includes("application/vnd.pypi.simple.v1+json") ||
     contentType.includes("application/json")
   ) {
-    const parsed = JSON.parse(body) as { files?: Array<{ filename?: string }> };
-    return (parsed.files ?? []).map((file) => file.filename ?? "").filter(Boolean);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch (error) {
+      throw new UserError(
+        `the index page is not valid JSON (${printablePrefix(errorMessage(error), 120)})`,
+        "pass --index-url with the base of a PyTorch wheel index (…/whl)",
+      );
+    }
+    const files = (parsed as { files?: unknown } | null)?.files;
+    if (!Array.isArray(files))
+      throw new UserError(
+        "the index page has no files list (PEP 691)",
+        "pass --index-url with the base of a PyTorch wheel index (…/whl)",
+      );
+    return files
+      .map((file) => (file as { filename?: unknown } | null)?.filename)
+      .filter((name): name is string => typeof name === "string" && name !== "");
   }
+  // `[^<>]*`, not `[^>]*`: an attribute run stops at the next "<", so "<a<a<a…" without a ">"
+  // costs one pass instead of one pass per "<a" (quadratic; issue 12).
   const names: string[] = [];
-  for (const match of body.matchAll(/<a\b[^>]*>([^<]+)<\/a>/gi)) names.push(match[1]!.trim());
+  for (const match of body.matchAll(/<a\b[^<>]*>([^<]+)<\/a>/gi)) names.push(match[1]!.trim());
   return names;
 }
 
@@ -79,6 +103,52 @@ export function buildsFromFiles(files: string[], indexUrl: string, pageUrl: stri
   return [...rows.values()];
 }
 
+/**
+ * download.pytorch.org/whl/torch/ is about 2 MB of HTML (PEP 691 JSON a few times that); a body
+ * past 64 MiB is not an index page, and reading stops there instead of filling memory.
+ */
+export const MAX_INDEX_BODY_BYTES = 64 * 1024 * 1024;
+
+export async function readCappedBody(
+  response: Response,
+  pageUrl: string,
+  maxBytes: number = MAX_INDEX_BODY_BYTES,
+): Promise<string> {
+  const tooLarge = () =>
+    new UserError(
+      `${pageUrl} sent more than ${Math.round(maxBytes / 1024 / 1024)} MiB, more than any index page`,
+      "pass --index-url with the base of a PyTorch wheel index (…/whl)",
+    );
+  const declared = Number(response.headers.get("content-length") ?? "");
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof UserError) throw error;
+    throw new UserError(
+      `reading ${pageUrl} failed: ${printablePrefix(errorMessage(error), 120)}`,
+      "check the network, or pass --index-url with a mirror of the PyTorch index",
+    );
+  }
+  return Buffer.concat(chunks, total).toString("utf8");
+}
+
 /** Fetch `<index>/torch/` (PEP 691 preferred) and turn it into an overlay. */
 export async function fetchTorchIndex(
   indexUrl: string = DEFAULT_INDEX_URL,
@@ -102,7 +172,8 @@ export async function fetchTorchIndex(
       `${pageUrl} answered HTTP ${response.status}`,
       "pass --index-url with the base of a PyTorch wheel index (…/whl)",
     );
-  const files = filesFromIndexPage(await response.text(), response.headers.get("content-type") ?? "");
+  const body = await readCappedBody(response, pageUrl);
+  const files = filesFromIndexPage(body, response.headers.get("content-type") ?? "");
   const torchBuilds = buildsFromFiles(files, indexUrl, pageUrl);
   if (torchBuilds.length === 0)
     throw new UserError(

@@ -1,11 +1,29 @@
-/** Writing a file the user asked for (--save, --sarif, --junit, --html): failures are UserErrors. */
-import { writeFileSync } from "node:fs";
-import { UserError, errorMessage } from "../errors.js";
+/**
+ * Writing a file the user asked for (--save, --sarif, --junit, --html): the path may lie anywhere
+ * the user chose, but it is written atomically and never through a link or into a FIFO or device
+ * (which would block or write elsewhere). Failures are UserErrors.
+ */
+import { lstatSync } from "node:fs";
+import { UserError } from "../errors.js";
+import { writeFailure, writeFileAtomic } from "./safe-write.js";
 
 export function writeOutputFile(path: string, content: string, flag: string): void {
+  let stats;
   try {
-    writeFileSync(path, content);
+    stats = lstatSync(path);
+  } catch {
+    stats = null; // a new file (a missing directory is reported by the write)
+  }
+  if (stats?.isSymbolicLink())
+    throw new UserError(
+      `${flag} ${path}: is a symbolic link; refusing to write through it`,
+      `name the file itself`,
+    );
+  if (stats && !stats.isFile())
+    throw new UserError(`${flag} ${path}: exists and is not a regular file`, `give ${flag} a file path`);
+  try {
+    writeFileAtomic(path, content);
   } catch (error) {
-    throw new UserError(`cannot write ${path}: ${errorMessage(error)}`, `check the path given to ${flag}`);
+    throw writeFailure(path, error, `check the path given to ${flag}`);
   }
 }

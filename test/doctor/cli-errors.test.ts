@@ -1,8 +1,8 @@
 /** `gpuprep doctor` on bad input: one error line plus a hint, exit 2, no stack trace, nothing written. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +13,7 @@ function runIn(dir: string, args: string[]) {
   const result = spawnSync(process.execPath, [CLI, "doctor", ...args], {
     cwd: dir,
     encoding: "utf8",
+    timeout: 20_000, // a hang (a FIFO read) ends as status null, which fails the exit-code check
     env: { ...process.env, NO_COLOR: "1" },
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -65,3 +66,25 @@ test("an interpreter that does not exist", () =>
   assertUserError(dir, ["--python", join(dir, "no-such-python")], /no-such-python/));
 test("a project directory that does not exist", () =>
   assertUserError(dir, ["--python", "python3", "--project", join(dir, "no-such-dir")], /does not exist/));
+
+// Issue 12: reads that used to hang or flood memory; each is now refused at once.
+const special = mkdtempSync(join(tmpdir(), "gpuprep-doctor-special-"));
+execFileSync("mkfifo", [join(special, "fifo.json")]);
+symlinkSync("/dev/zero", join(special, "zero.json"));
+mkdirSync(join(special, "dir.json"));
+test("--from a FIFO returns at once", () =>
+  assertUserError(special, ["--from", "fifo.json"], /it is a FIFO/));
+test("--from a link to /dev/zero", () => assertUserError(special, ["--from", "zero.json"], /it is a device/));
+test("--from a directory (was an internal error)", () =>
+  assertUserError(special, ["--from", "dir.json"], /it is a directory/));
+
+test("--sarif through a symbolic link is refused, the link's target untouched", () => {
+  const work = mkdtempSync(join(tmpdir(), "gpuprep-doctor-sarif-"));
+  const snapshot = fileURLToPath(new URL("../../../test/fixtures/facts/h100-healthy.json", import.meta.url));
+  writeFileSync(join(work, "victim"), "precious\n");
+  symlinkSync(join(work, "victim"), join(work, "out.sarif"));
+  const { code, stderr } = runIn(work, ["--from", snapshot, "--sarif", "out.sarif"]);
+  assert.equal(code, 2, stderr);
+  assert.match(stderr, /out\.sarif: is a symbolic link/);
+  assert.equal(readFileSync(join(work, "victim"), "utf8"), "precious\n");
+});

@@ -1,0 +1,110 @@
+/**
+ * Reading files a user (or a cloned repository, or another machine) controls: project manifests,
+ * --from snapshots, .gpuprep/manifest.json, downloaded index pages. Only regular files, opened
+ * with O_NONBLOCK so a FIFO never blocks the open, checked with fstat on the open descriptor (no
+ * race with a swapped path), and read up to a cap per kind, never further: a /dev/zero link or a
+ * 10 GB file costs one refused open, not the machine's memory.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { relative, isAbsolute } from "node:path";
+import { UserError, errorMessage } from "../errors.js";
+
+const MiB = 1024 * 1024;
+
+/**
+ * Caps per kind. Manifests a person writes stay far below 4 MiB (a pip-compile output with every
+ * hash of a large project is ~1 MiB); uv.lock of a large workspace reaches a few MiB; a snapshot
+ * with every binary of an NGC image is ~3 MiB, and fleet snapshots were already capped at 64 MiB.
+ */
+export const READ_LIMITS = {
+  manifest: 4 * MiB,
+  lockfile: 32 * MiB,
+  snapshot: 64 * MiB,
+} as const;
+
+/** Replaces control characters and cuts to `max` characters: safe to print from hostile input. */
+export function printablePrefix(text: string, max = 60): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, "?");
+  return clean.length > max ? `${clean.slice(0, max)}… (${text.length} characters)` : clean;
+}
+
+/** True when `path` (after resolving every link) lies inside `root` (also resolved). */
+export function isInside(root: string, path: string): boolean {
+  let realRoot: string;
+  let realPath: string;
+  try {
+    realRoot = realpathSync(root);
+    realPath = realpathSync(path);
+  } catch {
+    return false;
+  }
+  const rel = relative(realRoot, realPath);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+export interface ReadOptions {
+  /** Largest size accepted, in bytes. */
+  maxBytes: number;
+  /** The hint for a file that cannot be read (what the user should check). */
+  hint: string;
+}
+
+function describeType(mode: number): string {
+  const type = mode & constants.S_IFMT;
+  if (type === constants.S_IFDIR) return "a directory";
+  if (type === constants.S_IFIFO) return "a FIFO (named pipe)";
+  if (type === constants.S_IFCHR || type === constants.S_IFBLK) return "a device";
+  if (type === constants.S_IFSOCK) return "a socket";
+  return "not a regular file";
+}
+
+/** The bytes of a regular file no larger than `maxBytes`; anything else is a one-line UserError. */
+export function readRegularFile(path: string, options: ReadOptions): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw new UserError(`cannot read ${path}: ${errorMessage(error)}`, options.hint);
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile())
+      throw new UserError(`cannot read ${path}: it is ${describeType(stats.mode)}`, options.hint);
+    if (stats.size > options.maxBytes) throw tooLarge(path, options);
+    // Read at most one chunk past the cap, whatever st_size said: a file that grows after fstat,
+    // or one whose st_size lies (/proc files say 0), is still cut off there.
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.alloc(Math.min(Math.max(stats.size - total + 1, 64 * 1024), MiB));
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+      if (total > options.maxBytes) throw tooLarge(path, options);
+    }
+    return Buffer.concat(chunks, total);
+  } catch (error) {
+    if (error instanceof UserError) throw error;
+    throw new UserError(`cannot read ${path}: ${errorMessage(error)}`, options.hint);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function sizeText(bytes: number): string {
+  return bytes >= MiB ? `${Math.round(bytes / MiB)} MiB` : `${Math.round(bytes / 1024)} KiB`;
+}
+
+function tooLarge(path: string, options: ReadOptions): UserError {
+  return new UserError(
+    `cannot read ${path}: larger than ${sizeText(options.maxBytes)}, more than any such file`,
+    options.hint,
+  );
+}
+
+/** readRegularFile as UTF-8 text. */
+export function readTextFile(path: string, options: ReadOptions): string {
+  return readRegularFile(path, options).toString("utf8");
+}
