@@ -56,6 +56,8 @@ def run(request):
     started = time.time()
     mode = request.get("mode")
     try:
+        if mode == "pid":  # seed 001's rule from a running process: no torch needed
+            return dict(pid_memory(int(request.get("pid") or 0)), seconds=round(time.time() - started, 3))
         torch = import_torch()
         if mode == "trace":
             result = trace(torch, request)
@@ -103,7 +105,9 @@ def build_model(torch, request, device, real):
     if source["kind"] == "factory":
         model, make_inputs = from_factory(torch, source, request, device, notes)
     else:
-        model, make_inputs = from_config(torch, source["path"], request, device, real, notes)
+        # The CLI sends the config's contents (it may run on another host); the bench sends a path.
+        data = source.get("data") if isinstance(source.get("data"), dict) else read_config(source["path"])
+        model, make_inputs = from_config(torch, data, source.get("path") or "the config", request, device, real, notes)
     dtype = getattr(torch, request.get("dtype") or "float32")
     if dtype != torch.float32:
         model = model.to(dtype)
@@ -205,8 +209,9 @@ def read_config(path):
     return data
 
 
-def from_config(torch, path, request, device, real, notes):
-    data = read_config(path)
+def from_config(torch, data, path, request, device, real, notes):
+    if not isinstance(data.get("model_type"), str):
+        raise PayloadError("config", "%s has no \"model_type\": not a Hugging Face config.json" % path)
     try:
         import transformers
     except Exception as error:
@@ -614,22 +619,42 @@ def trial(torch, request):
     return result
 
 
-def process_used_bytes():
-    """This process's memory on the GPU as nvidia-smi shows it (context + reserved); None if unknown."""
+def compute_apps():
+    """{pid: used bytes} from nvidia-smi --query-compute-apps, or an error string."""
     import subprocess
 
     try:
-        out = subprocess.run(
+        run = subprocess.run(
             ["nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True, timeout=20,
-        ).stdout
-    except Exception:
-        return None
-    for line in out.splitlines():
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=20,
+        )
+    except Exception as error:
+        return "nvidia-smi did not run (%s)" % one_line(error)
+    if run.returncode != 0:
+        return "nvidia-smi failed: %s" % one_line(run.stderr or run.stdout)
+    apps = {}
+    for line in run.stdout.splitlines():
         parts = [p.strip() for p in line.split(",")]
-        if len(parts) == 2 and parts[0] == str(os.getpid()) and parts[1].isdigit():
-            return int(parts[1]) * 1024 * 1024
-    return None
+        if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
+            apps[int(parts[0])] = apps.get(int(parts[0]), 0) + int(parts[1]) * 1024 * 1024
+    return apps
+
+
+def process_used_bytes():
+    """This process's memory on the GPU as nvidia-smi shows it (context + reserved); None if unknown."""
+    apps = compute_apps()
+    return apps.get(os.getpid()) if isinstance(apps, dict) else None
+
+
+def pid_memory(pid):
+    apps = compute_apps()
+    if not isinstance(apps, dict):
+        return {"status": "error", "errorKind": "pid", "error": apps}
+    if pid not in apps:
+        return {"status": "error", "errorKind": "pid",
+                "error": "process %d uses no GPU memory that nvidia-smi shows (its compute apps: %s)" % (
+                    pid, ", ".join(str(p) for p in sorted(apps)) or "none")}
+    return {"status": "ok", "pid": pid, "usedBytes": apps[pid]}
 
 
 def sync(torch, device):
