@@ -59,10 +59,11 @@ export function renderMemoryText(report: MemoryReport, style: Style): string {
   if (device.totalBytes === 0) {
     out.push(style.yellow("verdict: no GPU to judge against (pass --target NAME or --from facts.json)"));
   } else if (verdict.fits) {
+    // One traced batch is a yes/no for that batch; several are a search for the largest.
     const at =
-      verdict.maxBatch !== null
+      verdict.maxBatch !== null && report.estimates.length > 1
         ? `largest batch that fits: ${verdict.maxBatch}`
-        : `batch ${shown?.batch} fits`;
+        : `batch ${shown?.batch}`;
     out.push(style.green(`verdict: fits - ${at}, ${formatBytes(verdict.headroomBytes)} to spare`));
   } else {
     out.push(
