@@ -183,7 +183,7 @@ def from_factory(torch, source, request, device, notes):
         raise PayloadError("factory", "%s returned %s, not a torch.nn.Module" % (spec, type(built).__name__))
     if make_inputs is None:
         if getattr(built, "config", None) is not None and hasattr(built, "main_input_name"):
-            return built.to(device), hf_inputs(torch, built, request, device)
+            return moved(built, device), hf_inputs(torch, built, request, device)
         raise PayloadError(
             "factory",
             "%s returned a model but no inputs: return (model, make_inputs) with make_inputs(batch, device)" % spec,
@@ -193,7 +193,15 @@ def from_factory(torch, source, request, device, notes):
     def user_inputs(batch):
         return make_inputs(batch, device), None
 
-    return built.to(device), user_inputs
+    return moved(built, device), user_inputs
+
+
+def moved(model, device):
+    """The model on `device`; .to() only where needed: fake tensors cannot be swapped in place."""
+    tensors = list(model.parameters()) + list(model.buffers())
+    if all(t.device.type == device for t in tensors):
+        return model
+    return model.to(device)
 
 
 def read_config(path):
