@@ -102,14 +102,20 @@ def build_model(torch, request, device, real):
     """The model on `device`, plus make_inputs(batch) -> (kwargs, loss_fn) and what was done."""
     source = request["source"]
     notes = []
-    if source["kind"] == "factory":
-        model, make_inputs = from_factory(torch, source, request, device, notes)
-    else:
-        # The CLI sends the config's contents (it may run on another host); the bench sends a path.
-        data = source.get("data") if isinstance(source.get("data"), dict) else read_config(source["path"])
-        model, make_inputs = from_config(torch, data, source.get("path") or "the config", request, device, real, notes)
     dtype = getattr(torch, request.get("dtype") or "float32")
-    if dtype != torch.float32:
+    # Built in the weights' dtype (default dtype), since fake tensors cannot be converted in place.
+    saved = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        if source["kind"] == "factory":
+            model, make_inputs = from_factory(torch, source, request, device, notes)
+        else:
+            # The CLI sends the config's contents (it may run on another host); the bench sends a path.
+            data = source.get("data") if isinstance(source.get("data"), dict) else read_config(source["path"])
+            model, make_inputs = from_config(torch, data, source.get("path") or "the config", request, device, real, notes)
+    finally:
+        torch.set_default_dtype(saved)
+    if real and any(p.is_floating_point() and p.dtype != dtype for p in model.parameters()):
         model = model.to(dtype)
     return model, make_inputs, notes
 
