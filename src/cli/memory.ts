@@ -410,7 +410,8 @@ export const memoryCommand: Command = {
         notes.push(`trace tier not available (${error.detail}); using the formula tier`);
       }
     }
-    if (estimates.length === 0) {
+    if (estimates.length === 0 && !values.measure && currentBatch === null) {
+      // --measure and seed 001's rule need no estimate; without them there is nothing to report.
       const formula = source.kind === "factory" ? null : formulaTier(source.path, work, batch.min);
       if (formula === null) {
         throw new UserError(
@@ -451,6 +452,10 @@ export const memoryCommand: Command = {
         }),
       );
       measuredMaxBatch = search.maxBatch;
+      const confirm = search.trials.find(
+        (t) => t.purpose === "confirm" && t.passed && t.batch === search.maxBatch,
+      );
+      if (confirm) estimates.unshift(measuredEstimate(confirm, parameterCount));
       bestThroughputBatch = search.bestThroughputBatch;
       notes.push(...search.notes);
     }
@@ -472,11 +477,27 @@ export const memoryCommand: Command = {
       };
     }
 
-    const shown = pickShown(estimates, maxBatch, batch.range);
+    if (estimates.length === 0 && scaledRule !== null)
+      estimates.push(scaledEstimate(scaledRule, parameterCount));
+    if (estimates.length === 0) {
+      // --measure without an estimate, and not even the smallest batch passed.
+      const first = trials[0];
+      throw new UserError(
+        `memory: no batch passed on the GPU and no estimate was possible${first?.error ? ` (batch ${first.batch}: ${first.error})` : ""}`,
+        `the trace tier needs ${TRACE_TORCH_NEEDED} in the target Python`,
+      );
+    }
+    const measured = estimates.find((e) => e.tier === "measured");
+    const shown = measured ?? pickShown(estimates, maxBatch, batch.range);
+    const shownMax = measured
+      ? measuredMaxBatch
+      : shown.tier === "scaled-rule"
+        ? (scaledRule?.maxBatch ?? null)
+        : maxBatch;
     const verdict = verdictOf(
       shown,
       device,
-      batch.range ? maxBatch : shown.totalBytes <= device.usableBytes ? shown.batch : null,
+      batch.range ? shownMax : shown.totalBytes <= device.usableBytes ? shown.batch : null,
     );
     const report: MemoryReport = {
       model: { source: stripData(source), name: modelName(source), parameterCount },
@@ -513,6 +534,61 @@ export const memoryCommand: Command = {
     return verdict.fits ? EXIT_OK : EXIT_FINDINGS;
   },
 };
+
+/** The confirmed trial as an estimate (tier "measured"): what the allocator and the device really held. */
+function measuredEstimate(trial: TrialOutcome, parameterCount: number): MemoryEstimate {
+  const allocated = trial.peakAllocatedBytes ?? 0;
+  const reserved = trial.peakReservedBytes ?? allocated;
+  const context = trial.processUsedBytes
+    ? Math.max(0, trial.processUsedBytes - reserved)
+    : CUDA_CONTEXT_BYTES;
+  return {
+    tier: "measured",
+    batch: trial.batch,
+    peakAllocatedBytes: allocated,
+    totalBytes: reserved + context,
+    // Real steps show the peak, not who held it: all of it is listed as activations.
+    breakdown: {
+      parameters: 0,
+      gradients: 0,
+      optimizerState: 0,
+      activations: allocated,
+      temporaries: 0,
+      cudaContext: context,
+      allocatorOverhead: reserved - allocated,
+    },
+    parameterCount,
+    trainableParameterCount: 0,
+    accuracy: null,
+    notes: ["measured: the peak of real steps, not split by what held it"],
+  };
+}
+
+/** Seed 001's rule as the only estimate: the batch that ran, at the memory it used. */
+function scaledEstimate(
+  rule: NonNullable<MemoryReport["scaledRule"]>,
+  parameterCount: number,
+): MemoryEstimate {
+  return {
+    tier: "scaled-rule",
+    batch: rule.currentBatch,
+    peakAllocatedBytes: rule.currentBytes,
+    totalBytes: rule.currentBytes,
+    breakdown: {
+      parameters: 0,
+      gradients: 0,
+      optimizerState: 0,
+      activations: rule.currentBytes,
+      temporaries: 0,
+      cudaContext: 0,
+      allocatorOverhead: 0,
+    },
+    parameterCount,
+    trainableParameterCount: 0,
+    accuracy: null,
+    notes: [`the memory batch ${rule.currentBatch} used (${rule.currentSource}), not split by what held it`],
+  };
+}
 
 /** The estimate the verdict is about: the largest batch that fits, else the smallest traced. */
 function pickShown(estimates: MemoryEstimate[], maxBatch: number | null, range: boolean): MemoryEstimate {

@@ -151,3 +151,25 @@ test("measured search: a hung trial is killed at its limit and the search goes o
   assert.match(stdout, /largest batch measured to fit \(confirmed by 20 more steps\): 7/);
   assert.match(stdout, /batch 8: did not finish within 15 s and was killed/);
 });
+
+test("seed 001's rule from a batch that ran: 8 x 0.85 x 79.6 GiB / 30 GiB = 18, without any torch trace", () => {
+  const { code, stdout, stderr } = memory([
+    "--model",
+    "gpt2-tiny.json",
+    "--python",
+    DEBIAN,
+    ...H100,
+    "--current-batch",
+    "8",
+    "--current-memory",
+    "30",
+    "--json",
+  ]);
+  assert.equal(code, 0, stderr);
+  const report = JSON.parse(stdout);
+  assert.equal(report.device.totalBytes, 81559 * 1024 * 1024); // the KB's nvidia-smi figure for the H100 SXM
+  assert.equal(report.scaledRule.maxBatch, 18);
+  assert.equal(report.scaledRule.currentSource, "--current-memory");
+  assert.equal(report.verdict.maxBatch, 18);
+  assert.equal(report.estimates[0].tier, "scaled-rule");
+});
