@@ -407,7 +407,7 @@ export const memoryCommand: Command = {
             "pass --python PATH to a newer torch, or --tier formula",
           );
         }
-        notes.push(`trace tier not available (${error.detail}); using the formula tier`);
+        notes.push(`trace tier not available: ${error.detail}`);
       }
     }
     if (estimates.length === 0 && !values.measure && currentBatch === null) {
