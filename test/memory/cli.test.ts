@@ -128,7 +128,7 @@ test("measured search: out-of-memory is a result, the answer is the last batch u
   assert.deepEqual(statuses, ["1:ok", "2:ok", "4:ok", "8:oom", "6:oom", "5:oom", "4:ok"]);
   assert.equal(report.verdict.fits, true);
   assert.equal(report.estimates[0].tier, "measured");
-  assert.match(report.notes.join("\n"), /trace tier not available .*torch >= 2\.5/);
+  assert.match(report.notes.join("\n"), /trace tier not available: .*torch >= 2\.5/);
 });
 
 test("measured search: a hung trial is killed at its limit and the search goes on", () => {
