@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   init: async () => (await import("./init.js")).initCommand,
   validate: async () => (await import("./validate.js")).validateCommand,
   fleet: async () => (await import("./fleet.js")).fleetCommand,
+  memory: async () => (await import("./memory.js")).memoryCommand,
 };
 
 const SUMMARIES: Record<string, string> = {
@@ -21,6 +22,7 @@ const SUMMARIES: Record<string, string> = {
   init: "plan and write a setup (NGC container or native uv venv) for this project on a GPU",
   validate: "environment checks and GPU benchmarks against the hardware's peak",
   fleet: "doctor / validate across Slurm or Kubernetes nodes, drift between them",
+  memory: "will a training step fit on the GPU, and the largest batch that does",
 };
 
 function usage(): string {

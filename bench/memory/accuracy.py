@@ -1,0 +1,390 @@
+"""Accuracy of gpuprep memory's estimates against real training steps on the GPU.
+
+Every cell (a model, a batch, a sequence length, the work) runs in a FRESH subprocess that
+  1. traces one step on fake CUDA tensors with src/memory/memory.py (the trace tier),
+  2. takes accelerate's `estimate-memory` training figure for the same model (built on meta),
+  3. runs 3 real steps + an eval step on the GPU with random weights (the truth:
+     torch.cuda.max_memory_allocated / max_memory_reserved, and device-level use).
+Seed 001's rule (scale the smallest batch's measured use to 85 % of the card) is computed after,
+per model and sequence length. Models are built from config: nothing is downloaded.
+
+usage:
+  python3 bench/memory/accuracy.py run --out FILE.jsonl [--summary FILE.json] [--workers 3] [--dry]
+  python3 bench/memory/accuracy.py summary FILE.jsonl
+--dry: tiny configs, trial and trace on the CPU: checks the whole pipeline on a machine without a GPU.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MEMORY_PY_DIRS = [os.path.join(HERE, "..", "..", "src", "memory"), os.path.join(HERE, "..", "..", "dist", "memory")]
+GIB = 1024 ** 3
+
+
+def configs(dry):
+    """HF config dicts (model_type + fields), built with transformers' config classes' defaults."""
+    if dry:
+        return {
+            "gpt2-tiny": {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_embd": 64, "n_head": 4,
+                          "n_layer": 2, "n_positions": 256, "vocab_size": 512},
+            "llama-tiny": {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 64,
+                           "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+                           "num_key_value_heads": 2, "vocab_size": 512},
+            "vit-tiny": {"model_type": "vit", "architectures": ["ViTForImageClassification"], "hidden_size": 64,
+                         "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+                         "image_size": 32, "patch_size": 8, "num_labels": 10},
+        }
+    return {
+        "gpt2-small": {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]},
+        "gpt2-medium": {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_embd": 1024, "n_layer": 24,
+                        "n_head": 16},
+        # TinyLlama-1.1B's shape (GQA 32/4).
+        "llama-1.1b": {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 2048,
+                       "intermediate_size": 5632, "num_hidden_layers": 22, "num_attention_heads": 32,
+                       "num_key_value_heads": 4, "vocab_size": 32000, "max_position_embeddings": 2048},
+        # Qwen2-0.5B's shape (GQA 14/2, vocabulary 151936, tied embeddings).
+        "qwen2-0.5b": {"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"], "hidden_size": 896,
+                       "intermediate_size": 4864, "num_hidden_layers": 24, "num_attention_heads": 14,
+                       "num_key_value_heads": 2, "vocab_size": 151936, "tie_word_embeddings": True,
+                       "max_position_embeddings": 4096},
+        "bert-base": {"model_type": "bert", "architectures": ["BertForMaskedLM"]},
+        "t5-small": {"model_type": "t5", "architectures": ["T5ForConditionalGeneration"], "d_model": 512,
+                     "d_ff": 2048, "num_layers": 6, "num_heads": 8, "vocab_size": 32128,
+                     "decoder_start_token_id": 0, "pad_token_id": 0, "eos_token_id": 1},
+        "vit-b16": {"model_type": "vit", "architectures": ["ViTForImageClassification"], "num_labels": 1000},
+        "resnet-50": {"model_type": "resnet", "architectures": ["ResNetForImageClassification"],
+                      "depths": [3, 4, 6, 3], "hidden_sizes": [256, 512, 1024, 2048], "layer_type": "bottleneck",
+                      "embedding_size": 64, "num_labels": 1000},
+    }
+
+
+def cells(dry):
+    """(model, work overrides, batches, seq lens or image sizes, solo?) - solo cells may near 80 GB."""
+    base = {"task": "train", "amp": "bf16", "dtype": "float32", "optimizer": "adamw", "gradCheckpointing": False,
+            "lora": None, "evalStep": True}
+    if dry:
+        plan = [
+            ("gpt2-tiny", {}, [1, 4], [64], False),
+            ("llama-tiny", {"task": "finetune-lora", "lora": {"rank": 4, "alpha": 8, "targets": ["q_proj", "v_proj"]}},
+             [2], [64], False),
+            ("vit-tiny", {"gradCheckpointing": True}, [4], [None], False),
+        ]
+    else:
+        lora = {"rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"]}
+        plan = [
+            ("gpt2-small", {}, [1, 4, 8, 16], [512], False),
+            ("gpt2-small", {}, [1, 4, 8], [1024], False),
+            ("gpt2-small", {}, [16, 32, 64], [1024], True),
+            ("gpt2-small", {"amp": None, "optimizer": "sgd"}, [4], [1024], False),
+            ("gpt2-medium", {}, [1, 4], [1024], False),
+            ("gpt2-medium", {}, [8], [1024], True),
+            ("gpt2-medium", {"gradCheckpointing": True}, [8, 16], [1024], False),
+            ("llama-1.1b", {}, [1, 2], [1024], False),
+            ("llama-1.1b", {}, [4], [1024], True),
+            ("llama-1.1b", {"task": "finetune-lora", "lora": lora}, [4, 8], [1024], False),
+            ("qwen2-0.5b", {}, [1, 4], [1024], False),
+            ("qwen2-0.5b", {}, [16], [1024], True),
+            ("qwen2-0.5b", {"gradCheckpointing": True}, [8], [1024], False),
+            ("bert-base", {}, [8, 32], [128, 512], False),
+            ("t5-small", {}, [8, 32], [512], False),
+            ("vit-b16", {}, [16, 64], [None], False),
+            ("resnet-50", {}, [32, 128], [None], False),
+        ]
+    out = []
+    for model, overrides, batches, lengths, solo in plan:
+        for length in lengths:
+            for batch in batches:
+                work = dict(base, **overrides)
+                image = configs(dry)[model]["model_type"] in ("vit", "resnet")
+                work["seqLen"] = None if image else length
+                work["imageSize"] = (32 if dry else 224) if image else None
+                out.append({"model": model, "work": work, "batch": batch, "solo": solo})
+    for cell in out:
+        key = json.dumps([cell["model"], cell["work"], cell["batch"]], sort_keys=True)
+        cell["id"] = "%08x" % zlib.crc32(key.encode())
+        # Half the cells are held out of any fitting (fit-formula.mjs reads "split").
+        cell["split"] = "holdout" if zlib.crc32(key.encode()) % 2 else "fit"
+    return out
+
+
+# ---------------------------------------------------------------- one cell, in its own process
+
+
+def load_memory_module():
+    for directory in MEMORY_PY_DIRS:
+        if os.path.exists(os.path.join(directory, "memory.py")):
+            sys.path.insert(0, os.path.abspath(directory))
+            import memory
+
+            return memory
+    raise SystemExit("memory.py not found beside the bench")
+
+
+def run_cell(cell, dry):
+    memory = load_memory_module()
+    import torch
+
+    config_dict = configs(dry)[cell["model"]]
+    path = "/tmp/gpuprep-bench-%s.json" % cell["id"]
+    with open(path, "w") as handle:
+        json.dump(config_dict, handle)
+    work = cell["work"]
+    request = dict(work, batch=cell["batch"], source={"kind": "config", "path": path})
+    device = "cpu" if dry else "cuda"
+    record = {"model": cell["model"], "task": work["task"], "amp": work["amp"], "dtype": work["dtype"],
+              "optimizer": work["optimizer"], "gradCheckpointing": work["gradCheckpointing"], "lora": work["lora"],
+              "batch": cell["batch"], "seqLen": work["seqLen"], "imageSize": work["imageSize"],
+              "split": cell["split"], "id": cell["id"]}
+    started = time.time()
+    trace = memory.run(dict(request, mode="trace", traceDevice=device))
+    record["traceSeconds"] = round(time.time() - started, 2)
+    record["trace"] = ({"peakAllocatedBytes": trace["peakAllocatedBytes"], "breakdown": trace["breakdown"],
+                        "device": trace.get("traceDevice")} if trace.get("status") == "ok" else None)
+    record["traceError"] = None if trace.get("status") == "ok" else trace.get("error")
+    record["accelerate"] = accelerate_estimate(config_dict, work)
+    started = time.time()
+    truth = memory.run(dict(request, mode="trial", device=device, steps=3))
+    record["trialSeconds"] = round(time.time() - started, 2)
+    record["parameterCount"] = truth.get("parameterCount") or trace.get("parameterCount")
+    record["trainableParameterCount"] = truth.get("trainableParameterCount") or trace.get("trainableParameterCount")
+    record["truth"] = {k: truth.get(k) for k in ("status", "peakAllocatedBytes", "peakReservedBytes", "stepMs",
+                                                 "deviceUsedBytes", "deviceTotalBytes", "processUsedBytes", "error")}
+    record["truth"]["status"] = truth.get("status")
+    record["device"] = truth.get("device")
+    record["torch"] = torch.__version__
+    record["config"] = full_config(config_dict)
+    return record
+
+
+def full_config(config_dict):
+    try:
+        import transformers
+
+        fields = dict(config_dict)
+        return transformers.AutoConfig.for_model(fields.pop("model_type"), **fields).to_dict()
+    except Exception:
+        return config_dict
+
+
+def accelerate_estimate(config_dict, work):
+    """accelerate estimate-memory's figures, computed as its command does (accelerate.commands.estimate)."""
+    try:
+        import torch
+        import transformers
+        from accelerate import init_empty_weights
+        from accelerate.commands.estimate import calculate_maximum_sizes, estimate_training_usage
+
+        fields = dict(config_dict)
+        config = transformers.AutoConfig.for_model(fields.pop("model_type"), **fields)
+        cls = getattr(transformers, config_dict["architectures"][0])
+        with init_empty_weights():
+            model = cls._from_config(config)
+        total, _ = calculate_maximum_sizes(model)
+        row = "float32" if not work["amp"] else ("bfloat16" if work["amp"] == "bf16" else "float16")
+        training = estimate_training_usage(total, row)
+        return {"trainingBytes": int(max(training.values())), "loadBytes": int(total), "row": row}
+    except Exception as error:
+        return {"error": "%s: %s" % (type(error).__name__, str(error)[:200])}
+
+
+# ---------------------------------------------------------------- the driver
+
+
+def run_all(args):
+    todo = cells(args.dry)
+    if args.only:
+        todo = [c for c in todo if c["model"] in args.only.split(",")]
+    pooled = [c for c in todo if not c["solo"]]
+    solo = [c for c in todo if c["solo"]]
+    records = []
+    deadline = time.time() + args.budget
+    out = open(args.out, "w")
+
+    def launch(cell):
+        command = [sys.executable, os.path.abspath(__file__), "cell", json.dumps(cell)] + (["--dry"] if args.dry else [])
+        log = open("%s.%s.log" % (args.out, cell["id"]), "w")
+        return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, universal_newlines=True), time.time()
+
+    def finish(cell, proc, started):
+        try:
+            stdout, _ = proc.communicate(timeout=max(1, args.cell_timeout - (time.time() - started)))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            stdout, _ = proc.communicate()
+        line = [l for l in (stdout or "").splitlines() if l.startswith("{")]
+        if line:
+            record = json.loads(line[-1])
+        else:
+            record = {"model": cell["model"], "batch": cell["batch"], "id": cell["id"], "split": cell["split"],
+                      "truth": {"status": "error", "error": "cell process exited %s" % proc.returncode}}
+        record["wallSeconds"] = round(time.time() - started, 1)
+        record["ranAlone"] = cell in solo or cell in retry
+        records[:] = [r for r in records if r.get("id") != record.get("id")]
+        records.append(record)
+        out.write(json.dumps(record) + "\n")
+        out.flush()
+        sys.stderr.write("%s %s b=%s %s %.0fs\n" % (record.get("model"), record.get("seqLen") or record.get("imageSize"),
+                                                    record.get("batch"), record["truth"].get("status"), record["wallSeconds"]))
+
+    retry = []
+    running = []
+    queue = list(pooled)
+    while queue or running:
+        while queue and len(running) < args.workers and time.time() < deadline:
+            cell = queue.pop(0)
+            running.append((cell,) + launch(cell))
+        if not running:
+            break
+        cell, proc, started = running.pop(0)
+        finish(cell, proc, started)
+    # A pooled cell that ran out of memory may have lost it to a neighbour: run it again alone.
+    retry[:] = [c for c in pooled if any(r.get("id") == c["id"] and r["truth"].get("status") == "oom" for r in records)]
+    for cell in solo + retry:  # near the card's size: alone, so no neighbour takes its memory
+        if time.time() > deadline:
+            break
+        proc, started = launch(cell)
+        finish(cell, proc, started)
+    out.close()
+    add_seed_rule(records)
+    with open(args.out, "w") as handle:
+        for record in records:
+            handle.write(json.dumps(record) + "\n")
+    summary = summarize(records)
+    text = json.dumps(summary, indent=2)
+    print(text)
+    if args.summary:
+        with open(args.summary, "w") as handle:
+            handle.write(text + "\n")
+
+
+def group_key(record):
+    return json.dumps([record.get(k) for k in ("model", "task", "amp", "optimizer", "gradCheckpointing", "seqLen",
+                                               "imageSize")])
+
+
+def add_seed_rule(records):
+    """Seed 001's rule from each group's smallest measured batch: maxBatch = b x 0.85 total / used."""
+    groups = {}
+    for record in records:
+        groups.setdefault(group_key(record), []).append(record)
+    for members in groups.values():
+        # The process's own use (nvidia-smi per process): cells share the GPU, so device-level use is not it.
+        ok = [r for r in members if r["truth"].get("status") == "ok" and r["truth"].get("processUsedBytes")]
+        if not ok:
+            continue
+        base = min(ok, key=lambda r: r["batch"])
+        used = base["truth"]["processUsedBytes"]
+        total = base["truth"].get("deviceTotalBytes") or 0
+        predicted = int(base["batch"] * 0.85 * total // used) if used else None
+        for record in members:
+            record["seedRule"] = {"fromBatch": base["batch"], "fromUsedBytes": used, "predictedMaxBatch": predicted,
+                                  "predictedPeakAllocatedBytes": int(base["truth"]["peakAllocatedBytes"] *
+                                                                     record["batch"] / base["batch"])}
+
+
+def pct(estimate, truth):
+    return 100.0 * (estimate - truth) / truth
+
+
+def quantile(values, q):
+    if not values:
+        return None
+    values = sorted(values)
+    index = min(len(values) - 1, int(round(q * (len(values) - 1))))
+    return round(values[index], 2)
+
+
+def summarize(records, usable_fraction=0.95):
+    tiers = {"trace": [], "accelerate": [], "seedRule": []}
+    holdout = {"trace": [], "accelerate": [], "seedRule": []}
+    unsafe = {"trace": 0, "accelerate": 0, "seedRule": 0}
+    rows = []
+    for r in records:
+        truth = r.get("truth") or {}
+        total = truth.get("deviceTotalBytes") or 80 * GIB
+        estimates = {
+            "trace": (r.get("trace") or {}).get("peakAllocatedBytes"),
+            "accelerate": (r.get("accelerate") or {}).get("trainingBytes"),
+            "seedRule": (r.get("seedRule") or {}).get("predictedPeakAllocatedBytes"),
+        }
+        if truth.get("status") == "ok" and truth.get("peakAllocatedBytes"):
+            for tier, value in estimates.items():
+                if tier == "seedRule" and (r.get("seedRule") or {}).get("fromBatch") == r.get("batch"):
+                    continue  # the rule's own starting cell: zero error by construction
+                if value:
+                    error = pct(value, truth["peakAllocatedBytes"])
+                    tiers[tier].append(abs(error))
+                    if r.get("split") == "holdout":
+                        holdout[tier].append(abs(error))
+            rows.append({"model": r.get("model"), "batch": r.get("batch"), "len": r.get("seqLen") or r.get("imageSize"),
+                         "gc": r.get("gradCheckpointing"), "task": r.get("task"),
+                         "truthGiB": round(truth["peakAllocatedBytes"] / GIB, 3),
+                         "reservedGiB": round((truth.get("peakReservedBytes") or 0) / GIB, 3),
+                         **{t + "Pct": (round(pct(v, truth["peakAllocatedBytes"]), 2) if v else None)
+                            for t, v in estimates.items()}})
+        if truth.get("status") == "oom":
+            # "Fits" as gpuprep judges: estimate x (1 + reserve) + context under the usable memory.
+            for tier, value in estimates.items():
+                if tier == "seedRule":
+                    predicted = (r.get("seedRule") or {}).get("predictedMaxBatch")
+                    if predicted is not None and r["batch"] <= predicted:
+                        unsafe[tier] += 1
+                elif value and value < usable_fraction * total:
+                    unsafe[tier] += 1
+    # What the caching allocator holds above the allocated peak, and the CUDA context beside it
+    # (the process's nvidia-smi use minus reserved): the two terms gpuprep adds to the trace figure.
+    reserve = [100.0 * (r["truth"]["peakReservedBytes"] - r["truth"]["peakAllocatedBytes"]) / r["truth"]["peakAllocatedBytes"]
+               for r in records if (r.get("truth") or {}).get("status") == "ok" and r["truth"].get("peakReservedBytes")]
+    context = [(r["truth"]["processUsedBytes"] - r["truth"]["peakReservedBytes"]) / 2 ** 20 for r in records
+               if (r.get("truth") or {}).get("status") == "ok" and r["truth"].get("processUsedBytes")]
+    return {
+        "reserveAboveAllocatedPct": {"median": quantile(reserve, 0.5), "p95": quantile(reserve, 0.95),
+                                     "max": quantile(reserve, 1.0)},
+        "cudaContextMiB": {"median": quantile(context, 0.5), "min": quantile(context, 0.0), "max": quantile(context, 1.0)},
+        "cells": len(records),
+        "ok": sum(1 for r in records if (r.get("truth") or {}).get("status") == "ok"),
+        "oom": sum(1 for r in records if (r.get("truth") or {}).get("status") == "oom"),
+        "errors": sum(1 for r in records if (r.get("truth") or {}).get("status") not in ("ok", "oom")),
+        "all": {t: {"n": len(v), "medianAbsPct": quantile(v, 0.5), "p95AbsPct": quantile(v, 0.95)} for t, v in tiers.items()},
+        "holdout": {t: {"n": len(v), "medianAbsPct": quantile(v, 0.5), "p95AbsPct": quantile(v, 0.95)}
+                    for t, v in holdout.items()},
+        "fitsButOomed": unsafe,
+        "rows": rows,
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("command", choices=["run", "cell", "summary"])
+    parser.add_argument("arg", nargs="?")
+    parser.add_argument("--out")
+    parser.add_argument("--summary")
+    parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--budget", type=float, default=330, help="seconds after which no new cell starts")
+    parser.add_argument("--cell-timeout", type=float, default=150)
+    parser.add_argument("--only")
+    parser.add_argument("--dry", action="store_true")
+    args = parser.parse_args()
+    if args.command == "cell":
+        cell = json.loads(args.arg)
+        try:
+            record = run_cell(cell, args.dry)
+        except Exception as error:
+            record = {"model": cell["model"], "batch": cell["batch"], "id": cell["id"], "split": cell["split"],
+                      "truth": {"status": "error", "error": "%s: %s" % (type(error).__name__, str(error)[:300])}}
+        sys.stdout.flush()
+        print(json.dumps(record, default=str))
+    elif args.command == "summary":
+        records = [json.loads(l) for l in open(args.arg) if l.strip()]
+        print(json.dumps(summarize(records), indent=2))
+    else:
+        run_all(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,688 @@
+/**
+ * `gpuprep memory`: will this training step fit on this GPU, and the largest batch that does:
+ * estimated by tracing one step on fake tensors in the target Python, measured with real steps
+ * on the GPU (--measure), or scaled from a batch that already ran (seed 001's rule).
+ * Exit 0: fits; 1: does not fit even at the smallest batch; 2: could not run.
+ */
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { UserError, errorMessage } from "../errors.js";
+import { readFactsFile } from "../facts/io.js";
+import type { Facts } from "../facts/schema.js";
+import { chooseTransport, gatherFacts } from "../gather/index.js";
+import { loadKnowledgeBase } from "../kb/index.js";
+import { budgetFor, formulaTier, seedRule, verdictOf, type TargetMemory } from "../memory/formula-bridge.js";
+import {
+  failureAsUserError,
+  runMemoryPayload,
+  runPidMemory,
+  type MemoryRequest,
+  type TraceResult,
+  type TrialResult,
+} from "../memory/payload.js";
+import { MEMORY_REPORT_SCHEMA, MEMORY_REPORT_VERSION, type MemoryReport } from "../memory/report-types.js";
+import { measuredSearch, type TrialOutcome } from "../memory/search.js";
+import { traceMaxBatch } from "../memory/trace-search.js";
+import { CUDA_CONTEXT_BYTES, TRACE_TORCH_NEEDED, traceEstimate } from "../memory/trace-tier.js";
+import type { MemoryEstimate, ModelSource, WorkSpec } from "../memory/types.js";
+import { renderJsonDocument } from "../report/envelope.js";
+import { renderMemoryText } from "../report/memory-text.js";
+import { makeStyle, useColor } from "../report/style.js";
+import type { Transport } from "../transports/types.js";
+import { writeOutputFile } from "../util/write-output.js";
+import { parseCommandArgs } from "./args.js";
+import { EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_ERROR, type Command } from "./command.js";
+
+const HELP = `gpuprep memory: will this training step fit on the GPU, and the largest batch that does
+
+usage: gpuprep memory (--model DIR|config.json|NAME | --factory module:function) [flags]
+
+the model (weights are never read):
+  --model X           a config.json, a directory holding one, or a model name in the local
+                      Hugging Face cache (never downloaded)
+  --factory M:F       call F() from module M (imported from the current directory); it returns an
+                      nn.Module, or (model, make_inputs) with make_inputs(batch, device)
+the work:
+  --task T            train (default) | finetune-lora | finetune-qlora | infer
+  --amp bf16|fp16     autocast dtype (default: none)      --dtype D  float32 | bfloat16 | float16
+  --optimizer O       adamw (default) | adamw8bit | sgd | adafactor
+  --grad-checkpointing
+  --seq-len N         tokens per sample (default 512)     --image-size N  pixels per side
+  --batch N | A..B    one batch, or the range to search (default 1..1024)
+  --lora-rank R --lora-alpha A --lora-targets q_proj,v_proj   (finetune-lora; default 16, 2R, all)
+  --eval              also run an eval step at the same batch
+the machine (default: this one, as doctor sees it):
+  --target NAME       a GPU from the knowledge base ("H100 SXM", "GB10")
+  --from FILE         a facts snapshot saved by \`gpuprep doctor --save\`
+  --python PATH  --container NAME  --image REF  --ssh HOST   where the target Python runs
+how:
+  --tier T            trace | formula | auto (default: trace where torch >= 2.5, else formula)
+  --measure           also search on the real GPU: real steps, each trial a fresh process
+  --margin F          memory kept free, fraction of the card (default 0.05)
+  --timeout S         seconds per traced step or trial before it is killed (default 600 / 300)
+seed 001's rule (scale a batch that ran):
+  --current-batch N with --current-memory GiB, or --pid PID (its use from nvidia-smi)
+output:
+  --json              the report as JSON ("gpuprep.memory", version 1)
+  --html FILE         also write the report as HTML
+
+The trace tier needs ${TRACE_TORCH_NEEDED} in the target Python (torch.distributed._tools.mem_tracker);
+without a CUDA build it traces CPU kernels, whose figures lean high.
+exit: 0 fits, 1 does not fit even at the smallest batch (the report says how much is missing),
+2 could not run`;
+
+const OPTIONS = {
+  model: { type: "string" },
+  factory: { type: "string" },
+  task: { type: "string" },
+  amp: { type: "string" },
+  dtype: { type: "string" },
+  optimizer: { type: "string" },
+  "grad-checkpointing": { type: "boolean" },
+  "seq-len": { type: "string" },
+  "image-size": { type: "string" },
+  batch: { type: "string" },
+  "lora-rank": { type: "string" },
+  "lora-alpha": { type: "string" },
+  "lora-targets": { type: "string" },
+  eval: { type: "boolean" },
+  measure: { type: "boolean" },
+  margin: { type: "string" },
+  tier: { type: "string" },
+  target: { type: "string" },
+  from: { type: "string" },
+  python: { type: "string" },
+  container: { type: "string" },
+  image: { type: "string" },
+  ssh: { type: "string" },
+  "current-batch": { type: "string" },
+  "current-memory": { type: "string" },
+  pid: { type: "string" },
+  timeout: { type: "string" },
+  json: { type: "boolean" },
+  html: { type: "string" },
+  // Tests only: run trials on the CPU (their "memory" is the process's RSS).
+  "trial-device": { type: "string" },
+} as const;
+
+type Values = ReturnType<typeof parseCommandArgs<{ args: string[]; options: typeof OPTIONS }>>["values"];
+
+const GIB = 1024 ** 3;
+
+function oneOf<T extends string>(
+  flag: string,
+  value: string | undefined,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UserError(
+      `memory: --${flag} ${value} is not one of ${allowed.join(", ")}`,
+      `pass --${flag} ${allowed[0]}`,
+    );
+  }
+  return value as T;
+}
+
+function positiveInt(flag: string, value: string | undefined): number | null {
+  if (value === undefined) return null;
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    throw new UserError(`memory: --${flag} ${value} is not a positive whole number`, `e.g. --${flag} 8`);
+  }
+  return Number(value);
+}
+
+function positiveNumber(flag: string, value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new UserError(`memory: --${flag} ${value} is not a positive number`, `e.g. --${flag} 10`);
+  return n;
+}
+
+export function parseBatch(value: string | undefined): { min: number; max: number; range: boolean } {
+  if (value === undefined) return { min: 1, max: 1024, range: true };
+  const range = /^(\d+)\.\.(\d+)$/.exec(value);
+  if (range) {
+    const min = Number(range[1]);
+    const max = Number(range[2]);
+    if (min >= 1 && max >= min) return { min, max, range: true };
+  } else if (/^\d+$/.test(value) && Number(value) >= 1) {
+    return { min: Number(value), max: Number(value), range: false };
+  }
+  throw new UserError(
+    `memory: --batch ${value} is neither a batch nor a range`,
+    "e.g. --batch 8 or --batch 1..512",
+  );
+}
+
+export function workSpec(values: Values): WorkSpec {
+  const task = oneOf(
+    "task",
+    values.task,
+    ["train", "finetune-lora", "finetune-qlora", "infer"] as const,
+    "train",
+  );
+  const amp = values.amp === undefined ? null : oneOf("amp", values.amp, ["bf16", "fp16"] as const, "bf16");
+  const dtype = oneOf("dtype", values.dtype, ["float32", "bfloat16", "float16"] as const, "float32");
+  const optimizer = oneOf(
+    "optimizer",
+    values.optimizer,
+    ["adamw", "adamw8bit", "sgd", "adafactor"] as const,
+    "adamw",
+  );
+  const imageSize = positiveInt("image-size", values["image-size"]);
+  const seqLen = positiveInt("seq-len", values["seq-len"]) ?? (imageSize === null ? 512 : null);
+  const rank = positiveInt("lora-rank", values["lora-rank"]) ?? 16;
+  const alpha = positiveNumber("lora-alpha", values["lora-alpha"]) ?? 2 * rank;
+  const targets = (values["lora-targets"] ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+  const lora = task === "finetune-lora" || task === "finetune-qlora" ? { rank, alpha, targets } : null;
+  if (lora === null && (values["lora-rank"] || values["lora-targets"])) {
+    throw new UserError(
+      "memory: --lora-rank/--lora-targets apply to --task finetune-lora",
+      "add --task finetune-lora",
+    );
+  }
+  return {
+    task,
+    amp,
+    dtype,
+    optimizer,
+    gradCheckpointing: values["grad-checkpointing"] === true,
+    seqLen,
+    imageSize,
+    evalStep: values.eval === true,
+    lora,
+  };
+}
+
+/** The model source, checked here so a wrong path is one line before any Python starts. */
+export function modelSource(
+  values: Values,
+  env: NodeJS.ProcessEnv = process.env,
+): ModelSource & { data?: Record<string, unknown> } {
+  if ((values.model === undefined) === (values.factory === undefined)) {
+    throw new UserError(
+      "memory: name the model with one of --model or --factory",
+      "e.g. --model ./my-model/config.json",
+    );
+  }
+  if (values.factory !== undefined) {
+    if (!/^[A-Za-z_][\w.]*:[A-Za-z_]\w*$/.test(values.factory)) {
+      throw new UserError(
+        `memory: --factory ${values.factory} is not module:function`,
+        "e.g. --factory my_models:build",
+      );
+    }
+    return { kind: "factory", spec: values.factory, cwd: process.cwd() };
+  }
+  const given = values.model as string;
+  const local = resolve(given);
+  if (existsSync(local)) {
+    const path = statSync(local).isDirectory() ? join(local, "config.json") : local;
+    return { kind: "config", path, data: readConfig(path) };
+  }
+  if (given.includes("/") && !/^[\w.-]+\/[\w.-]+$/.test(given)) {
+    throw new UserError(
+      `memory: --model ${given} does not exist`,
+      "pass a config.json, a model directory or a cached model name",
+    );
+  }
+  const cached = hfCacheConfig(given, env);
+  if (cached === null) {
+    throw new UserError(
+      `memory: --model ${given} is neither a path nor a model in the local Hugging Face cache`,
+      "gpuprep never downloads: pass the model's config.json, or fetch it once with huggingface-cli",
+    );
+  }
+  return { kind: "hf-cache", name: given, path: cached, data: readConfig(cached) };
+}
+
+function readConfig(path: string): Record<string, unknown> {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new UserError(
+      `memory: cannot read ${path} (${errorMessage(error).split("\n")[0]})`,
+      "pass a Hugging Face config.json, or a directory holding one",
+    );
+  }
+  if (
+    !data ||
+    typeof data !== "object" ||
+    typeof (data as { model_type?: unknown }).model_type !== "string"
+  ) {
+    throw new UserError(
+      `memory: ${path} has no "model_type": not a Hugging Face config.json`,
+      "pass the model's config.json",
+    );
+  }
+  return data as Record<string, unknown>;
+}
+
+/** HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub: models--ORG--NAME/snapshots/<rev>/config.json. */
+export function hfCacheConfig(name: string, env: NodeJS.ProcessEnv): string | null {
+  const hub =
+    env.HF_HUB_CACHE ??
+    join(env.HF_HOME ?? join(env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "huggingface"), "hub");
+  const snapshots = join(hub, `models--${name.replace(/\//g, "--")}`, "snapshots");
+  let revisions: string[];
+  try {
+    revisions = readdirSync(snapshots);
+  } catch {
+    return null;
+  }
+  // The revision refs/main points at, else any snapshot that has a config.
+  let main: string | null = null;
+  try {
+    main = readFileSync(join(hub, `models--${name.replace(/\//g, "--")}`, "refs", "main"), "utf8").trim();
+  } catch {
+    main = null;
+  }
+  for (const rev of main ? [main, ...revisions] : revisions) {
+    const path = join(snapshots, rev, "config.json");
+    if (existsSync(path)) return path;
+  }
+  return null;
+}
+
+function targetMemory(name: string): TargetMemory {
+  const kb = loadKnowledgeBase();
+  const found = kb.resolveGpu(name);
+  const gpu = found.match;
+  if (!gpu) {
+    const near = found.candidates.slice(0, 3).map((g) => g.name);
+    throw new UserError(
+      `memory: --target ${name} is no GPU the knowledge base knows`,
+      near.length ? `did you mean: ${near.join(", ")}` : "see `gpuprep kb gpus`",
+    );
+  }
+  const bytes = gpu.nvidiaSmiMemoryMiB
+    ? gpu.nvidiaSmiMemoryMiB * 1024 * 1024
+    : gpu.memoryGB
+      ? gpu.memoryGB * 1e9
+      : null;
+  if (bytes === null)
+    throw new UserError(
+      `memory: the knowledge base has no memory size for ${gpu.name}`,
+      "pass --from a facts snapshot of that machine",
+    );
+  return {
+    name: gpu.name,
+    memoryBytes: bytes,
+    unified: gpu.unifiedMemory,
+    source: `KB gpus.json: ${gpu.nvidiaSmiMemoryMiB ? "nvidia-smi MiB" : "marketed GB"}`,
+  };
+}
+
+export const memoryCommand: Command = {
+  name: "memory",
+  summary: "will a training step fit on the GPU, and the largest batch that does",
+  help: HELP,
+  async run(argv) {
+    const { values, positionals } = parseCommandArgs("memory", {
+      args: argv,
+      options: OPTIONS,
+      allowPositionals: true,
+    });
+    if (positionals.length > 0) {
+      throw new UserError(
+        `memory: unexpected argument "${positionals[0]}"`,
+        "run `gpuprep memory --help` for the flags it takes",
+      );
+    }
+    const places = (["container", "image", "ssh"] as const).filter((k) => values[k] !== undefined);
+    if (places.length > 1)
+      throw new UserError(`memory: --${places[0]} and --${places[1]} cannot be combined`, "name one place");
+    const work = workSpec(values);
+    const batch = parseBatch(values.batch);
+    const tier = oneOf("tier", values.tier, ["trace", "formula", "auto"] as const, "auto");
+    const margin = values.margin === undefined ? 0.05 : Number(values.margin);
+    if (!(margin >= 0 && margin < 1))
+      throw new UserError(
+        `memory: --margin ${values.margin} is not a fraction in [0, 1)`,
+        "e.g. --margin 0.05",
+      );
+    const timeoutS = positiveNumber("timeout", values.timeout);
+    const currentBatch = positiveInt("current-batch", values["current-batch"]);
+    const currentGiB = positiveNumber("current-memory", values["current-memory"]);
+    const pid = positiveInt("pid", values.pid);
+    if (
+      (currentGiB !== null || pid !== null) !== (currentBatch !== null) ||
+      (currentGiB !== null && pid !== null)
+    ) {
+      throw new UserError(
+        "memory: seed 001's rule needs --current-batch N and one of --current-memory GiB or --pid PID",
+        "e.g. --current-batch 8 --current-memory 30",
+      );
+    }
+    const trialDevice = oneOf("trial-device", values["trial-device"], ["cuda", "cpu"] as const, "cuda");
+    const source = modelSource(values);
+    const transport = chooseTransport({
+      python: values.python,
+      container: values.container,
+      image: values.image,
+      ssh: values.ssh,
+    });
+
+    const facts = await machineFacts(values);
+    const target = values.target !== undefined ? targetMemory(values.target) : null;
+    const device = budgetFor(facts, target, margin);
+    const notes: string[] = [];
+    const base = { ...work, source };
+
+    // Estimate: the trace tier in the target Python, else the formula tier.
+    const estimates: MemoryEstimate[] = [];
+    let maxBatch: number | null = null;
+    let parameterCount = 0;
+    if (tier !== "formula") {
+      const traceAt = async (b: number): Promise<MemoryEstimate> => {
+        const result = await traceOnce(
+          transport,
+          { ...base, mode: "trace", batch: b },
+          (timeoutS ?? 600) * 1000,
+        );
+        if (result === "unsupported") throw new TraceUnsupported();
+        return traceEstimate(result, CUDA_CONTEXT_BYTES);
+      };
+      try {
+        if (batch.range && device.usableBytes > 0) {
+          const found = await traceMaxBatch(traceAt, device.usableBytes, batch.min, batch.max);
+          estimates.push(...found.estimates);
+          maxBatch = found.maxBatch;
+        } else {
+          estimates.push(await traceAt(batch.min));
+        }
+      } catch (error) {
+        if (!(error instanceof TraceUnsupported)) throw error;
+        if (tier === "trace") {
+          throw new UserError(
+            `memory: the trace tier needs ${TRACE_TORCH_NEEDED} in ${transport.describe()}: ${error.detail}`,
+            "pass --python PATH to a newer torch, or --tier formula",
+          );
+        }
+        notes.push(`trace tier not available: ${error.detail}`);
+      }
+    }
+    if (estimates.length === 0 && !values.measure && currentBatch === null) {
+      // --measure and seed 001's rule need no estimate; without them there is nothing to report.
+      const formula = source.kind === "factory" ? null : formulaTier(source.path, work, batch.min);
+      if (formula === null) {
+        throw new UserError(
+          `memory: no estimate: the trace tier needs ${TRACE_TORCH_NEEDED} in the target Python, and the formula tier ${source.kind === "factory" ? "needs a config.json, not a factory" : "is not in this build"}`,
+          "pass --python PATH to an environment with torch >= 2.5",
+        );
+      }
+      estimates.push(formula);
+    }
+    parameterCount = estimates[0]?.parameterCount ?? 0;
+
+    // Measured: real steps on the GPU, each trial a fresh process.
+    let trials: MemoryReport["trials"] = [];
+    let measuredMaxBatch: number | null = null;
+    let bestThroughputBatch: number | null = null;
+    if (values.measure) {
+      const trialTimeout = (timeoutS ?? 300) * 1000;
+      const runTrial = (b: number, steps: number) =>
+        trialOnce(transport, { ...base, mode: "trial", batch: b, steps, device: trialDevice }, trialTimeout);
+      const total = device.totalBytes > 0 ? device.totalBytes : Number.MAX_SAFE_INTEGER;
+      const search = await measuredSearch(runTrial, {
+        batchMin: batch.min,
+        batchMax: batch.max,
+        totalBytes: total,
+        marginFraction: margin,
+        contextBytes: CUDA_CONTEXT_BYTES,
+        steps: 3,
+        confirmSteps: 20,
+      });
+      trials = search.trials.map(
+        ({ batch: b, status, peakAllocatedBytes, peakReservedBytes, stepMs, error }) => ({
+          batch: b,
+          status,
+          peakAllocatedBytes,
+          peakReservedBytes,
+          stepMs,
+          error,
+        }),
+      );
+      measuredMaxBatch = search.maxBatch;
+      const confirm = search.trials.find(
+        (t) => t.purpose === "confirm" && t.passed && t.batch === search.maxBatch,
+      );
+      if (confirm) estimates.unshift(measuredEstimate(confirm, parameterCount));
+      bestThroughputBatch = search.bestThroughputBatch;
+      notes.push(...search.notes);
+    }
+
+    // Seed 001's rule.
+    let scaledRule: MemoryReport["scaledRule"] = null;
+    if (currentBatch !== null && device.totalBytes > 0) {
+      const currentBytes =
+        pid !== null ? await runPidMemory(transport, pid) : Math.round((currentGiB as number) * GIB);
+      const rule = seedRule({ currentBatch, currentBytes, totalBytes: device.totalBytes });
+      scaledRule = {
+        currentBatch,
+        currentBytes,
+        currentSource: pid !== null ? `nvidia-smi, pid ${pid}` : "--current-memory",
+        ...rule,
+        offFromMeasuredPct: measuredMaxBatch
+          ? Math.round(((rule.maxBatch - measuredMaxBatch) / measuredMaxBatch) * 1000) / 10
+          : null,
+      };
+    }
+
+    if (estimates.length === 0 && scaledRule !== null)
+      estimates.push(scaledEstimate(scaledRule, parameterCount));
+    if (estimates.length === 0) {
+      // --measure without an estimate, and not even the smallest batch passed.
+      const first = trials[0];
+      throw new UserError(
+        `memory: no batch passed on the GPU and no estimate was possible${first?.error ? ` (batch ${first.batch}: ${first.error})` : ""}`,
+        `the trace tier needs ${TRACE_TORCH_NEEDED} in the target Python`,
+      );
+    }
+    const measured = estimates.find((e) => e.tier === "measured");
+    const shown = measured ?? pickShown(estimates, maxBatch, batch.range);
+    const shownMax = measured
+      ? measuredMaxBatch
+      : shown.tier === "scaled-rule"
+        ? (scaledRule?.maxBatch ?? null)
+        : maxBatch;
+    const verdict = verdictOf(
+      shown,
+      device,
+      batch.range ? shownMax : shown.totalBytes <= device.usableBytes ? shown.batch : null,
+    );
+    const report: MemoryReport = {
+      model: { source: stripData(source), name: modelName(source), parameterCount },
+      work,
+      device,
+      estimates,
+      verdict,
+      trials,
+      measuredMaxBatch,
+      bestThroughputBatch,
+      scaledRule,
+      notes,
+    };
+    if (values.html !== undefined) {
+      // memory-html.ts comes from the memory-formula branch; until it is merged, --html says so.
+      const htmlModule = "../report/memory-html.js";
+      const { renderMemoryHtml } = (await import(htmlModule).catch(() => ({ renderMemoryHtml: null }))) as {
+        renderMemoryHtml: ((report: MemoryReport) => string) | null;
+      };
+      if (!renderMemoryHtml)
+        throw new UserError(
+          "memory: --html needs the HTML report (memory-html.ts), not in this build",
+          "use --json",
+        );
+      writeOutputFile(values.html, renderMemoryHtml(report), "--html");
+    }
+    process.stdout.write(
+      values.json
+        ? renderJsonDocument(MEMORY_REPORT_SCHEMA, MEMORY_REPORT_VERSION, report)
+        : renderMemoryText(report, makeStyle(useColor())),
+    );
+    if (device.totalBytes === 0) return EXIT_TOOL_ERROR;
+    if (values.measure && measuredMaxBatch === null) return EXIT_FINDINGS;
+    return verdict.fits ? EXIT_OK : EXIT_FINDINGS;
+  },
+};
+
+/** The confirmed trial as an estimate (tier "measured"): what the allocator and the device really held. */
+function measuredEstimate(trial: TrialOutcome, parameterCount: number): MemoryEstimate {
+  const allocated = trial.peakAllocatedBytes ?? 0;
+  const reserved = trial.peakReservedBytes ?? allocated;
+  const context = trial.processUsedBytes
+    ? Math.max(0, trial.processUsedBytes - reserved)
+    : CUDA_CONTEXT_BYTES;
+  return {
+    tier: "measured",
+    batch: trial.batch,
+    peakAllocatedBytes: allocated,
+    totalBytes: reserved + context,
+    // Real steps show the peak, not who held it: all of it is listed as activations.
+    breakdown: {
+      parameters: 0,
+      gradients: 0,
+      optimizerState: 0,
+      activations: allocated,
+      temporaries: 0,
+      cudaContext: context,
+      allocatorOverhead: reserved - allocated,
+    },
+    parameterCount,
+    trainableParameterCount: 0,
+    accuracy: null,
+    notes: ["measured: the peak of real steps, not split by what held it"],
+  };
+}
+
+/** Seed 001's rule as the only estimate: the batch that ran, at the memory it used. */
+function scaledEstimate(
+  rule: NonNullable<MemoryReport["scaledRule"]>,
+  parameterCount: number,
+): MemoryEstimate {
+  return {
+    tier: "scaled-rule",
+    batch: rule.currentBatch,
+    peakAllocatedBytes: rule.currentBytes,
+    totalBytes: rule.currentBytes,
+    breakdown: {
+      parameters: 0,
+      gradients: 0,
+      optimizerState: 0,
+      activations: rule.currentBytes,
+      temporaries: 0,
+      cudaContext: 0,
+      allocatorOverhead: 0,
+    },
+    parameterCount,
+    trainableParameterCount: 0,
+    accuracy: null,
+    notes: [`the memory batch ${rule.currentBatch} used (${rule.currentSource}), not split by what held it`],
+  };
+}
+
+/** The estimate the verdict is about: the largest batch that fits, else the smallest traced. */
+function pickShown(estimates: MemoryEstimate[], maxBatch: number | null, range: boolean): MemoryEstimate {
+  if (range && maxBatch !== null)
+    return estimates.find((e) => e.batch === maxBatch) ?? (estimates[0] as MemoryEstimate);
+  return estimates[0] as MemoryEstimate;
+}
+
+function stripData(source: ModelSource & { data?: unknown }): ModelSource {
+  const { data: _data, ...rest } = source;
+  return rest as ModelSource;
+}
+
+function modelName(source: ModelSource): string {
+  if (source.kind === "factory") return source.spec;
+  if (source.kind === "hf-cache") return source.name;
+  return source.path;
+}
+
+class TraceUnsupported extends Error {
+  constructor(readonly detail = "") {
+    super(detail);
+  }
+}
+
+async function traceOnce(
+  transport: Transport,
+  request: MemoryRequest,
+  timeoutMs: number,
+): Promise<TraceResult | "unsupported"> {
+  const outcome = await runMemoryPayload(transport, request, timeoutMs);
+  if (outcome.kind === "ok") return outcome.result as TraceResult;
+  if (outcome.kind === "no-result") {
+    throw new UserError(
+      `memory: tracing batch ${request.batch} in ${transport.describe()} ${outcome.reason}`,
+      outcome.timedOut ? "give it more time with --timeout SECONDS" : "the payload needs Python >= 3.8",
+    );
+  }
+  const failure = outcome.failure;
+  if (failure.status === "unsupported" || failure.errorKind === "no-torch")
+    throw new TraceUnsupported(failure.error);
+  throw failureAsUserError(failure, transport.describe());
+}
+
+/** One trial; batch-dependent failures (OOM, a hang, a crash) are results, input errors stop the search. */
+async function trialOnce(
+  transport: Transport,
+  request: MemoryRequest,
+  timeoutMs: number,
+): Promise<TrialOutcome> {
+  const outcome = await runMemoryPayload(transport, request, timeoutMs);
+  const empty = { batch: request.batch, peakAllocatedBytes: null, peakReservedBytes: null, stepMs: null };
+  if (outcome.kind === "no-result") {
+    return { ...empty, status: outcome.timedOut ? "timeout" : "error", error: outcome.reason };
+  }
+  if (outcome.kind === "failed") {
+    const kind = outcome.failure.errorKind ?? "";
+    if (
+      [
+        "no-cuda",
+        "no-torch",
+        "no-transformers",
+        "config",
+        "factory",
+        "unsupported",
+        "lora",
+        "request",
+      ].includes(kind)
+    ) {
+      throw failureAsUserError(outcome.failure, transport.describe());
+    }
+    return { ...empty, status: "error", error: outcome.failure.error };
+  }
+  const r = outcome.result as TrialResult;
+  return {
+    batch: r.batch,
+    status: r.status,
+    peakAllocatedBytes: r.peakAllocatedBytes ?? null,
+    peakReservedBytes: r.peakReservedBytes ?? null,
+    stepMs: r.stepMs ?? null,
+    error: r.error,
+    processUsedBytes: r.processUsedBytes ?? null,
+  };
+}
+
+async function machineFacts(values: Values): Promise<Facts | null> {
+  if (values.target !== undefined) return null;
+  if (values.from !== undefined) return readFactsFile(values.from);
+  return gatherFacts({
+    python: values.python,
+    container: values.container,
+    image: values.image,
+    ssh: values.ssh,
+    projectDir: null,
+    fast: true,
+  });
+}

@@ -1,0 +1,189 @@
+/**
+ * Runs memory.py (the trace tier and the measured trial) in the target Python through any
+ * Transport, and reads its one framed result line. The frame carries a per-run nonce, so nothing
+ * the user's factory or a library prints can pass for the result.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { UserError } from "../errors.js";
+import { newNonce, pythonBootstrap } from "../transports/node-frame.js";
+import type { RunResult, Transport } from "../transports/types.js";
+import type { ModelSource, WorkSpec } from "./types.js";
+
+export const MEMORY_PAYLOAD_PATH = fileURLToPath(new URL("./memory.py", import.meta.url));
+const FRAME = "@gpuprep-memory";
+
+export interface MemoryRequest extends WorkSpec {
+  mode: "trace" | "trial";
+  /** `data`: the config.json's contents, read here, so a remote Python needs no copy of the file. */
+  source: ModelSource & { data?: Record<string, unknown> };
+  batch: number;
+  /** trial: training steps to time (the confirmation run asks for 20). */
+  steps?: number;
+  /** trial: "cpu" only for tests on machines without a GPU (peaks are then the process's RSS). */
+  device?: "cuda" | "cpu";
+  /** trace: "auto" traces on fake CUDA tensors where torch has CUDA, else on fake CPU tensors. */
+  traceDevice?: "auto" | "cuda" | "cpu";
+}
+
+const nullableNumber = z.number().nullable().optional();
+const PythonSchema = z.object({ executable: z.string(), version: z.string() });
+const TorchSchema = z.object({ version: z.string(), cuda: z.string().nullable().optional() });
+
+const TraceOkSchema = z.looseObject({
+  status: z.literal("ok"),
+  torch: TorchSchema,
+  traceDevice: z.enum(["cuda", "cpu"]),
+  batch: z.number(),
+  peakAllocatedBytes: z.number(),
+  breakdown: z.object({
+    parameters: z.number(),
+    gradients: z.number(),
+    optimizerState: z.number(),
+    activations: z.number(),
+    temporaries: z.number(),
+  }),
+  notes: z.array(z.string()),
+  parameterCount: z.number(),
+  trainableParameterCount: z.number(),
+});
+
+const TrialSchema = z.looseObject({
+  status: z.enum(["ok", "oom"]),
+  torch: TorchSchema,
+  batch: z.number(),
+  steps: z.number(),
+  error: z.string().nullable(),
+  stepMs: nullableNumber,
+  peakAllocatedBytes: nullableNumber,
+  peakReservedBytes: nullableNumber,
+  deviceUsedBytes: nullableNumber,
+  deviceTotalBytes: nullableNumber,
+  processUsedBytes: nullableNumber,
+  device: z.string().nullable().optional(),
+  parameterCount: z.number().optional(),
+  trainableParameterCount: z.number().optional(),
+  notes: z.array(z.string()).optional(),
+});
+
+const FailureSchema = z.looseObject({
+  status: z.enum(["error", "unsupported"]),
+  errorKind: z.string().optional(),
+  error: z.string(),
+  torch: TorchSchema.optional(),
+});
+
+const CommonSchema = z.looseObject({ seconds: z.number(), python: PythonSchema });
+
+export type TraceResult = z.infer<typeof TraceOkSchema> & z.infer<typeof CommonSchema>;
+export type TrialResult = z.infer<typeof TrialSchema> & z.infer<typeof CommonSchema>;
+export type PayloadFailure = z.infer<typeof FailureSchema> & z.infer<typeof CommonSchema>;
+
+let source: string | null = null;
+function payloadSource(): string {
+  source ??= readFileSync(MEMORY_PAYLOAD_PATH, "utf8");
+  return source;
+}
+
+/** The result line tagged with `nonce`, or null when there is none. */
+export function findFrame(stdout: string, nonce: string): unknown {
+  const prefix = `${FRAME} ${nonce} `;
+  const line = stdout
+    .split("\n")
+    .reverse()
+    .find((l) => l.startsWith(prefix));
+  if (line === undefined) return null;
+  try {
+    return JSON.parse(line.slice(prefix.length));
+  } catch {
+    return null;
+  }
+}
+
+/** Why a run printed no result, in one line (the last line of stderr is usually the reason). */
+function noResultReason(run: RunResult, timeoutMs: number): string {
+  if (run.timedOut) return `did not finish within ${Math.round(timeoutMs / 1000)} s and was killed`;
+  const last = run.stderr.trim().split("\n").slice(-1)[0] ?? "";
+  const how = run.signal ? `was killed by ${run.signal}` : `exited with code ${String(run.code)}`;
+  return `${how} without a result${last ? `: ${last.slice(0, 300)}` : ""}`;
+}
+
+export type PayloadOutcome<T> =
+  | { kind: "ok"; result: T }
+  | { kind: "failed"; failure: PayloadFailure }
+  | { kind: "no-result"; reason: string; timedOut: boolean };
+
+/** One run of memory.py there; never throws for what the payload reports, only when it cannot start. */
+export async function runMemoryPayload(
+  transport: Transport,
+  request: MemoryRequest,
+  timeoutMs: number,
+): Promise<PayloadOutcome<TraceResult | TrialResult>> {
+  const nonce = newNonce();
+  const run = await transport.runPython(
+    pythonBootstrap(payloadSource()),
+    [JSON.stringify({ ...request, nonce })],
+    timeoutMs,
+  );
+  return parseMemoryOutput(run, nonce, request.mode, timeoutMs);
+}
+
+export function parseMemoryOutput(
+  run: RunResult,
+  nonce: string,
+  mode: "trace" | "trial",
+  timeoutMs: number,
+): PayloadOutcome<TraceResult | TrialResult> {
+  const data = findFrame(run.stdout, nonce);
+  if (data === null)
+    return { kind: "no-result", reason: noResultReason(run, timeoutMs), timedOut: run.timedOut };
+  const common = CommonSchema.safeParse(data);
+  const failure = FailureSchema.safeParse(data);
+  if (failure.success && common.success)
+    return { kind: "failed", failure: { ...failure.data, ...common.data } };
+  const parsed = (mode === "trace" ? TraceOkSchema : TrialSchema).safeParse(data);
+  if (!parsed.success || !common.success) {
+    const issue = (parsed.error ?? common.error)?.issues[0];
+    return {
+      kind: "no-result",
+      reason: `printed a result this gpuprep does not read (at ${issue?.path.join(".") ?? "?"}: ${issue?.message ?? "invalid"})`,
+      timedOut: false,
+    };
+  }
+  return { kind: "ok", result: { ...parsed.data, ...common.data } as TraceResult | TrialResult };
+}
+
+/** Failures of the user's input (config, factory, options) as the one-line error the CLI prints. */
+export function failureAsUserError(failure: PayloadFailure, where: string): UserError {
+  const hints: Record<string, string> = {
+    factory: "the factory must return an nn.Module, or (model, make_inputs) with make_inputs(batch, device)",
+    config: "pass a Hugging Face config.json (or a directory holding one) that this transformers can build",
+    "no-torch": "pass --python PATH to the environment that has torch",
+    "no-transformers": "models built from config.json need transformers in the target Python",
+    "no-cuda": "run it where the GPU is (--ssh HOST, --container NAME), or drop --measure",
+    lora: "name module suffixes that are Linear layers, e.g. --lora-targets q_proj,v_proj",
+  };
+  const hint = hints[failure.errorKind ?? ""] ?? `the Python was ${where}`;
+  return new UserError(`memory: ${failure.error}`, hint);
+}
+
+const PidSchema = z.looseObject({ status: z.literal("ok"), pid: z.number(), usedBytes: z.number() });
+
+/** A running process's GPU memory as nvidia-smi shows it there (seed 001's rule, --pid). */
+export async function runPidMemory(transport: Transport, pid: number, timeoutMs = 60_000): Promise<number> {
+  const nonce = newNonce();
+  const run = await transport.runPython(
+    pythonBootstrap(payloadSource()),
+    [JSON.stringify({ mode: "pid", pid, nonce })],
+    timeoutMs,
+  );
+  const data = findFrame(run.stdout, nonce);
+  const ok = PidSchema.safeParse(data);
+  if (ok.success) return ok.data.usedBytes;
+  const failed = FailureSchema.safeParse(data);
+  throw new UserError(
+    `memory: --pid ${pid}: ${failed.success ? failed.data.error : noResultReason(run, timeoutMs)}`,
+    "give a PID that nvidia-smi lists as a compute app, or --current-memory GiB",
+  );
+}

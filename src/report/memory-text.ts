@@ -1,0 +1,139 @@
+/**
+ * `gpuprep memory` as text: the verdict first, then where the memory goes (with units), the
+ * device budget and where its size came from, each estimate with its tier's measured accuracy,
+ * and the measured trials.
+ */
+import type { MemoryReport } from "../memory/report-types.js";
+import type { MemoryBreakdown, MemoryEstimate } from "../memory/types.js";
+import type { Style } from "./style.js";
+
+const GIB = 1024 ** 3;
+
+export function formatBytes(bytes: number | null): string {
+  if (bytes === null) return "-";
+  const abs = Math.abs(bytes);
+  if (abs >= GIB) return `${(bytes / GIB).toFixed(2)} GiB`;
+  if (abs >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  if (abs >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${bytes} B`;
+}
+
+const PARTS: [keyof MemoryBreakdown, string][] = [
+  ["parameters", "parameters"],
+  ["gradients", "gradients"],
+  ["optimizerState", "optimizer state"],
+  ["activations", "activations"],
+  ["temporaries", "temporaries"],
+  ["allocatorOverhead", "allocator reserve"],
+  ["cudaContext", "CUDA context"],
+];
+
+function accuracyLabel(estimate: MemoryEstimate): string {
+  const a = estimate.accuracy;
+  if (a === null) return "accuracy not measured for this setup";
+  return `measured accuracy: median ${a.medianAbsErrorPct} %, p95 ${a.p95AbsErrorPct} % (${a.source})`;
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  return rows.map(
+    (r) => "  " + r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "),
+  );
+}
+
+export function renderMemoryText(report: MemoryReport, style: Style): string {
+  const out: string[] = [];
+  const { verdict, device } = report;
+  const shown = report.estimates.find((e) => e.batch === verdict.maxBatch) ?? report.estimates[0];
+  out.push(style.bold(`gpuprep memory: ${report.model.name}`));
+  const w = report.work;
+  out.push(
+    `  ${w.task}, ${w.amp ? `${w.amp} autocast` : "no autocast"}, ${w.dtype} weights, ${w.optimizer}` +
+      `${w.gradCheckpointing ? ", gradient checkpointing" : ""}${w.lora ? `, LoRA r=${w.lora.rank}` : ""}` +
+      `${w.seqLen ? `, ${w.seqLen} tokens` : ""}${w.imageSize ? `, ${w.imageSize}px` : ""}${w.evalStep ? ", + eval step" : ""}`,
+  );
+  if (report.model.parameterCount)
+    out.push(`  ${report.model.parameterCount.toLocaleString("en-US")} parameters`);
+  out.push("");
+
+  if (device.totalBytes === 0) {
+    out.push(style.yellow("verdict: no GPU to judge against (pass --target NAME or --from facts.json)"));
+  } else if (verdict.fits) {
+    // One traced batch is a yes/no for that batch; several are a search for the largest.
+    const at =
+      verdict.maxBatch !== null && report.estimates.length > 1
+        ? `largest batch that fits: ${verdict.maxBatch}`
+        : `batch ${shown?.batch}`;
+    out.push(style.green(`verdict: fits - ${at}, ${formatBytes(verdict.headroomBytes)} to spare`));
+  } else {
+    out.push(
+      style.red(
+        `verdict: does not fit at batch ${shown?.batch}: ${formatBytes(-verdict.headroomBytes)} missing`,
+      ),
+    );
+  }
+  out.push(
+    `device: ${device.name}, ${formatBytes(device.totalBytes)} (${device.source})` +
+      `${device.unified ? ", unified memory" : ""}; usable ${formatBytes(device.usableBytes)} after a ${Math.round(device.marginFraction * 100)} % margin`,
+  );
+  out.push("");
+
+  if (shown) {
+    out.push(style.bold(`estimate (${shown.tier} tier), batch ${shown.batch}`));
+    const rows = [["part", "bytes", "share"]];
+    for (const [key, label] of PARTS) {
+      const bytes = shown.breakdown[key];
+      rows.push([
+        label,
+        formatBytes(bytes),
+        `${((100 * bytes) / Math.max(shown.totalBytes, 1)).toFixed(1)} %`,
+      ]);
+    }
+    rows.push(["allocator peak", formatBytes(shown.peakAllocatedBytes), ""]);
+    rows.push(["total on the device", formatBytes(shown.totalBytes), ""]);
+    out.push(...table(rows));
+    out.push(`  ${accuracyLabel(shown)}`);
+    for (const note of shown.notes) out.push(style.dim(`  - ${note}`));
+    if (report.estimates.length > 1) {
+      out.push(
+        `  traced batches: ${report.estimates.map((e) => `${e.batch} -> ${formatBytes(e.totalBytes)}`).join(", ")}`,
+      );
+    }
+    out.push("");
+  }
+
+  if (report.trials.length > 0) {
+    out.push(style.bold("measured on the GPU (each trial a fresh process)"));
+    const rows = [["batch", "status", "peak allocated", "peak reserved", "step ms", "ms/sample"]];
+    for (const t of report.trials) {
+      rows.push([
+        String(t.batch),
+        t.status,
+        formatBytes(t.peakAllocatedBytes),
+        formatBytes(t.peakReservedBytes),
+        t.stepMs === null ? "-" : t.stepMs.toFixed(1),
+        t.stepMs === null ? "-" : (t.stepMs / t.batch).toFixed(2),
+      ]);
+    }
+    out.push(...table(rows));
+    out.push(
+      `  largest batch measured to fit (confirmed by 20 more steps): ${report.measuredMaxBatch ?? "none"}` +
+        `${report.bestThroughputBatch !== null ? `; best time per sample at batch ${report.bestThroughputBatch}` : ""}`,
+    );
+    for (const t of report.trials.filter((x) => x.error))
+      out.push(style.dim(`  - batch ${t.batch}: ${t.error}`));
+    out.push("");
+  }
+
+  if (report.scaledRule) {
+    const r = report.scaledRule;
+    out.push(style.bold("seed 001's rule"));
+    out.push(
+      `  batch ${r.currentBatch} used ${formatBytes(r.currentBytes)} (${r.currentSource}): ${r.formula} = ${r.maxBatch}` +
+        `${r.offFromMeasuredPct !== null ? `; ${r.offFromMeasuredPct} % from the measured answer` : ""}`,
+    );
+    out.push("");
+  }
+  for (const note of report.notes) out.push(style.dim(`note: ${note}`));
+  return out.join("\n").replace(/\n+$/, "") + "\n";
+}

@@ -1,0 +1,158 @@
+/** The measured search and the trace-based max batch, driven by runners whose limits we set. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { measuredSearch, type TrialOutcome } from "../../src/memory/search.js";
+import { traceMaxBatch } from "../../src/memory/trace-search.js";
+import type { MemoryEstimate } from "../../src/memory/types.js";
+
+const GIB = 1024 ** 3;
+
+/** A card of `total` where a batch uses fixed + b * perSample; over the card it runs out of memory. */
+function card(
+  total: number,
+  fixed: number,
+  perSample: number,
+  extra: Partial<Record<number, Partial<TrialOutcome>>> = {},
+) {
+  const calls: number[] = [];
+  const run = async (batch: number, steps: number): Promise<TrialOutcome> => {
+    calls.push(batch);
+    const used = fixed + batch * perSample;
+    const base: TrialOutcome =
+      used > total
+        ? {
+            batch,
+            status: "oom",
+            peakAllocatedBytes: total,
+            peakReservedBytes: total,
+            stepMs: null,
+            error: "CUDA out of memory",
+          }
+        : {
+            batch,
+            status: "ok",
+            peakAllocatedBytes: used,
+            peakReservedBytes: used,
+            stepMs: 10 + batch * (batch > 8 ? 2 : 1),
+            error: null,
+          };
+    return { ...base, ...(extra[batch] ?? {}), batch, ...(steps === 20 ? {} : {}) };
+  };
+  return { run, calls };
+}
+
+const options = { totalBytes: 80 * GIB, marginFraction: 0.05, contextBytes: 0, steps: 3, confirmSteps: 20 };
+
+test("doubles, then bisects to the largest batch under (1 - margin) of the card, and confirms it", async () => {
+  // 2 GiB fixed + 1 GiB per sample: 76 GiB usable allows 74 samples.
+  const { run, calls } = card(80 * GIB, 2 * GIB, GIB);
+  const result = await measuredSearch(run, { ...options, batchMin: 1, batchMax: 512 });
+  assert.equal(result.maxBatch, 74);
+  assert.equal(result.confirmed, true);
+  assert.deepEqual(calls.slice(0, 8), [1, 2, 4, 8, 16, 32, 64, 128]);
+  const confirm = result.trials.filter((t) => t.purpose === "confirm");
+  assert.deepEqual(
+    confirm.map((t) => t.batch),
+    [74],
+  );
+  // A batch that ran but used more than 95 % of the card (77 GiB at 75) failed the search.
+  assert.equal(result.trials.find((t) => t.batch === 75)?.passed, false);
+  // Doubling then bisecting costs at most 2 log2(max) trials, plus the confirmation.
+  assert.ok(result.trials.length <= 2 * Math.ceil(Math.log2(512)) + 1, `trials: ${calls.join(",")}`);
+});
+
+test("a trial that hangs counts as failed and the search goes on below it", async () => {
+  const { run } = card(80 * GIB, 2 * GIB, GIB, {
+    8: {
+      status: "timeout",
+      peakAllocatedBytes: null,
+      peakReservedBytes: null,
+      stepMs: null,
+      error: "killed at 30 s",
+    },
+  });
+  const result = await measuredSearch(run, { ...options, batchMin: 1, batchMax: 64 });
+  assert.equal(result.maxBatch, 7);
+  assert.equal(result.trials.find((t) => t.batch === 8)?.status, "timeout");
+});
+
+test("a confirmation run that fails steps down to the next passing batch", async () => {
+  let confirmCalls = 0;
+  const inner = card(80 * GIB, 2 * GIB, GIB);
+  const run = async (batch: number, steps: number): Promise<TrialOutcome> => {
+    if (steps === 20 && batch === 74) {
+      confirmCalls++;
+      return {
+        batch,
+        status: "oom",
+        peakAllocatedBytes: null,
+        peakReservedBytes: null,
+        stepMs: null,
+        error: "fragmented",
+      };
+    }
+    return inner.run(batch, steps);
+  };
+  const result = await measuredSearch(run, { ...options, batchMin: 1, batchMax: 512 });
+  assert.equal(confirmCalls, 1);
+  assert.ok(result.maxBatch !== null && result.maxBatch < 74, `stepped down to ${result.maxBatch}`);
+  assert.equal(result.confirmed, true);
+  assert.match(result.notes.join("\n"), /failed its 20-step confirmation run/);
+});
+
+test("nothing fits: no answer; the best time per sample is among passing batches only", async () => {
+  const none = await measuredSearch(card(10 * GIB, 20 * GIB, GIB).run, {
+    ...options,
+    totalBytes: 10 * GIB,
+    batchMin: 1,
+    batchMax: 8,
+  });
+  assert.equal(none.maxBatch, null);
+  assert.equal(none.bestThroughputBatch, null);
+  const some = await measuredSearch(card(80 * GIB, 2 * GIB, GIB).run, {
+    ...options,
+    batchMin: 1,
+    batchMax: 16,
+  });
+  // stepMs = 10 + b (b <= 8) or 10 + 2b: per sample lowest at the largest batch, 16 -> (10+32)/16 = 2.6 vs 8 -> 18/8 = 2.25
+  assert.equal(some.bestThroughputBatch, 8);
+});
+
+function estimateAt(batch: number, fixed: number, perSample: number): MemoryEstimate {
+  const total = fixed + batch * perSample;
+  return {
+    tier: "trace",
+    batch,
+    peakAllocatedBytes: total,
+    totalBytes: total,
+    breakdown: {
+      parameters: fixed,
+      gradients: 0,
+      optimizerState: 0,
+      activations: batch * perSample,
+      temporaries: 0,
+      cudaContext: 0,
+      allocatorOverhead: 0,
+    },
+    parameterCount: 1,
+    trainableParameterCount: 1,
+    accuracy: null,
+    notes: [],
+  };
+}
+
+test("the trace-based max batch lands on the exact limit of a linear model in a few traces", async () => {
+  const traced: number[] = [];
+  const found = await traceMaxBatch(
+    async (b) => (traced.push(b), estimateAt(b, 10 * GIB, 0.3 * GIB)),
+    76 * GIB,
+    1,
+    1024,
+  );
+  assert.equal(found.maxBatch, 220); // (76 - 10) / 0.3 = 220
+  assert.ok(traced.length <= 5, `traces: ${traced.join(",")}`);
+  const none = await traceMaxBatch(async (b) => estimateAt(b, 90 * GIB, GIB), 76 * GIB, 1, 64);
+  assert.equal(none.maxBatch, null);
+  const capped = await traceMaxBatch(async (b) => estimateAt(b, GIB, 1024), 76 * GIB, 1, 32);
+  assert.equal(capped.maxBatch, 32);
+});
