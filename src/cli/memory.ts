@@ -11,8 +11,8 @@ import { UserError, errorMessage } from "../errors.js";
 import { readFactsFile } from "../facts/io.js";
 import type { Facts } from "../facts/schema.js";
 import { chooseTransport, gatherFacts } from "../gather/index.js";
-import { loadKnowledgeBase } from "../kb/index.js";
-import { budgetFor, formulaTier, seedRule, verdictOf, type TargetMemory } from "../memory/formula-bridge.js";
+import { budgetFor, formulaTier, seedRule, targetMemory, verdictOf } from "../memory/formula-bridge.js";
+import { renderMemoryHtml } from "../report/memory-html.js";
 import {
   failureAsUserError,
   runMemoryPayload,
@@ -292,35 +292,6 @@ export function hfCacheConfig(name: string, env: NodeJS.ProcessEnv): string | nu
   return null;
 }
 
-function targetMemory(name: string): TargetMemory {
-  const kb = loadKnowledgeBase();
-  const found = kb.resolveGpu(name);
-  const gpu = found.match;
-  if (!gpu) {
-    const near = found.candidates.slice(0, 3).map((g) => g.name);
-    throw new UserError(
-      `memory: --target ${name} is no GPU the knowledge base knows`,
-      near.length ? `did you mean: ${near.join(", ")}` : "see `gpuprep kb gpus`",
-    );
-  }
-  const bytes = gpu.nvidiaSmiMemoryMiB
-    ? gpu.nvidiaSmiMemoryMiB * 1024 * 1024
-    : gpu.memoryGB
-      ? gpu.memoryGB * 1e9
-      : null;
-  if (bytes === null)
-    throw new UserError(
-      `memory: the knowledge base has no memory size for ${gpu.name}`,
-      "pass --from a facts snapshot of that machine",
-    );
-  return {
-    name: gpu.name,
-    memoryBytes: bytes,
-    unified: gpu.unifiedMemory,
-    source: `KB gpus.json: ${gpu.nvidiaSmiMemoryMiB ? "nvidia-smi MiB" : "marketed GB"}`,
-  };
-}
-
 export const memoryCommand: Command = {
   name: "memory",
   summary: "will a training step fit on the GPU, and the largest batch that does",
@@ -512,16 +483,6 @@ export const memoryCommand: Command = {
       notes,
     };
     if (values.html !== undefined) {
-      // memory-html.ts comes from the memory-formula branch; until it is merged, --html says so.
-      const htmlModule = "../report/memory-html.js";
-      const { renderMemoryHtml } = (await import(htmlModule).catch(() => ({ renderMemoryHtml: null }))) as {
-        renderMemoryHtml: ((report: MemoryReport) => string) | null;
-      };
-      if (!renderMemoryHtml)
-        throw new UserError(
-          "memory: --html needs the HTML report (memory-html.ts), not in this build",
-          "use --json",
-        );
       writeOutputFile(values.html, renderMemoryHtml(report), "--html");
     }
     process.stdout.write(

@@ -5,39 +5,10 @@
  * offline, and can be attached to a ticket as one file.
  */
 import { escapeHtml } from "./html.js";
-import type {
-  DeviceBudget,
-  MemoryBreakdown,
-  MemoryEstimate,
-  MemoryVerdict,
-  MeasuredTrial,
-  ModelSource,
-  WorkSpec,
-} from "../memory/types.js";
+import type { MemoryReport } from "../memory/report-types.js";
+import type { MemoryBreakdown, MemoryEstimate, MeasuredTrial } from "../memory/types.js";
 
-/**
- * The JSON body of `gpuprep memory --json`. memory-trace defines it in src/memory/report-types.ts;
- * this copy is the shape the renderer was written against (the lead reconciles the two).
- */
-export interface MemoryReport {
-  model: { source: ModelSource; name: string; parameterCount: number };
-  work: WorkSpec;
-  device: DeviceBudget;
-  estimates: MemoryEstimate[];
-  verdict: MemoryVerdict;
-  trials: MeasuredTrial[];
-  measuredMaxBatch: number | null;
-  bestThroughputBatch: number | null;
-  /** memory-trace's ScaledRuleResult adds where the current memory came from and the distance to the measured answer. */
-  scaledRule: {
-    maxBatch: number;
-    perSampleBytes: number;
-    formula: string;
-    currentSource?: string;
-    offFromMeasuredPct?: number | null;
-  } | null;
-  notes: string[];
-}
+export type { MemoryReport };
 
 /** The breakdown's parts in stacking order, with a label and a colour each. */
 export const BREAKDOWN_PARTS: Array<{ key: keyof MemoryBreakdown; label: string; color: string }> = [

@@ -74,11 +74,17 @@ function reportFor(batch: number, device: DeviceBudget, trials: MeasuredTrial[])
     trials,
     measuredMaxBatch: null,
     bestThroughputBatch: null,
-    scaledRule: scaledRule({
+    scaledRule: {
       currentBatch: batch,
       currentBytes: estimate.totalBytes,
-      totalBytes: device.totalBytes,
-    }),
+      currentSource: "--current-memory",
+      offFromMeasuredPct: null,
+      ...scaledRule({
+        currentBatch: batch,
+        currentBytes: estimate.totalBytes,
+        totalBytes: device.totalBytes,
+      }),
+    },
     notes: estimate.notes,
   };
 }
