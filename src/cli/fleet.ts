@@ -21,6 +21,7 @@ import { RULES } from "../rules/registry.js";
 import type { FleetReport, NodeResult } from "../fleet/types.js";
 import { execSlurm, slurmTransport, type SlurmSelection } from "../transports/slurm.js";
 import { collectBatch, submitBatch } from "../transports/slurm-batch.js";
+import { newNonce } from "../transports/node-frame.js";
 import type { FleetTransport } from "../transports/fleet-types.js";
 import { renderJsonDocument } from "../report/envelope.js";
 import { renderFleetText } from "../report/fleet-text.js";
@@ -212,6 +213,7 @@ export function gatherOptions(values: Values): FleetGatherOptions {
     fast: values.fast ?? false,
     importChecks: checkedModules(values["import-check"] ?? []),
     nodeTimeoutMs: positiveInt(values["node-timeout"], "--node-timeout", 180) * 1000,
+    probeNonce: newNonce(),
     project: projectDir === null ? null : readProject(projectDir),
   };
 }
@@ -283,6 +285,7 @@ async function runDoctor(sub: "doctor" | "scan", argv: string[]): Promise<number
         python: values.python ?? "python3",
         script: probeSource(),
         args: probeArgs(options),
+        probeNonce: options.probeNonce,
         nodeTimeoutMs: options.nodeTimeoutMs,
         jobDir: values["job-dir"] ?? "gpuprep-fleet-jobs",
         mode: sub,
@@ -335,7 +338,12 @@ async function runCollect(argv: string[]): Promise<number> {
     describe: () => `Slurm job ${job.jobId}`,
     runPythonOnNodes: () => Promise.reject(new Error("not used")),
   };
-  const options = { ...gatherOptions(values), nodeTimeoutMs: job.nodeTimeoutSeconds * 1000 };
+  const options = {
+    ...gatherOptions(values),
+    nodeTimeoutMs: job.nodeTimeoutSeconds * 1000,
+    // A job from a gpuprep without framed probe results matches nothing: resubmit it.
+    probeNonce: job.probeNonce ?? "",
+  };
   const capturedAt = new Date().toISOString();
   const results = runs.map((run) => nodeResultFromRun(fleet, run, options, capturedAt));
   if (values.save) saveSnapshots(values.save, results);

@@ -1,8 +1,10 @@
 # gpuprep probe: run by the *target* Python (any CPython >= 3.8, stdlib only); prints one JSON
 # document {"host": ..., "python": ...} matching ProbeOutputSchema in src/facts/schema.ts.
 #
-# CLI contract:  python3 - [--fast] [--child-timeout SECONDS] < probe.py   (or python3 probe.py ...)
-#   stdout: exactly one JSON document; stderr: nothing on success; exit 0.
+# CLI contract:  python3 - [--fast] [--child-timeout SECONDS] [--nonce HEX] < probe.py
+#   stdout: the JSON document on one line; with --nonce that line is "@gpuprep-probe HEX {...}", so
+#   a sitecustomize or extension that prints a {"host" line cannot pass for the result (gpuprep
+#   makes a fresh nonce per run and accepts only its frame). stderr: nothing on success; exit 0.
 #   exit 3 + one line on stderr: this Python is too old or the arguments are wrong.
 #
 # It changes nothing: no installs, no writes (bytecode writing is off here and in children).
@@ -744,8 +746,11 @@ def constraint_files():
 # ---------------------------------------------------------------- main
 
 
+FRAME_TAG = "@gpuprep-probe"
+
+
 def parse_args(argv):
-    fast, timeout, extra_imports = False, 60.0, []
+    fast, timeout, extra_imports, nonce = False, 60.0, [], None
     args = list(argv)
     while args:
         arg = args.pop(0)
@@ -755,14 +760,31 @@ def parse_args(argv):
             timeout = float(args.pop(0))
         elif arg == "--import" and args:
             extra_imports.append(args.pop(0))
+        elif arg == "--nonce" and args and re.match(r"^[0-9a-f]{8,64}$", args[0]):
+            nonce = args.pop(0)
         else:
             sys.stderr.write("gpuprep probe: unknown argument %r\n" % arg)
             sys.exit(3)
-    return fast, timeout, extra_imports
+    return fast, timeout, extra_imports, nonce
+
+
+def emit(document, nonce):
+    """The result, written to fd 1 itself: a sitecustomize may have replaced sys.stdout."""
+    line = json.dumps(document)
+    if nonce is not None:
+        # The leading newline ends any half line a stray print left without one.
+        line = "\n%s %s %s" % (FRAME_TAG, nonce, line)
+    try:
+        sys.stdout.flush()
+    except Exception:
+        pass
+    data = (line + "\n").encode("utf-8")
+    while data:
+        data = data[os.write(1, data):]
 
 
 def main():
-    fast, timeout, extra_imports = parse_args(sys.argv[1:])
+    fast, timeout, extra_imports, nonce = parse_args(sys.argv[1:])
     nvidia_children = start_nvidia_smi()
     interpreter = interpreter_facts()
     sys_path = interpreter["sysPath"]
@@ -824,8 +846,7 @@ def main():
 
     python["probe"] = {"version": PROBE_VERSION, "mode": "fast" if fast else "full",
                        "durationMs": elapsed_ms(START)}
-    sys.stdout.write(json.dumps({"host": host, "python": python}) + "\n")
-    sys.stdout.flush()
+    emit({"host": host, "python": python}, nonce)
 
 
 if __name__ == "__main__":

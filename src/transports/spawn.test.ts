@@ -2,33 +2,8 @@
 // holding stdout, flood stdout. Each must come back within its limit, with bounded output.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { runCommand } from "./spawn.js";
-
-/** kill -0, counting a zombie (dead, waiting for a reaper this container may not have) as gone. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-/** Processes die a moment after SIGKILL; poll briefly before calling one alive. */
-export async function waitGone(pid: number, ms = 2000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (!isAlive(pid)) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return !isAlive(pid);
-}
+import { waitGone } from "./liveness.js";
 
 test("a SIGTERM-proof child and the grandchild it started are killed at the limit", async () => {
   const started = Date.now();
