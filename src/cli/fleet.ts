@@ -3,6 +3,7 @@
  * or saved snapshots), merged into one report: groups of identical nodes, drift between them,
  * nodes that did not answer, and every node's findings once with the nodes they fired on.
  */
+import { writeText } from "../report/terminal.js";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
@@ -241,11 +242,8 @@ export function emitReport(report: FleetReport, values: Values): number {
       renderJUnit(fleetJUnitSuites(report), `gpuprep fleet ${report.mode}`),
       "--junit",
     );
-  process.stdout.write(
-    values.json
-      ? renderJsonDocument(FLEET_SCHEMA, FLEET_SCHEMA_VERSION, report)
-      : renderFleetText(report, makeStyle(useColor())),
-  );
+  if (values.json) process.stdout.write(renderJsonDocument(FLEET_SCHEMA, FLEET_SCHEMA_VERSION, report));
+  else writeText(renderFleetText(report, makeStyle(useColor())));
   return report.summary.exitCode;
 }
 
@@ -290,7 +288,7 @@ async function runDoctor(sub: "doctor" | "scan", argv: string[]): Promise<number
         jobDir: values["job-dir"] ?? "gpuprep-fleet-jobs",
         mode: sub,
       });
-      process.stdout.write(
+      (values.json ? (t: string) => process.stdout.write(t) : writeText)(
         values.json
           ? renderJsonDocument("gpuprep.fleet.job", 1, job)
           : `submitted job ${job.jobId} (script ${job.script}); when it has run: gpuprep fleet collect ${job.jobId}${values["job-dir"] ? ` --job-dir ${values["job-dir"]}` : ""}\n`,

@@ -1,4 +1,5 @@
 /** `gpuprep scan`: which GPU architectures the CUDA code in binaries covers, and what a GPU can run. */
+import { writeText } from "../report/terminal.js";
 import { renderJsonDocument } from "../report/envelope.js";
 import { importDirectories } from "../gather/binaries.js";
 import { runCommand } from "../transports/spawn.js";
@@ -229,7 +230,7 @@ export const scanCommand: Command = {
         }),
       );
     } else {
-      process.stdout.write(renderText(reports, device, files.length, makeStyle(useColor())));
+      writeText(renderText(reports, device, files.length, makeStyle(useColor())));
     }
     return cannotRun ? EXIT_FINDINGS : EXIT_OK;
   },

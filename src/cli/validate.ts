@@ -1,4 +1,6 @@
 /** `gpuprep validate`: environment checks and GPU benchmarks, judged against the GPU's own peak. */
+import { parseJsonInput } from "../util/json-input.js";
+import { writeText } from "../report/terminal.js";
 import { existsSync, readFileSync } from "node:fs";
 import { writeOutputFile } from "../util/write-output.js";
 import { resolve } from "node:path";
@@ -77,7 +79,7 @@ export const validateCommand: Command = {
       writeOutputFile(values.junit, renderJUnit(toJUnitSuites(report), "gpuprep validate"), "--junit");
     if (values.html) writeOutputFile(values.html, renderHtmlReport(toHtmlReport(report)), "--html");
     if (values.json) console.log(JSON.stringify(report, null, 2));
-    else console.log(renderText(report, makeStyle(useColor())));
+    else writeText(`${renderText(report, makeStyle(useColor()))}\n`);
     return report.summary.fail > 0 ? EXIT_FINDINGS : EXIT_OK;
   },
 };
@@ -121,15 +123,7 @@ function readSaved(file: string): { payload: Payload; transport: string } {
       "pass a file written by `gpuprep validate --json`",
     );
   }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new UserError(
-      `validate: ${file} is not valid JSON (${errorMessage(error)})`,
-      "pass a file written by `gpuprep validate --json`",
-    );
-  }
+  const data = parseJsonInput(text, `validate: ${file}`, "pass a file written by `gpuprep validate --json`");
   const report = data as Partial<ValidateReport> | null;
   if (!report || typeof report !== "object" || report.schema !== REPORT_SCHEMA_ID) {
     throw new UserError(

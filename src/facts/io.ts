@@ -1,19 +1,12 @@
 /** Reading and writing Facts snapshots (`--save FILE`, `--from FILE`). */
+import { parseJsonInput } from "../util/json-input.js";
 import { readFileSync } from "node:fs";
 import { writeOutputFile } from "../util/write-output.js";
 import { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION, FactsSchema, type Facts } from "./schema.js";
 import { UserError, errorMessage } from "../errors.js";
 
 export function parseFacts(text: string, origin: string): Facts {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new UserError(
-      `${origin} is not valid JSON (${errorMessage(error)})`,
-      "pass a file written by `gpuprep doctor --save FILE`",
-    );
-  }
+  const data = parseJsonInput(text, origin, "pass a file written by `gpuprep doctor --save FILE`");
   const header = data as { schema?: unknown; schemaVersion?: unknown } | null;
   if (typeof header !== "object" || header === null || header.schema !== FACTS_SCHEMA_ID) {
     throw new UserError(

@@ -4,6 +4,7 @@
  * A file that is not a snapshot becomes that node's "garbage" result; only when no file at all is
  * a snapshot does the command stop.
  */
+import { parseJsonInput } from "../util/json-input.js";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { UserError, errorMessage } from "../errors.js";
@@ -79,12 +80,8 @@ function parseSnapshot(
   file: string,
   cache: ValidatedCache,
 ): { facts: Facts; key: string | null } {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return { facts: parseFacts(text, file), key: null }; // parseFacts throws its own message
-  }
+  // One-line errors for broken or absurdly nested files (parseFacts words them the same way).
+  const data = parseJsonInput(text, file, "pass a file written by `gpuprep doctor --save FILE`");
   const key = factsContentKey(data);
   const known = key === null ? undefined : cache.get(key);
   if (known) {
