@@ -2,7 +2,7 @@
 // an interpreter that ignores SIGTERM and leaves a child behind.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -97,4 +97,44 @@ test("a probe interpreter that leaves a daemon holding stdout: the result still 
   const out = await runProbe(localTransport(python), { fast: true, timeoutMs: 30_000 });
   assert.equal(out.python.probe.mode, "fast");
   assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+});
+
+test("an extension whose import leaves a daemon: a fact, not a hang; the daemon in its group is killed", async () => {
+  const [python, site] = makeVenv();
+  const pids = tempDir();
+  const pkg = (name: string, code: string) => {
+    mkdirSync(join(site, name));
+    writeFileSync(join(site, name, "__init__.py"), code);
+  };
+  // Stays in the import child's process group and holds its stdout.
+  pkg(
+    "triton",
+    `import subprocess\np = subprocess.Popen(["sleep", "1000"])\nopen(${JSON.stringify(join(pids, "triton"))}, "w").write(str(p.pid))\n`,
+  );
+  // Leaves the group (its own session) but holds the pipes: only the pipe check sees it.
+  pkg(
+    "bitsandbytes",
+    `import subprocess\np = subprocess.Popen(["sleep", "1000"], start_new_session=True)\nopen(${JSON.stringify(join(pids, "bnb"))}, "w").write(str(p.pid))\n`,
+  );
+  pkg("flash_attn", "__version__ = '2.7.0'\n");
+  const started = Date.now();
+  let out;
+  try {
+    out = await runProbe(localTransport(python), { fast: false, timeoutMs: 20_000 });
+  } finally {
+    const escaped = Number(readFileSync(join(pids, "bnb"), "utf8"));
+    if (escaped > 1) process.kill(escaped, "SIGKILL");
+  }
+  const elapsed = Date.now() - started;
+  // The import children get 15 s; waiting for the daemons' pipes would take that long.
+  assert.ok(elapsed < 8000, `took ${elapsed} ms`);
+  const byName = new Map(out.python.extensions.map((e) => [e.module, e]));
+  assert.equal(byName.get("triton")?.status, "ok");
+  assert.equal(byName.get("triton")?.leftProcesses, true);
+  assert.equal(byName.get("bitsandbytes")?.status, "ok");
+  assert.equal(byName.get("bitsandbytes")?.leftProcesses, true);
+  assert.equal(byName.get("flash_attn")?.status, "ok");
+  assert.equal(byName.get("flash_attn")?.leftProcesses, false);
+  const daemon = Number(readFileSync(join(pids, "triton"), "utf8"));
+  assert.ok(await waitGone(daemon), `the daemon ${daemon} in the import's group survived`);
 });
