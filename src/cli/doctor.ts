@@ -3,6 +3,7 @@
  * Exit 0: no errors (warnings/info only); 1: errors found; 2: the tool could not run.
  * Writes only what it is asked to: --save (facts snapshot) and --sarif (report).
  */
+import { writeText } from "../report/terminal.js";
 import { writeOutputFile } from "../util/write-output.js";
 import { UserError } from "../errors.js";
 import { EXIT_FINDINGS, EXIT_OK, type Command } from "./command.js";
@@ -139,11 +140,8 @@ export const doctorCommand: Command = {
     const findings = diagnose(facts, kb);
     const exitCode = findings.some((f) => f.severity === "error") ? EXIT_FINDINGS : EXIT_OK;
     if (values.sarif !== undefined) writeOutputFile(values.sarif, renderSarif(findings, RULES), "--sarif");
-    process.stdout.write(
-      values.json
-        ? renderJson(facts, findings, exitCode)
-        : renderText(facts, findings, makeStyle(useColor())),
-    );
+    if (values.json) process.stdout.write(renderJson(facts, findings, exitCode));
+    else writeText(renderText(facts, findings, makeStyle(useColor())));
     return exitCode;
   },
 };

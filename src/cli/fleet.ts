@@ -3,6 +3,7 @@
  * or saved snapshots), merged into one report: groups of identical nodes, drift between them,
  * nodes that did not answer, and every node's findings once with the nodes they fired on.
  */
+import { writeText } from "../report/terminal.js";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
@@ -21,6 +22,7 @@ import { RULES } from "../rules/registry.js";
 import type { FleetReport, NodeResult } from "../fleet/types.js";
 import { execSlurm, slurmTransport, type SlurmSelection } from "../transports/slurm.js";
 import { collectBatch, submitBatch } from "../transports/slurm-batch.js";
+import { newNonce } from "../transports/node-frame.js";
 import type { FleetTransport } from "../transports/fleet-types.js";
 import { renderJsonDocument } from "../report/envelope.js";
 import { renderFleetText } from "../report/fleet-text.js";
@@ -212,6 +214,7 @@ export function gatherOptions(values: Values): FleetGatherOptions {
     fast: values.fast ?? false,
     importChecks: checkedModules(values["import-check"] ?? []),
     nodeTimeoutMs: positiveInt(values["node-timeout"], "--node-timeout", 180) * 1000,
+    probeNonce: newNonce(),
     project: projectDir === null ? null : readProject(projectDir),
   };
 }
@@ -239,11 +242,8 @@ export function emitReport(report: FleetReport, values: Values): number {
       renderJUnit(fleetJUnitSuites(report), `gpuprep fleet ${report.mode}`),
       "--junit",
     );
-  process.stdout.write(
-    values.json
-      ? renderJsonDocument(FLEET_SCHEMA, FLEET_SCHEMA_VERSION, report)
-      : renderFleetText(report, makeStyle(useColor())),
-  );
+  if (values.json) process.stdout.write(renderJsonDocument(FLEET_SCHEMA, FLEET_SCHEMA_VERSION, report));
+  else writeText(renderFleetText(report, makeStyle(useColor())));
   return report.summary.exitCode;
 }
 
@@ -283,11 +283,12 @@ async function runDoctor(sub: "doctor" | "scan", argv: string[]): Promise<number
         python: values.python ?? "python3",
         script: probeSource(),
         args: probeArgs(options),
+        probeNonce: options.probeNonce,
         nodeTimeoutMs: options.nodeTimeoutMs,
         jobDir: values["job-dir"] ?? "gpuprep-fleet-jobs",
         mode: sub,
       });
-      process.stdout.write(
+      (values.json ? (t: string) => process.stdout.write(t) : writeText)(
         values.json
           ? renderJsonDocument("gpuprep.fleet.job", 1, job)
           : `submitted job ${job.jobId} (script ${job.script}); when it has run: gpuprep fleet collect ${job.jobId}${values["job-dir"] ? ` --job-dir ${values["job-dir"]}` : ""}\n`,
@@ -335,7 +336,12 @@ async function runCollect(argv: string[]): Promise<number> {
     describe: () => `Slurm job ${job.jobId}`,
     runPythonOnNodes: () => Promise.reject(new Error("not used")),
   };
-  const options = { ...gatherOptions(values), nodeTimeoutMs: job.nodeTimeoutSeconds * 1000 };
+  const options = {
+    ...gatherOptions(values),
+    nodeTimeoutMs: job.nodeTimeoutSeconds * 1000,
+    // A job from a gpuprep without framed probe results matches nothing: resubmit it.
+    probeNonce: job.probeNonce ?? "",
+  };
   const capturedAt = new Date().toISOString();
   const results = runs.map((run) => nodeResultFromRun(fleet, run, options, capturedAt));
   if (values.save) saveSnapshots(values.save, results);

@@ -3,6 +3,7 @@
  * printed with its reason and source; --dry-run prints the files' diffs and writes nothing; files
  * the user edited are never overwritten without --force (and then kept as a backup).
  */
+import { writeText } from "../report/terminal.js";
 import { renderJsonDocument } from "../report/envelope.js";
 import { existsSync, statSync } from "node:fs";
 import { READ_LIMITS, readTextFile } from "../util/safe-read.js";
@@ -294,7 +295,7 @@ export const initCommand: Command = {
     else if (blocked(writes).length > 0)
       text +=
         "\nwriting would stop at the files marked above: rerun with --force to replace them (backups kept)\n";
-    process.stdout.write(text);
+    writeText(text);
     return EXIT_OK;
   },
 };

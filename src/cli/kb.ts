@@ -1,4 +1,5 @@
 /** `gpuprep kb …`: the compatibility knowledge itself, readable with reasons and sources, or --json. */
+import { writeText } from "../report/terminal.js";
 import { UserError } from "../errors.js";
 import type { Command } from "./command.js";
 import { parseCommandArgs } from "./args.js";
@@ -54,9 +55,10 @@ export const kbCommand: Command = {
       },
     });
     const [topic, subject, ...extra] = positionals;
-    const print: Print = (line = "") => console.log(line);
-    const style = makeStyle(useColor());
     const json = values.json === true;
+    // kb text shows overlay files' contents too: sanitized like every text report (JSON is escaped).
+    const print: Print = json ? (line = "") => console.log(line) : (line = "") => writeText(`${line}\n`);
+    const style = makeStyle(useColor());
     if (!topic)
       throw new UserError(
         "kb: which topic?",

@@ -3,6 +3,7 @@
 import { UserError, errorMessage } from "../errors.js";
 import { EXIT_TOOL_ERROR, type Command } from "./command.js";
 import { TOOL_VERSION } from "../version.js";
+import { oneLine } from "../report/terminal.js";
 
 /** Loaded lazily so `gpuprep kb` does not pay for the doctor's imports and the reverse. */
 const COMMANDS: Record<string, () => Promise<Command>> = {
@@ -61,16 +62,59 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 export function reportFatal(error: unknown): number {
-  if (error instanceof UserError) {
-    process.stderr.write(`gpuprep: error: ${error.message}\n`);
-    if (error.hint) process.stderr.write(`  hint: ${error.hint}\n`);
+  const known = asUserError(error);
+  if (known) {
+    process.stderr.write(`gpuprep: error: ${oneLine(known.message)}\n`);
+    if (known.hint) process.stderr.write(`  hint: ${oneLine(known.hint)}\n`);
   } else {
-    process.stderr.write(`gpuprep: internal error: ${errorMessage(error)}\n`);
+    process.stderr.write(`gpuprep: internal error: ${oneLine(errorMessage(error))}\n`);
     process.stderr.write("  hint: rerun with GPUPREP_DEBUG=1 for the stack trace, and report it\n");
-    if (process.env.GPUPREP_DEBUG) process.stderr.write(`${(error as Error)?.stack ?? ""}\n`);
   }
+  if (process.env.GPUPREP_DEBUG) process.stderr.write(`${(error as Error)?.stack ?? ""}\n`);
   return EXIT_TOOL_ERROR;
 }
+
+/**
+ * Failures the user's input causes that escaped a command's own checks: a file operation on the
+ * wrong kind of path (EISDIR, ENOTDIR, ...) and input nested so deep that rendering it overflows
+ * the stack. Both are the user's to fix, so they get a line and a hint, not "internal error".
+ */
+function asUserError(error: unknown): UserError | null {
+  if (error instanceof UserError) return error;
+  const system = error as NodeJS.ErrnoException | null;
+  const path = typeof system?.path === "string" ? system.path : null;
+  const reasons: Record<string, string> = {
+    EISDIR: "is a directory",
+    ENOTDIR: "a part of the path is not a directory",
+    ENOENT: "no such file or directory",
+    EACCES: "permission denied",
+    EPERM: "operation not permitted",
+    ELOOP: "too many symbolic links",
+    ENOSPC: "no space left on the device",
+  };
+  const reason = system?.code ? reasons[system.code] : undefined;
+  if (path && reason) return new UserError(`${path}: ${reason}`, "check the paths given on the command line");
+  if (error instanceof RangeError && /call stack/i.test(error.message)) {
+    return new UserError(
+      "the input is nested too deeply to process",
+      "check the files given with --from, --project or on the command line",
+    );
+  }
+  return null;
+}
+
+/**
+ * stdout closed early (`gpuprep scan DIR | head -1`): nobody reads the rest, so stop quietly with
+ * the status so far, as a SIGPIPE would, instead of an unhandled 'error' event's stack trace.
+ */
+function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+    throw error;
+  });
+}
+exitQuietlyOnClosedPipe(process.stdout);
+exitQuietlyOnClosedPipe(process.stderr);
 
 main(process.argv.slice(2)).then(
   (code) => {

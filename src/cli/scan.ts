@@ -1,9 +1,9 @@
 /** `gpuprep scan`: which GPU architectures the CUDA code in binaries covers, and what a GPU can run. */
+import { writeText } from "../report/terminal.js";
 import { renderJsonDocument } from "../report/envelope.js";
-import { execFile } from "node:child_process";
 import { importDirectories } from "../gather/binaries.js";
+import { runCommand } from "../transports/spawn.js";
 import { stat } from "node:fs/promises";
-import { promisify } from "node:util";
 import { UserError, errorMessage } from "../errors.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_ERROR, type Command } from "./command.js";
 import { parseCommandArgs } from "./args.js";
@@ -17,8 +17,6 @@ import {
   type ComputeCapability,
   type CoverageVerdict,
 } from "../kb/compat.js";
-
-const run = promisify(execFile);
 
 const HELP = `gpuprep scan: which GPU architectures the CUDA code in binaries covers
 
@@ -44,9 +42,12 @@ interface Device {
 
 async function localDevice(): Promise<Device | null> {
   try {
-    const { stdout } = await run("nvidia-smi", ["--query-gpu=name,compute_cap", "--format=csv,noheader"], {
-      timeout: 15_000,
-    });
+    const { stdout, code } = await runCommand(
+      "nvidia-smi",
+      ["--query-gpu=name,compute_cap", "--format=csv,noheader"],
+      { timeoutMs: 15_000 },
+    );
+    if (code !== 0) return null;
     const [name, cap] = (stdout.trim().split("\n")[0] ?? "").split(",").map((s) => s.trim());
     const capability = cap ? parseComputeCapability(cap) : null;
     return capability && name ? { label: `${name} (local)`, capability } : null;
@@ -230,7 +231,7 @@ export const scanCommand: Command = {
         }),
       );
     } else {
-      process.stdout.write(renderText(reports, device, files.length, makeStyle(useColor())));
+      writeText(renderText(reports, device, files.length, makeStyle(useColor())));
     }
     // Nothing readable means nothing was checked: not a clean result (issue 12).
     if (files.length > 0 && scans.every((s) => s.error !== null)) return EXIT_TOOL_ERROR;

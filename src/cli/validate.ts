@@ -1,6 +1,8 @@
 /** `gpuprep validate`: environment checks and GPU benchmarks, judged against the GPU's own peak. */
 import { existsSync } from "node:fs";
-import { READ_LIMITS, printablePrefix, readTextFile } from "../util/safe-read.js";
+import { READ_LIMITS, readTextFile } from "../util/safe-read.js";
+import { parseJsonInput } from "../util/json-input.js";
+import { writeText } from "../report/terminal.js";
 import { writeOutputFile } from "../util/write-output.js";
 import { resolve } from "node:path";
 import { UserError, errorMessage } from "../errors.js";
@@ -78,7 +80,7 @@ export const validateCommand: Command = {
       writeOutputFile(values.junit, renderJUnit(toJUnitSuites(report), "gpuprep validate"), "--junit");
     if (values.html) writeOutputFile(values.html, renderHtmlReport(toHtmlReport(report)), "--html");
     if (values.json) console.log(JSON.stringify(report, null, 2));
-    else console.log(renderText(report, makeStyle(useColor())));
+    else writeText(`${renderText(report, makeStyle(useColor()))}\n`);
     return report.summary.fail > 0 ? EXIT_FINDINGS : EXIT_OK;
   },
 };
@@ -117,15 +119,7 @@ function readSaved(file: string): { payload: Payload; transport: string } {
     maxBytes: READ_LIMITS.snapshot,
     hint: "pass a file written by `gpuprep validate --json`",
   });
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new UserError(
-      `validate: ${file} is not valid JSON (${printablePrefix(errorMessage(error), 120)})`,
-      "pass a file written by `gpuprep validate --json`",
-    );
-  }
+  const data = parseJsonInput(text, `validate: ${file}`, "pass a file written by `gpuprep validate --json`");
   const report = data as Partial<ValidateReport> | null;
   if (!report || typeof report !== "object" || report.schema !== REPORT_SCHEMA_ID) {
     throw new UserError(

@@ -1,19 +1,12 @@
 /** Reading and writing Facts snapshots (`--save FILE`, `--from FILE`). */
+import { parseJsonInput } from "../util/json-input.js";
 import { writeOutputFile } from "../util/write-output.js";
-import { READ_LIMITS, printablePrefix, readTextFile } from "../util/safe-read.js";
+import { READ_LIMITS, readTextFile } from "../util/safe-read.js";
 import { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION, FactsSchema, type Facts } from "./schema.js";
-import { UserError, errorMessage } from "../errors.js";
+import { UserError } from "../errors.js";
 
 export function parseFacts(text: string, origin: string): Facts {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new UserError(
-      `${origin} is not valid JSON (${printablePrefix(errorMessage(error), 120)})`,
-      "pass a file written by `gpuprep doctor --save FILE`",
-    );
-  }
+  const data = parseJsonInput(text, origin, "pass a file written by `gpuprep doctor --save FILE`");
   const header = data as { schema?: unknown; schemaVersion?: unknown } | null;
   if (typeof header !== "object" || header === null || header.schema !== FACTS_SCHEMA_ID) {
     throw new UserError(

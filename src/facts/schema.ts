@@ -115,6 +115,11 @@ export const ChildRunSchema = z.object({
   signal: nullableString,
   error: nullableString,
   stderrTail: nullableString,
+  /**
+   * The child exited but left processes behind (still in its process group, or holding its
+   * output pipes): an import that starts a daemon. The probe killed them. Absent in older snapshots.
+   */
+  leftProcesses: z.boolean().optional(),
 });
 
 export const TorchLiveResultSchema = z.object({

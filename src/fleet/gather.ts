@@ -17,15 +17,22 @@ export interface FleetGatherOptions {
   importChecks: string[];
   /** Per-node limit: the probe's own budget plus the interpreter's start. */
   nodeTimeoutMs: number;
+  /** Passed to every node's probe; only output framed with it is taken as a probe result. */
+  probeNonce: string;
   /** The project checked on every node (read once, here: it is the same checkout). */
   project: ProjectFacts | null;
 }
 
 export function probeArgs(
-  options: Pick<FleetGatherOptions, "fast" | "importChecks" | "nodeTimeoutMs">,
+  options: Pick<FleetGatherOptions, "fast" | "importChecks" | "nodeTimeoutMs" | "probeNonce">,
 ): string[] {
   // The probe's children get a share of the node's budget, so it reports them before the kill.
-  const args = ["--child-timeout", String(childTimeoutSeconds(options.nodeTimeoutMs))];
+  const args = [
+    "--child-timeout",
+    String(childTimeoutSeconds(options.nodeTimeoutMs)),
+    "--nonce",
+    options.probeNonce,
+  ];
   if (options.fast) args.unshift("--fast");
   for (const module of options.importChecks) args.push("--import", module);
   return args;
@@ -54,7 +61,7 @@ export function nodeResultFromRun(
   }
   const transport = nodeTransport(fleet, run.node);
   try {
-    const probe = parseProbeResult(transport, run.result, options.nodeTimeoutMs);
+    const probe = parseProbeResult(transport, run.result, options.nodeTimeoutMs, options.probeNonce);
     const facts: Facts = {
       schema: FACTS_SCHEMA_ID,
       schemaVersion: FACTS_SCHEMA_VERSION,

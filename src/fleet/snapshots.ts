@@ -6,6 +6,7 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { READ_LIMITS, readTextFile } from "../util/safe-read.js";
+import { parseJsonInput } from "../util/json-input.js";
 import { basename, join } from "node:path";
 import { UserError, errorMessage } from "../errors.js";
 import { parseFacts } from "../facts/io.js";
@@ -78,12 +79,8 @@ function parseSnapshot(
   file: string,
   cache: ValidatedCache,
 ): { facts: Facts; key: string | null } {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return { facts: parseFacts(text, file), key: null }; // parseFacts throws its own message
-  }
+  // One-line errors for broken or absurdly nested files (parseFacts words them the same way).
+  const data = parseJsonInput(text, file, "pass a file written by `gpuprep doctor --save FILE`");
   const key = factsContentKey(data);
   const known = key === null ? undefined : cache.get(key);
   if (known) {

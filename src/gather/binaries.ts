@@ -3,13 +3,10 @@
  * the fatbin scanner from the local filesystem. Runs beside the probe (it is I/O, the probe is
  * mostly torch's import), so it adds little to doctor's wall time.
  */
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import type { BinariesFacts } from "../facts/schema.js";
 import { scanEnvironmentBinaries } from "../fatbin/index.js";
 import type { Transport } from "../transports/types.js";
-
-const run = promisify(execFile);
+import { runCommand } from "../transports/spawn.js";
 
 export function notScanned(reason: string): BinariesFacts {
   return { scanned: false, reason, durationMs: 0, files: [], filesExamined: 0 };
@@ -25,8 +22,13 @@ export async function importDirectories(python: string): Promise<string[]> {
     "std = {os.path.realpath(sysconfig.get_paths()[k]) for k in ('stdlib', 'platstdlib')}\n" +
     "dirs = [p for p in sys.path if p and os.path.isdir(p)]\n" +
     "print(json.dumps([p for p in dirs if os.path.realpath(p) not in std and not os.path.realpath(p).endswith('lib-dynload')]))";
-  const { stdout } = await run(python, ["-c", script], { timeout: 30_000 });
-  return JSON.parse(stdout) as string[];
+  const result = await runCommand(python, ["-c", script], { timeoutMs: 30_000 });
+  if (result.code !== 0) {
+    const why = result.timedOut ? "timed out" : `exit ${String(result.code ?? result.signal)}`;
+    throw new Error(`${python} ${why}: ${result.stderr.trim().split("\n").at(-1) ?? ""}`);
+  }
+  // The list is the last line: a sitecustomize may print before it.
+  return JSON.parse(result.stdout.trim().split("\n").at(-1) ?? "") as string[];
 }
 
 export async function gatherBinaries(transport: Transport, fast: boolean): Promise<BinariesFacts> {

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { ProbeOutputSchema, type ProbeOutput } from "../facts/schema.js";
 import { UserError } from "../errors.js";
 import type { RunResult, Transport } from "../transports/types.js";
+import { newNonce } from "../transports/node-frame.js";
 
 /** Exit status probe.py uses for "wrong Python or wrong arguments" (its message is on stderr). */
 const PROBE_REFUSED = 3;
@@ -27,14 +28,21 @@ export function childTimeoutSeconds(timeoutMs: number): number {
 }
 
 export async function runProbe(transport: Transport, options: ProbeRunOptions): Promise<ProbeOutput> {
-  const args = ["--child-timeout", String(childTimeoutSeconds(options.timeoutMs))];
+  const nonce = newNonce();
+  const args = ["--child-timeout", String(childTimeoutSeconds(options.timeoutMs)), "--nonce", nonce];
   if (options.fast) args.unshift("--fast");
   for (const module of options.importChecks ?? []) args.push("--import", module);
   const result = await transport.runPython(probeSource(), args, options.timeoutMs);
-  return parseProbeResult(transport, result, options.timeoutMs);
+  return parseProbeResult(transport, result, options.timeoutMs, nonce);
 }
 
-export function parseProbeResult(transport: Transport, result: RunResult, timeoutMs: number): ProbeOutput {
+/** `nonce`: the one passed to this run's probe; only a line framed with it is the result. */
+export function parseProbeResult(
+  transport: Transport,
+  result: RunResult,
+  timeoutMs: number,
+  nonce: string,
+): ProbeOutput {
   const who = transport.describe();
   if (result.timedOut) {
     throw new UserError(
@@ -48,7 +56,7 @@ export function parseProbeResult(transport: Transport, result: RunResult, timeou
       `check that it starts at all: ${transport.python} -c 'print(1)'`,
     );
   }
-  const line = lastJsonLine(result.stdout);
+  const line = framedResult(result.stdout, nonce);
   if (result.code !== 0 || line === null) {
     const reason = lastLine(result.stderr) ?? lastLine(result.stdout);
     if (result.code === PROBE_REFUSED && reason)
@@ -90,11 +98,18 @@ export function parseProbeResult(transport: Transport, result: RunResult, timeou
   return parsed.data;
 }
 
-/** The probe prints one line; images with chatty entrypoints (NGC's banner) may print before it. */
-function lastJsonLine(stdout: string): string | null {
-  const lines = stdout.split("\n").filter((l) => l.startsWith('{"host"'));
-  return lines.at(-1) ?? null;
+/**
+ * The JSON of the line `@gpuprep-probe NONCE {...}`. Banners (NGC's entrypoint), a sitecustomize or
+ * an extension may print anything around it, a `{"host"...}` line included; without this run's
+ * nonce it is not the result.
+ */
+export function framedResult(stdout: string, nonce: string): string | null {
+  const tag = `${PROBE_FRAME_TAG} ${nonce} `;
+  const lines = stdout.split("\n").filter((l) => l.startsWith(tag));
+  return lines.at(-1)?.slice(tag.length) ?? null;
 }
+
+export const PROBE_FRAME_TAG = "@gpuprep-probe";
 
 function lastLine(text: string): string | null {
   const line = text

@@ -1,8 +1,10 @@
 # gpuprep probe: run by the *target* Python (any CPython >= 3.8, stdlib only); prints one JSON
 # document {"host": ..., "python": ...} matching ProbeOutputSchema in src/facts/schema.ts.
 #
-# CLI contract:  python3 - [--fast] [--child-timeout SECONDS] < probe.py   (or python3 probe.py ...)
-#   stdout: exactly one JSON document; stderr: nothing on success; exit 0.
+# CLI contract:  python3 - [--fast] [--child-timeout SECONDS] [--nonce HEX] < probe.py
+#   stdout: the JSON document on one line; with --nonce that line is "@gpuprep-probe HEX {...}", so
+#   a sitecustomize or extension that prints a {"host" line cannot pass for the result (gpuprep
+#   makes a fresh nonce per run and accepts only its frame). stderr: nothing on success; exit 0.
 #   exit 3 + one line on stderr: this Python is too old or the arguments are wrong.
 #
 # It changes nothing: no installs, no writes (bytecode writing is off here and in children).
@@ -95,8 +97,19 @@ def child_env():
     return env
 
 
+# Output kept per child stream: results are small; a flood must not grow the probe's memory.
+CHILD_OUTPUT_CAP = 4 * 1024 * 1024
+# After a child exits, how long its pipes may take to reach EOF before a holder is assumed.
+CHILD_DRAIN_GRACE = 0.5
+
+
 class Child:
-    """A command started now and collected later, killed at its deadline."""
+    """A command started now and collected later, killed at its deadline.
+
+    Collection waits for the child's exit, not for EOF on its pipes: an import that leaves a
+    daemon behind (holding the pipes or not) is recorded as leftProcesses, and the daemon is
+    killed with the child's process group instead of keeping the probe waiting.
+    """
 
     def __init__(self, argv, timeout):
         self.started = time.monotonic()
@@ -111,22 +124,34 @@ class Child:
             self.proc = None
             self.result = {"spawnError": str(error)}
             return
+        self.out, self.err = bytearray(), bytearray()
+        self.readers = [threading.Thread(target=read_capped, args=(self.proc.stdout, self.out), daemon=True),
+                        threading.Thread(target=read_capped, args=(self.proc.stderr, self.err), daemon=True)]
+        for reader in self.readers:
+            reader.start()
         self.thread = threading.Thread(target=self._wait, daemon=True)
         self.thread.start()
 
     def _wait(self):
         try:
-            out, err = self.proc.communicate(timeout=self.timeout)
+            self.proc.wait(timeout=self.timeout)
             timed_out = False
         except subprocess.TimeoutExpired:
             kill_group(self.proc)
-            out, err = self.proc.communicate()
+            self.proc.wait()
             timed_out = True
+        held = not join_all(self.readers, CHILD_DRAIN_GRACE)
+        # The child is reaped; its pid names its process group until the last member is gone.
+        left = held or group_alive(self.proc.pid)
+        if left:
+            kill_group(self.proc)
+            join_all(self.readers, CHILD_DRAIN_GRACE)
         self.result = {
-            "stdout": out.decode("utf-8", "replace"),
-            "stderr": err.decode("utf-8", "replace"),
+            "stdout": bytes(self.out).decode("utf-8", "replace"),
+            "stderr": bytes(self.err).decode("utf-8", "replace"),
             "code": self.proc.returncode,
             "timedOut": timed_out,
+            "leftProcesses": bool(left and not timed_out),
             "durationMs": elapsed_ms(self.started),
         }
 
@@ -134,6 +159,35 @@ class Child:
         if self.proc is not None:
             self.thread.join()
         return self.result
+
+
+def read_capped(stream, into):
+    fd = stream.fileno()
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            return
+        if not chunk:
+            return
+        room = CHILD_OUTPUT_CAP - len(into)
+        if room > 0:
+            into.extend(chunk[:room])
+
+
+def join_all(threads, grace):
+    deadline = time.monotonic() + grace
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    return not any(thread.is_alive() for thread in threads)
+
+
+def group_alive(pgid):
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except OSError:
+        return False
 
 
 def kill_group(proc):
@@ -156,12 +210,13 @@ def python_child(code, timeout):
 def child_run(raw, parse_result=True):
     """ChildRunSchema fields (+ the parsed result) from a collected python child."""
     run = {"status": "ok", "durationMs": 0, "exitCode": None, "signal": None, "error": None,
-           "stderrTail": None}
+           "stderrTail": None, "leftProcesses": False}
     if "spawnError" in raw:
         run.update(status="error", error="could not start: " + raw["spawnError"])
         return run, None
     run["durationMs"] = raw["durationMs"]
     run["stderrTail"] = tail(raw["stderr"])
+    run["leftProcesses"] = raw.get("leftProcesses", False)
     code = raw["code"]
     payload = None
     for line in raw["stdout"].splitlines():
@@ -657,7 +712,7 @@ sys.exit(code)
 
 def skipped(reason):
     return {"status": "skipped", "durationMs": 0, "exitCode": None, "signal": None, "error": reason,
-            "stderrTail": None}
+            "stderrTail": None, "leftProcesses": False}
 
 
 def installed_extensions(sys_path):
@@ -751,8 +806,11 @@ def constraint_files():
 # ---------------------------------------------------------------- main
 
 
+FRAME_TAG = "@gpuprep-probe"
+
+
 def parse_args(argv):
-    fast, timeout, extra_imports = False, 60.0, []
+    fast, timeout, extra_imports, nonce = False, 60.0, [], None
     args = list(argv)
     while args:
         arg = args.pop(0)
@@ -762,14 +820,31 @@ def parse_args(argv):
             timeout = float(args.pop(0))
         elif arg == "--import" and args:
             extra_imports.append(args.pop(0))
+        elif arg == "--nonce" and args and re.match(r"^[0-9a-f]{8,64}$", args[0]):
+            nonce = args.pop(0)
         else:
             sys.stderr.write("gpuprep probe: unknown argument %r\n" % arg)
             sys.exit(3)
-    return fast, timeout, extra_imports
+    return fast, timeout, extra_imports, nonce
+
+
+def emit(document, nonce):
+    """The result, written to fd 1 itself: a sitecustomize may have replaced sys.stdout."""
+    line = json.dumps(document)
+    if nonce is not None:
+        # The leading newline ends any half line a stray print left without one.
+        line = "\n%s %s %s" % (FRAME_TAG, nonce, line)
+    try:
+        sys.stdout.flush()
+    except Exception:
+        pass
+    data = (line + "\n").encode("utf-8")
+    while data:
+        data = data[os.write(1, data):]
 
 
 def main():
-    fast, timeout, extra_imports = parse_args(sys.argv[1:])
+    fast, timeout, extra_imports, nonce = parse_args(sys.argv[1:])
     nvidia_children = start_nvidia_smi()
     interpreter = interpreter_facts()
     sys_path = interpreter["sysPath"]
@@ -831,8 +906,7 @@ def main():
 
     python["probe"] = {"version": PROBE_VERSION, "mode": "fast" if fast else "full",
                        "durationMs": elapsed_ms(START)}
-    sys.stdout.write(json.dumps({"host": host, "python": python}) + "\n")
-    sys.stdout.flush()
+    emit({"host": host, "python": python}, nonce)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import { ngcPipConstraintNotApplied } from "./ngc-pip-constraint-not-applied.js"
 import { numpyAbiMismatch } from "./numpy-abi-mismatch.js";
 import { pyarrowCudfMismatch } from "./pyarrow-cudf-mismatch.js";
 import { extensionImportFailed } from "./extension-import-failed.js";
+import { extensionLeavesProcess } from "./extension-leaves-process.js";
 import { shmTooSmall } from "./shm-too-small.js";
 import { memlockLimited } from "./memlock-limited.js";
 import { cudaVisibleDevicesHidesGpus } from "./cuda-visible-devices-hides-gpus.js";
@@ -57,6 +58,7 @@ export const RULES: readonly Rule[] = [
   numpyAbiMismatch,
   pyarrowCudfMismatch,
   extensionImportFailed,
+  extensionLeavesProcess,
   extensionArchMissing,
   ptxOnlyCoverage,
   shmTooSmall,

@@ -1,7 +1,6 @@
 /** The probe run inside a running container (docker exec) or a fresh container of an image (docker run). */
-import { spawnSync } from "node:child_process";
 import { UserError } from "../errors.js";
-import { CommandNotFoundError, runWithInput } from "./spawn.js";
+import { CommandNotFoundError, runCommand, runWithInput } from "./spawn.js";
 import type { RunResult, Transport } from "./types.js";
 
 const DOCKER = "docker";
@@ -18,16 +17,15 @@ export function imageCommand(image: string, python: string, args: string[], gpus
  * `--gpus all` fails on hosts without the NVIDIA container toolkit, so ask for GPUs only when the
  * engine has the nvidia runtime registered or the toolkit's hook is installed.
  */
-export function hostHasNvidiaRuntime(): boolean {
-  const info = spawnSync(DOCKER, ["info", "--format", "{{json .Runtimes}}"], {
-    encoding: "utf8",
-    timeout: 15000,
-  });
-  if (info.status === 0 && /"nvidia"/.test(info.stdout)) return true;
-  const hook = spawnSync("sh", ["-c", "command -v nvidia-container-runtime-hook nvidia-ctk"], {
-    encoding: "utf8",
-  });
-  return hook.status === 0 && hook.stdout.trim() !== "";
+export async function hostHasNvidiaRuntime(): Promise<boolean> {
+  const info = await runCommand(DOCKER, ["info", "--format", "{{json .Runtimes}}"], {
+    timeoutMs: 15000,
+  }).catch(() => null);
+  if (info?.code === 0 && /"nvidia"/.test(info.stdout)) return true;
+  const hook = await runCommand("sh", ["-c", "command -v nvidia-container-runtime-hook nvidia-ctk"], {
+    timeoutMs: 5000,
+  }).catch(() => null);
+  return hook?.code === 0 && hook.stdout.trim() !== "";
 }
 
 async function runDocker(args: string[], script: string, timeoutMs: number): Promise<RunResult> {
@@ -61,7 +59,7 @@ export function imageTransport(image: string, python = "python3", gpus?: boolean
     ref: image,
     python,
     describe: () => `${python} in a new container of image ${image}`,
-    runPython: (script, args, timeoutMs) =>
-      runDocker(imageCommand(image, python, args, gpus ?? hostHasNvidiaRuntime()), script, timeoutMs),
+    runPython: async (script, args, timeoutMs) =>
+      runDocker(imageCommand(image, python, args, gpus ?? (await hostHasNvidiaRuntime())), script, timeoutMs),
   };
 }

@@ -26,6 +26,8 @@ export interface BatchJob {
   jobId: string;
   mode: string;
   nonce: string;
+  /** The probe's own frame nonce (its --nonce), needed to read its result back. */
+  probeNonce?: string;
   python: string;
   nodeTimeoutSeconds: number;
   script: string;
@@ -75,6 +77,7 @@ export interface SubmitOptions {
   python: string;
   script: string;
   args: string[];
+  probeNonce?: string;
   nodeTimeoutMs: number;
   jobDir: string;
   mode: string;
@@ -120,6 +123,7 @@ export async function submitBatch(options: SubmitOptions): Promise<BatchJob> {
     jobId,
     mode: options.mode,
     nonce,
+    ...(options.probeNonce ? { probeNonce: options.probeNonce } : {}),
     python: options.python,
     nodeTimeoutSeconds: limit,
     script: scriptPath,

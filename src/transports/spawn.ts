@@ -1,5 +1,11 @@
-/** Spawns a command, feeds it stdin, collects output, kills its whole process group at the deadline. */
+/**
+ * The one place gpuprep starts a process. Every child leads its own process group, is killed with
+ * SIGKILL to the whole group at its limit, and the promise settles when the child exits, not when
+ * its pipes close: a daemon that inherited stdout (an extension's background server, `sleep &` in
+ * a wrapper) must not keep gpuprep waiting. Output is capped so a flood cannot grow memory.
+ */
 import { spawn } from "node:child_process";
+import type { Readable } from "node:stream";
 import type { RunResult } from "./types.js";
 
 export class CommandNotFoundError extends Error {
@@ -8,6 +14,115 @@ export class CommandNotFoundError extends Error {
   }
 }
 
+/** A probe result is 50-200 KB and a validate payload less; 8 MB leaves room for huge environments. */
+export const STDOUT_CAP_BYTES = 8 * 1024 * 1024;
+export const STDERR_CAP_BYTES = 1024 * 1024;
+/** After the child exits, how long its pipes may take to deliver what is still buffered. */
+const DRAIN_GRACE_MS = 300;
+/** After SIGKILL, how long to wait for 'exit' before giving up on a process stuck in the kernel. */
+const KILL_GRACE_MS = 3000;
+
+export interface RunOptions {
+  timeoutMs: number;
+  /** Written to stdin, then stdin is closed; without it stdin is /dev/null. */
+  input?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  stdoutCapBytes?: number;
+  stderrCapBytes?: number;
+}
+
+/** Keeps the first `cap` bytes of a stream and counts the rest. */
+class CappedBuffer {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  truncated = false;
+  constructor(private readonly cap: number) {}
+  push(chunk: Buffer): void {
+    const room = this.cap - this.kept;
+    if (chunk.length > room) this.truncated = true;
+    if (room <= 0) return;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.chunks.push(part);
+    this.kept += part.length;
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString("utf8");
+  }
+}
+
+export function runCommand(command: string, args: string[], options: RunOptions): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    // detached: the child leads its own process group, so a kill reaches wrappers and their children.
+    const child = spawn(command, args, {
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      detached: true,
+      env: options.env ?? process.env,
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    });
+    const stdout = new CappedBuffer(options.stdoutCapBytes ?? STDOUT_CAP_BYTES);
+    const stderr = new CappedBuffer(options.stderrCapBytes ?? STDERR_CAP_BYTES);
+    let timedOut = false;
+    let settled = false;
+    let exit: { code: number | null; signal: string | null } | null = null;
+    const timers: NodeJS.Timeout[] = [];
+    const later = (ms: number, fn: () => void): void => void timers.push(setTimeout(fn, ms));
+
+    const pipes = [child.stdout, child.stderr].filter((p): p is Readable => p !== null);
+    let openPipes = pipes.length;
+    const finish = (): void => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      // Whatever still holds the pipes (a daemon) is not waited for.
+      for (const pipe of pipes) pipe.destroy();
+      child.stdin?.destroy();
+      // A child that exited may have left processes in its group; none of them is ours to keep.
+      killGroup(child.pid);
+      const truncated = stdout.truncated || stderr.truncated;
+      resolve({
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        code: exit?.code ?? null,
+        signal: exit?.signal ?? (timedOut ? "SIGKILL" : null),
+        timedOut,
+        ...(truncated ? { truncated: { stdout: stdout.truncated, stderr: stderr.truncated } } : {}),
+      });
+    };
+
+    child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
+    for (const pipe of pipes) {
+      pipe.on("error", () => {});
+      pipe.on("close", () => {
+        openPipes -= 1;
+        if (openPipes === 0 && exit !== null) finish();
+      });
+    }
+    child.stdin?.on("error", () => {}); // EPIPE when the interpreter exits before reading the script
+
+    later(options.timeoutMs, () => {
+      timedOut = true;
+      killGroup(child.pid);
+      later(KILL_GRACE_MS, finish);
+    });
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      for (const pipe of pipes) pipe.destroy();
+      reject(error.code === "ENOENT" || error.code === "EACCES" ? new CommandNotFoundError(command) : error);
+    });
+    child.on("exit", (code, signal) => {
+      exit = { code, signal };
+      if (openPipes === 0) finish();
+      else later(DRAIN_GRACE_MS, finish);
+    });
+    child.stdin?.end(options.input);
+  });
+}
+
+/** The older name, kept for the transports: `command args` with `input` on stdin. */
 export function runWithInput(
   command: string,
   args: string[],
@@ -15,35 +130,7 @@ export function runWithInput(
   timeoutMs: number,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    // detached: the child leads its own process group, so a timeout kills wrappers and their children too.
-    const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], detached: true, env });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child.pid);
-    }, timeoutMs);
-    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
-    child.stdin.on("error", () => {}); // EPIPE when the interpreter exits before reading the script
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      reject(error.code === "ENOENT" || error.code === "EACCES" ? new CommandNotFoundError(command) : error);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({
-        stdout: Buffer.concat(stdout).toString("utf8"),
-        stderr: Buffer.concat(stderr).toString("utf8"),
-        code,
-        signal,
-        timedOut,
-      });
-    });
-    child.stdin.end(input);
-  });
+  return runCommand(command, args, { input, timeoutMs, env });
 }
 
 function killGroup(pid: number | undefined): void {

@@ -7,6 +7,8 @@ export interface RunResult {
   signal: string | null;
   /** True when we killed it at the time limit. */
   timedOut: boolean;
+  /** Present when a stream passed its cap: only its head was kept. */
+  truncated?: { stdout: boolean; stderr: boolean };
 }
 
 export interface Transport {

@@ -3,12 +3,12 @@
  * running it with a local interpreter. Benchmark figures are optional everywhere: any of them
  * may be missing because that benchmark failed, was skipped or crashed half-way.
  */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { UserError, errorMessage } from "../errors.js";
 import { pythonBootstrap } from "../transports/node-frame.js";
+import { CommandNotFoundError, runCommand } from "../transports/spawn.js";
 import type { Transport } from "../transports/types.js";
 
 export const PAYLOAD_SCHEMA_ID = "gpuprep.validate.payload";
@@ -221,33 +221,15 @@ export async function runPayload(
   options: PayloadOptions,
   timeoutMs = 1_500_000,
 ): Promise<Payload> {
-  const { stdout, stderr, code, signal } = await new Promise<{
-    stdout: string;
-    stderr: string;
-    code: number | null;
-    signal: string | null;
-  }>((resolve, reject) => {
-    const child = spawn(python, [PAYLOAD_PATH, JSON.stringify(options)], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    // Our own timer (not spawn's timeout option), cleared on every ending so it never holds the process open.
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      if (error.code === "ENOENT") {
-        reject(new UserError(`Python interpreter "${python}" was not found`, "pass one with --python PATH"));
-      } else reject(new UserError(`could not start "${python}": ${errorMessage(error)}`, null));
-    });
-    child.on("close", (exitCode, exitSignal) => {
-      clearTimeout(timer);
-      resolve({ stdout: out, stderr: err, code: exitCode, signal: exitSignal });
-    });
-  });
-  return payloadFromOutput({ stdout, stderr, code, signal }, python);
+  let result;
+  try {
+    result = await runCommand(python, [PAYLOAD_PATH, JSON.stringify(options)], { timeoutMs });
+  } catch (error) {
+    if (error instanceof CommandNotFoundError)
+      throw new UserError(`Python interpreter "${python}" was not found`, "pass one with --python PATH");
+    throw new UserError(`could not start "${python}": ${errorMessage(error)}`, null);
+  }
+  return payloadFromOutput(result, python);
 }
 
 /** The payload's last stdout line as a Payload, or a one-line UserError saying what came instead. */

@@ -60,6 +60,55 @@ def error_text(exc):
 # --------------------------------------------------------------------------- parent side
 
 
+def kill_group(pgid):
+    try:
+        os.killpg(pgid, 9)
+    except OSError:
+        pass
+
+
+def run_command(command, timeout, grace=2.0):
+    """(exit code, stdout, stderr) of a short command, or None on timeout. Settles when it exits:
+    a daemon left holding its pipes is killed with its process group, not waited for."""
+    proc = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    out, err = [], []
+
+    def reader(stream, into):
+        # Chunk by chunk: what arrived counts even when a daemon never closes the pipe.
+        kept = 0
+        while True:
+            try:
+                chunk = os.read(stream.fileno(), 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            if kept < 4 * 1024 * 1024:
+                into.append(chunk)
+                kept += len(chunk)
+
+    threads = [threading.Thread(target=reader, args=(proc.stdout, out), daemon=True),
+               threading.Thread(target=reader, args=(proc.stderr, err), daemon=True)]
+    for thread in threads:
+        thread.start()
+    try:
+        proc.wait(timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        kill_group(proc.pid)
+        proc.wait()
+        timed_out = True
+    for thread in threads:
+        thread.join(timeout=grace)
+    kill_group(proc.pid)
+    if timed_out:
+        return None
+    decode = lambda chunks: b"".join(chunks).decode("utf-8", "replace")
+    return proc.returncode, decode(out), decode(err)
+
+
 def run_child(section, options, timeout, on_line=None):
     """Run one section of this file in a child interpreter; return a ChildRun-like dict."""
     command = [sys.executable, os.path.abspath(__file__), "--child", section, json.dumps(options)]
@@ -96,6 +145,8 @@ def run_child(section, options, timeout, on_line=None):
         proc.wait()
     for reader in readers:
         reader.join(timeout=5)
+    # Whatever the section left running in its group (a daemon holding the pipes) goes too.
+    kill_group(proc.pid)
     duration_ms = round((time.time() - started) * 1000)
     stderr = "".join(stderr_chunks)
     run = {
@@ -188,16 +239,17 @@ def query_nvidia_smi():
     ]
     command = ["nvidia-smi", "--query-gpu=" + ",".join(fields), "--format=csv,noheader,nounits"]
     try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=30)
+        ran = run_command(command, 30)
     except FileNotFoundError:
         return {"status": "not-found", "error": "nvidia-smi is not on PATH", "gpus": []}
-    except subprocess.TimeoutExpired:
+    if ran is None:
         return {"status": "failed", "error": "nvidia-smi gave no answer within 30 s", "gpus": []}
-    if proc.returncode != 0:
-        lines = (proc.stdout + proc.stderr).strip().splitlines()
-        return {"status": "failed", "error": lines[0] if lines else "exit %d" % proc.returncode, "gpus": []}
+    code, stdout, stderr = ran
+    if code != 0:
+        lines = (stdout + stderr).strip().splitlines()
+        return {"status": "failed", "error": lines[0] if lines else "exit %d" % code, "gpus": []}
     gpus = []
-    for line in proc.stdout.strip().splitlines():
+    for line in stdout.strip().splitlines():
         cells = [cell.strip() for cell in line.split(",")]
         if len(cells) != len(fields):
             continue
