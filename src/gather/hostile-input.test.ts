@@ -120,3 +120,13 @@ test("environment.yml: deep or numerous flow collections are refused before the 
   const big = project({ "environment.yml": "dependencies:\n" + "  - numpy\n".repeat(40_000) });
   oneLineError(() => readProject(big), /larger than 256 KiB/);
 });
+
+test("a -r include of 30,000 characters that does not exist: named short, in one line under 300 characters", () => {
+  // Found by bench/fuzz-readers.mjs: the resolved path, cut only at 200 characters, wrapped the terminal.
+  const dir = project({ "requirements.txt": `torch==2.5.1\n-r ${"=".repeat(30_000)}\n` });
+  const error = oneLineError(
+    () => readProject(dir),
+    /requirements\.txt: includes =+… \(\d+ characters\), which does not exist/,
+  );
+  assert.ok(error.message.length <= 300, `message of ${error.message.length} characters`);
+});

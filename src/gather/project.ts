@@ -299,18 +299,26 @@ function readRequirementsFile(
     // environment in the parse error, `-c /etc/shadow` a password hash.
     if (existsSync(include) && !isInside(projectDir, include)) {
       throw new UserError(
-        `${real}: includes ${printablePrefix(include, 200)}, which lies outside the project`,
+        `${real}: includes ${includeText(projectDir, include)}, which lies outside the project`,
         OUTSIDE_HINT,
       );
     }
     if (!existsSync(include)) {
       throw new UserError(
-        `${real}: includes ${printablePrefix(include, 200)}, which does not exist`,
+        `${real}: includes ${includeText(projectDir, include)}, which does not exist`,
         `fix the -r / -c line in ${basename(real)}`,
       );
     }
     readRequirementsFile(include, projectDir, visited, out);
   }
+}
+
+/**
+ * An include as the user wrote it, relative to the project and cut short: the resolved absolute
+ * path of a 30 KB `-r` line, even cut to 200 characters, made a message that wraps the terminal.
+ */
+function includeText(projectDir: string, include: string): string {
+  return printablePrefix(relative(projectDir, include) || include, 80);
 }
 
 /** Joins backslash continuations and drops comments (pip: "#" at line start or after whitespace). */
