@@ -1,0 +1,78 @@
+/**
+ * Snapshots edited by hand or by an attacker (`doctor --from`, `init --from`): what bench/fuzz-snapshots.mjs
+ * found. Every error stays one short line, and no snapshot value reaches the terminal as an escape.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { UserError } from "../../src/errors.js";
+import { parseFacts } from "../../src/facts/io.js";
+import { capturePath } from "./captures.js";
+
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+const HOSTILE = "\u001b]0;pwned\u0007\u001b[2J\nRUN touch /tmp/x\n";
+
+function capture(): Record<string, unknown> & {
+  host: { nvidia: Record<string, unknown> };
+} {
+  return JSON.parse(readFileSync(capturePath("h100-healthy"), "utf8"));
+}
+
+function parseError(doc: unknown): UserError {
+  try {
+    parseFacts(JSON.stringify(doc), "edited.json");
+  } catch (error) {
+    assert.ok(
+      error instanceof UserError,
+      `expected a UserError, got ${String(error)}`,
+    );
+    return error;
+  }
+  assert.fail("the edited snapshot parsed");
+}
+
+function assertOneShortLine(error: UserError): void {
+  assert.doesNotMatch(error.message, UNPRINTABLE);
+  assert.doesNotMatch(error.hint ?? "", UNPRINTABLE);
+  assert.ok(
+    error.message.length <= 300,
+    `message of ${error.message.length} characters`,
+  );
+}
+
+test("a schemaVersion holding escapes, newlines and 10,000 characters: quoted short and sanitized", () => {
+  const doc = capture();
+  doc["schemaVersion"] = HOSTILE + "y".repeat(10_000);
+  const error = parseError(doc);
+  assert.match(
+    error.message,
+    /edited\.json has facts schema version \?\]0;pwned\?\?\[2J\?RUN/,
+  );
+  assertOneShortLine(error);
+});
+
+test("a schema mismatch whose message quotes the bad value: quoted short and sanitized", () => {
+  const doc = capture();
+  // zod's enum message quotes what it received.
+  doc.host.nvidia["status"] = HOSTILE.repeat(50);
+  const error = parseError(doc);
+  assert.match(
+    error.message,
+    /does not match the facts schema at host\.nvidia\.status: /,
+  );
+  assertOneShortLine(error);
+});
+
+test("a schemaVersion nested 10,000 arrays deep: a one-line error, not a stack overflow", () => {
+  const text = readFileSync(capturePath("h100-healthy"), "utf8").replace(
+    /"schemaVersion": *1/,
+    `"schemaVersion": ${"[".repeat(10_000)}${"]".repeat(10_000)}`,
+  );
+  assert.throws(
+    () => parseFacts(text, "edited.json"),
+    (error: unknown) =>
+      error instanceof UserError &&
+      /has facts schema version \(an array\);/.test(error.message),
+  );
+});
