@@ -7,7 +7,11 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { UserError } from "../../src/errors.js";
 import { parseFacts } from "../../src/facts/io.js";
-import { capturePath } from "./captures.js";
+import { loadKnowledgeBase } from "../../src/kb/index.js";
+import { diagnose } from "../../src/rules/diagnose.js";
+import { renderText } from "../../src/report/text.js";
+import { makeStyle } from "../../src/report/style.js";
+import { capturePath, derive } from "./captures.js";
 
 // eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
@@ -75,4 +79,28 @@ test("a schemaVersion nested 10,000 arrays deep: a one-line error, not a stack o
       error instanceof UserError &&
       /has facts schema version \(an array\);/.test(error.message),
   );
+});
+
+test("doctor's text report shows snapshot values with escapes as '?', never raw", () => {
+  const facts = derive("h100-healthy", (f) => {
+    f.host.os.prettyName = `Debian${HOSTILE}`;
+    f.host.cpuArch = `x86_64${HOSTILE}`;
+    f.host.nvidia.driverVersion = `580${HOSTILE}`;
+    f.host.nvidia.gpus[0]!.name = `NVIDIA H100${HOSTILE}`;
+  });
+  const text = renderText(
+    facts,
+    diagnose(facts, loadKnowledgeBase()),
+    makeStyle(false),
+  );
+  assert.doesNotMatch(
+    text,
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/,
+  );
+  assert.match(
+    text,
+    /^ {2}os {6}Debian\?\]0;pwned\?\?\[2J\?RUN touch \/tmp\/x\? \(x86_64\?/m,
+  );
+  assert.match(text, /^ {2}driver {2}580\?\]0;pwned/m);
+  assert.doesNotMatch(text, /^RUN/m);
 });
