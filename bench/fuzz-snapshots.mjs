@@ -11,8 +11,8 @@
 //
 // Per input: any exception that is not gpuprep's UserError is a crash; a UserError whose message
 // or hint holds a newline or another control character, or whose message is longer than 300
-// characters, is a bad error; an input taking over 10 s is a hang (a watchdog thread also names
-// an input still running after 10 s). Also counted as failures: a terminal escape or other control
+// characters, is a bad error; an input taking over 10 s of CPU is a hang (CPU, not wall time: the
+// machine is shared; a watchdog thread also names an input still running after 10 s of wall time). Also counted as failures: a terminal escape or other control
 // character (beyond newline and tab) in doctor's text output or in a generated file, and a GPU name
 // with a newline copied verbatim into a generated file (a line injected into a script).
 // Input i is a pure function of (SEED, i): `--only I` reproduces one input, `--save FILE` writes it.
@@ -246,6 +246,12 @@ const watchdog = new Worker(
 );
 watchdog.unref();
 
+/** CPU milliseconds (user + system) since `start`: the machine is shared, so wall time overstates. */
+const cpuMs = (start) => {
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1000;
+};
+
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 /** Control characters a text report or generated file may not hold (newline and tab are layout). */
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/;
@@ -278,6 +284,7 @@ function pipeline(text, project) {
 
 function runOne(i) {
   const input = makeInput(i);
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   let outcome;
   let error = null;
@@ -287,17 +294,18 @@ function runOne(i) {
     error = caught;
     outcome = classify(caught);
   }
-  return { ...input, outcome, error, took: performance.now() - t0 };
+  return { ...input, outcome, error, took: performance.now() - t0, cpu: cpuMs(c0) };
 }
 
-const failedOutcome = (outcome, took) => !(outcome === "ok" || outcome === "user-error") || took > HANG_MS;
+const failedOutcome = (outcome, cpu) => !(outcome === "ok" || outcome === "user-error") || cpu > HANG_MS;
 
 if (only !== null) {
   const i = Number(only);
-  const { seed, text, project, outcome, error, took } = runOne(i);
+  const { seed, text, project, outcome, error, took, cpu } = runOne(i);
   console.log(`input ${i}: seed ${seed}, ${text.length} characters, project ${project.project.dir}`);
-  console.log(`${outcome} in ${took.toFixed(1)} ms`);
-  if (error) console.log(error instanceof UserError ? JSON.stringify([error.message, error.hint]) : error.stack);
+  console.log(`${outcome} in ${took.toFixed(1)} ms (${cpu.toFixed(1)} ms of CPU)`);
+  if (error)
+    console.log(error instanceof UserError ? JSON.stringify([error.message, error.hint]) : error.stack);
   if (saveFile) {
     writeFileSync(saveFile, text);
     console.log(`snapshot written to ${saveFile}`);
@@ -309,28 +317,32 @@ const started = performance.now();
 const outcomes = {};
 const failures = [];
 let count = 0;
-let slowest = { took: 0, i: -1, seed: "" };
+let slowest = { cpu: 0, took: 0, i: -1, seed: "" };
+let slowestWall = 0;
 for (let i = 0; i < N; i++) {
   if (i % 1000 === 0 && Date.now() > deadline) break;
   count = i + 1;
   Atomics.store(progress, 0, i + 1);
-  const { seed, outcome, error, took } = runOne(i);
+  const { seed, outcome, error, took, cpu } = runOne(i);
   outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
-  if (took > slowest.took) slowest = { took, i, seed };
-  if (failedOutcome(outcome, took)) {
+  slowestWall = Math.max(slowestWall, took);
+  if (cpu > slowest.cpu) slowest = { cpu, took, i, seed };
+  if (failedOutcome(outcome, cpu)) {
     failures.push(i);
     if (failures.length <= 20) {
       const detail =
         error instanceof UserError
           ? JSON.stringify([error.message.slice(0, 400), error.hint])
           : (error?.stack ?? "").split("\n").slice(0, 4).join(" | ");
-      console.error(`input ${i} (${seed}): ${outcome} in ${took.toFixed(0)} ms: ${detail}`);
+      console.error(
+        `input ${i} (${seed}): ${outcome} in ${took.toFixed(0)} ms (${cpu.toFixed(0)} ms CPU): ${detail}`,
+      );
     }
   }
   if ((i + 1) % 50_000 === 0)
     console.log(
       `  ${i + 1} inputs, ${((i + 1) / ((performance.now() - started) / 1000)).toFixed(0)}/s, ` +
-        `slowest ${slowest.took.toFixed(0)} ms, failures ${failures.length}`,
+        `slowest ${slowest.cpu.toFixed(0)} ms CPU (input ${slowest.i}), failures ${failures.length}`,
     );
 }
 const seconds = (performance.now() - started) / 1000;
@@ -340,7 +352,7 @@ const verdict =
     : `${failures.length} FAILED inputs (first: ${failures.slice(0, 10).join(", ")})`;
 console.log(
   `${count} mutated snapshots from ${seeds.length} captures (seed ${SEED}) in ${seconds.toFixed(1)} s ` +
-    `(${(count / seconds).toFixed(0)}/s): ${verdict} (slowest ${slowest.took.toFixed(1)} ms: input ${slowest.i}, ` +
-    `${slowest.seed}); outcomes ${JSON.stringify(outcomes)}`,
+    `(${(count / seconds).toFixed(0)}/s): ${verdict} (slowest ${slowest.cpu.toFixed(1)} ms of CPU, ${slowest.took.toFixed(1)} ms wall: input ${slowest.i}, ` +
+    `${slowest.seed}; slowest wall ${slowestWall.toFixed(1)} ms); outcomes ${JSON.stringify(outcomes)}`,
 );
 process.exit(failures.length === 0 ? 0 : 1);
