@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { KnowledgeBase } from "../src/kb/index.js";
 import { loadData, loadPackagedData } from "../src/kb/load.js";
-import { parseWheelName } from "../src/kb/update.js";
+import { filesFromIndexPage, parseWheelName } from "../src/kb/update.js";
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL("../..", import.meta.url));
@@ -135,4 +135,82 @@ test("a broken overlay is a clear error, not a crash", async () => {
   assert.equal(result.code, 2);
   assert.match(result.stderr, /overlay .* does not match/);
   assert.match(result.stderr, /hint: run `gpuprep kb update` again or delete/);
+});
+
+/** A server that answers /whl/torch/ with `respond` and counts the bytes it managed to send. */
+async function serveRaw(respond: (response: import("node:http").ServerResponse) => void) {
+  const server = createServer((_request, response) => respond(response));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  assert.ok(address && typeof address === "object");
+  return { server, base: `http://127.0.0.1:${address.port}/whl` };
+}
+
+test("kb update: a malformed JSON body is a one-line error, not an internal error", async () => {
+  const cacheHome = mkdtempSync(join(tmpdir(), "gpuprep-kb-"));
+  for (const body of ['{"files": [', '{"files": 7}', "null"]) {
+    const { server, base } = await serveRaw((response) => {
+      response.writeHead(200, { "content-type": "application/vnd.pypi.simple.v1+json" });
+      response.end(body);
+    });
+    try {
+      const result = await gpuprep(["kb", "update", "--index-url", base], cacheHome);
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /^gpuprep: error: the index page (is not valid JSON|has no files list)/);
+      assert.doesNotMatch(result.stderr, /internal error|at .*\.js:\d+/);
+    } finally {
+      server.close();
+    }
+  }
+});
+
+test("kb update: a body that never ends is cut at the cap (64 MiB), a declared huge one refused at once", async () => {
+  const cacheHome = mkdtempSync(join(tmpdir(), "gpuprep-kb-"));
+  let sent = 0;
+  const chunk = Buffer.alloc(1024 * 1024, "a");
+  const flood = await serveRaw((response) => {
+    response.writeHead(200, { "content-type": "text/html" });
+    const pump = () => {
+      while (!response.destroyed && sent < 1024 * 1024 * 1024) {
+        sent += chunk.length;
+        if (!response.write(chunk)) return void response.once("drain", pump);
+      }
+      response.end();
+    };
+    response.on("close", () => undefined);
+    pump();
+  });
+  try {
+    const result = await gpuprep(["kb", "update", "--index-url", flood.base], cacheHome);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /sent more than 64 MiB, more than any index page/);
+    assert.ok(sent < 256 * 1024 * 1024, `the server got to send ${sent} bytes`);
+  } finally {
+    flood.server.closeAllConnections();
+    flood.server.close();
+  }
+  const declared = await serveRaw((response) => {
+    response.writeHead(200, { "content-type": "text/html", "content-length": String(8 * 1024 ** 3) });
+    response.write("<html>");
+  });
+  try {
+    const result = await gpuprep(["kb", "update", "--index-url", declared.base], cacheHome);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /sent more than 64 MiB/);
+  } finally {
+    declared.server.closeAllConnections();
+    declared.server.close();
+  }
+});
+
+test("the <a> pattern is linear: 1 MB of unclosed anchors is read in well under a second", () => {
+  const started = performance.now();
+  assert.deepEqual(filesFromIndexPage("<a ".repeat(350_000), "text/html"), []);
+  assert.deepEqual(filesFromIndexPage("<a href=x<a" + "<a".repeat(500_000), "text/html"), []);
+  assert.ok(performance.now() - started < 2000, `took ${performance.now() - started} ms`);
+  assert.deepEqual(
+    filesFromIndexPage('<a href="/x">torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl</a>', "text/html"),
+    ["torch-2.5.1+cu124-cp312-cp312-linux_x86_64.whl"],
+  );
+  assert.equal(parseWheelName("torch-2.5.1%ZZ.whl"), null); // a malformed escape is no wheel, not a URIError
 });

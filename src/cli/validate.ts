@@ -1,5 +1,6 @@
 /** `gpuprep validate`: environment checks and GPU benchmarks, judged against the GPU's own peak. */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { READ_LIMITS, printablePrefix, readTextFile } from "../util/safe-read.js";
 import { writeOutputFile } from "../util/write-output.js";
 import { resolve } from "node:path";
 import { UserError, errorMessage } from "../errors.js";
@@ -112,21 +113,16 @@ function payloadOptions(values: { quick?: boolean; only?: string; model?: string
 }
 
 function readSaved(file: string): { payload: Payload; transport: string } {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    throw new UserError(
-      `validate: cannot read ${file} (${errorMessage(error)})`,
-      "pass a file written by `gpuprep validate --json`",
-    );
-  }
+  const text = readTextFile(file, {
+    maxBytes: READ_LIMITS.snapshot,
+    hint: "pass a file written by `gpuprep validate --json`",
+  });
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (error) {
     throw new UserError(
-      `validate: ${file} is not valid JSON (${errorMessage(error)})`,
+      `validate: ${file} is not valid JSON (${printablePrefix(errorMessage(error), 120)})`,
       "pass a file written by `gpuprep validate --json`",
     );
   }

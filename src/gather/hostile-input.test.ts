@@ -69,7 +69,7 @@ test("a line that does not parse is quoted as a short sanitized prefix only", ()
   const secretLine = `not a requirement \u001b]0;pwned\u0007 ${"TOKEN=abcdef ".repeat(40)}`;
   const dir = project({ "requirements.txt": `${secretLine}\n` });
   const error = oneLineError(() => readProject(dir), /not a valid requirement/);
-  assert.doesNotMatch(error.message, /\u001b|\u0007/);
+  assert.ok(!error.message.includes("\u001b") && !error.message.includes("\u0007"), "no raw escapes");
   assert.ok(error.message.length < dir.length + 200, error.message);
   const py = project({
     "pyproject.toml": `[project]\nname = "x"\ndependencies = ["torch ${"<".repeat(5000)}"]\n`,
