@@ -382,6 +382,7 @@ const cpuMs = (start) => {
   return (user + system) / 1000;
 };
 
+// eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 function classify(error) {
   if (!(error instanceof UserError)) return "crash";

@@ -252,8 +252,10 @@ const cpuMs = (start) => {
   return (user + system) / 1000;
 };
 
+// eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 /** Control characters a text report or generated file may not hold (newline and tab are layout). */
+// eslint-disable-next-line no-control-regex
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/;
 
 function classify(error) {
