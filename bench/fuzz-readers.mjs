@@ -42,6 +42,8 @@ const deadline =
 const N = Number(args[0] ?? 1_000_000);
 const SEED = Number(args[1] ?? 1) >>> 0 || 1;
 const HANG_MS = 10_000;
+/** Largest mutated file: twice the readers' 4 MiB manifest cap, so the cap itself is exercised. */
+const MAX_INPUT = 8 * 1024 * 1024;
 
 // A small PRNG (mulberry32) re-seeded per input from (SEED, i): any input can be rebuilt alone.
 let state = 1;
@@ -292,7 +294,11 @@ function mutateText(bytes, kind) {
   else if (op === 7) {
     // duplicate a line, up to many times
     const line = lines[pick(lines.length)];
-    const times = chooseSmall([1, 2, 10, 100, 1000, 20_000]);
+    // Capped at MAX_INPUT: stacked mutations (a 300 KB line copied 20,000 times) outgrow a string.
+    const times = Math.min(
+      chooseSmall([1, 2, 10, 100, 1000, 20_000]),
+      Math.floor(MAX_INPUT / (line.length + 1)),
+    );
     lines.splice(at, 0, ...Array(times).fill(line));
   } else if (op === 8) {
     // a huge line, bare or as a value
@@ -337,7 +343,10 @@ function makeInput(i) {
   const changed = {};
   for (const name of targets) {
     let bytes = project.files[name];
-    for (let n = random() < 0.7 ? 1 : 2 + pick(3); n > 0; n--) bytes = mutateText(bytes, kindOf(name));
+    for (let n = random() < 0.7 ? 1 : 2 + pick(3); n > 0; n--) {
+      bytes = mutateText(bytes, kindOf(name));
+      if (bytes.length > MAX_INPUT) bytes = bytes.subarray(0, MAX_INPUT);
+    }
     changed[name] = bytes;
   }
   return { project, changed };
