@@ -151,14 +151,14 @@ const distModule = (name: string) => fileURLToPath(new URL(name, import.meta.url
 test("SIGKILL in the middle of writes: the target is always one whole version", async () => {
   const { project } = layout();
   const target = join(project, "pyproject.toml");
-  const versions = ["a", "b"].map((c) => `${c}`.repeat(8 * 1024 * 1024));
+  const versions = ["a", "b"].map((c) => `${c}`.repeat(32 * 1024 * 1024));
   writeFileSync(target, versions[0]!);
   const script = `
     import { writeFileAtomic } from ${JSON.stringify(distModule("../util/safe-write.js"))};
-    const versions = ["a", "b"].map((c) => c.repeat(8 * 1024 * 1024));
+    const versions = ["a", "b"].map((c) => c.repeat(32 * 1024 * 1024));
     process.stdout.write("ready\\n");
     for (let i = 1; ; i++) writeFileAtomic(${JSON.stringify(target)}, versions[i % 2]);`;
-  for (const delay of [20, 60, 150]) {
+  for (const delay of [15, 40, 70, 110, 160, 230]) {
     const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
       stdio: ["ignore", "pipe", "inherit"],
     });
