@@ -5,7 +5,7 @@ import { parseJsonInput } from "../util/json-input.js";
 import { writeText } from "../report/terminal.js";
 import { writeOutputFile } from "../util/write-output.js";
 import { resolve } from "node:path";
-import { UserError, errorMessage } from "../errors.js";
+import { UserError } from "../errors.js";
 import { loadKnowledgeBase } from "../kb/index.js";
 import { renderHtmlReport } from "../report/html.js";
 import { renderJUnit } from "../report/junit.js";

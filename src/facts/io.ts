@@ -1,9 +1,19 @@
 /** Reading and writing Facts snapshots (`--save FILE`, `--from FILE`). */
 import { parseJsonInput } from "../util/json-input.js";
 import { writeOutputFile } from "../util/write-output.js";
-import { READ_LIMITS, readTextFile } from "../util/safe-read.js";
+import { READ_LIMITS, printablePrefix, readTextFile } from "../util/safe-read.js";
 import { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION, FactsSchema, type Facts } from "./schema.js";
 import { UserError } from "../errors.js";
+
+/**
+ * The schemaVersion a file claims, safe to print: String() of a 10,000-deep array overflows the
+ * stack, and a string may hold escapes or run for megabytes.
+ */
+function versionText(version: unknown): string {
+  if (Array.isArray(version)) return "(an array)";
+  if (typeof version === "object" && version !== null) return "(an object)";
+  return printablePrefix(String(version), 20);
+}
 
 export function parseFacts(text: string, origin: string): Facts {
   const data = parseJsonInput(text, origin, "pass a file written by `gpuprep doctor --save FILE`");
@@ -16,16 +26,17 @@ export function parseFacts(text: string, origin: string): Facts {
   }
   if (header.schemaVersion !== FACTS_SCHEMA_VERSION) {
     throw new UserError(
-      `${origin} has facts schema version ${String(header.schemaVersion)}; this gpuprep reads version ${FACTS_SCHEMA_VERSION}`,
+      `${origin} has facts schema version ${versionText(header.schemaVersion)}; this gpuprep reads version ${FACTS_SCHEMA_VERSION}`,
       "capture the snapshot again with this gpuprep version (`gpuprep doctor --save FILE`)",
     );
   }
   const parsed = FactsSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue ? issue.path.join(".") || "(top level)" : "(unknown)";
+    // Keys and values in the path and the message come from the file: printed only sanitized and short.
+    const where = issue ? printablePrefix(issue.path.join("."), 80) || "(top level)" : "(unknown)";
     throw new UserError(
-      `${origin} does not match the facts schema at ${where}: ${issue?.message ?? "invalid"}`,
+      `${origin} does not match the facts schema at ${where}: ${printablePrefix(issue?.message ?? "invalid", 120)}`,
       "the file was edited or truncated; capture it again with `gpuprep doctor --save FILE`",
     );
   }

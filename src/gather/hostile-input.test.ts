@@ -120,3 +120,32 @@ test("environment.yml: deep or numerous flow collections are refused before the 
   const big = project({ "environment.yml": "dependencies:\n" + "  - numpy\n".repeat(40_000) });
   oneLineError(() => readProject(big), /larger than 256 KiB/);
 });
+
+test("a -r include of 30,000 characters that does not exist: named short, in one line under 300 characters", () => {
+  // Found by bench/fuzz-readers.mjs: the resolved path, cut only at 200 characters, wrapped the terminal.
+  const dir = project({ "requirements.txt": `torch==2.5.1\n-r ${"=".repeat(30_000)}\n` });
+  const error = oneLineError(
+    () => readProject(dir),
+    /requirements\.txt: includes =+… \(\d+ characters\), which does not exist/,
+  );
+  assert.ok(error.message.length <= 300, `message of ${error.message.length} characters`);
+});
+
+test("4 MiB of one repeated -r / -c line: each include is checked once, not once per copy", () => {
+  // Found by bench/fuzz-readers.mjs (20,000 copies took 1 s); the full 4 MiB took 10 s of CPU.
+  const dir = project({
+    "requirements.txt": "-r b.txt\n-c c.txt\n".repeat(230_000),
+    "b.txt": "numpy\n",
+    "c.txt": "numpy<2\n",
+  });
+  const start = process.cpuUsage();
+  const facts = readProject(dir);
+  const { user, system } = process.cpuUsage(start);
+  assert.ok((user + system) / 1000 < 3000, `readProject took ${(user + system) / 1000} ms of CPU`);
+  const top = facts.requirementsFiles.find((f) => f.path.endsWith("requirements.txt"));
+  assert.equal(top?.constraintFiles.length, 1);
+  assert.deepEqual(
+    facts.requirementsFiles.map((f) => f.path.slice(dir.length + 1)),
+    ["requirements.txt", "b.txt", "c.txt"],
+  );
+});

@@ -3,6 +3,7 @@ import type { Facts } from "../facts/schema.js";
 import type { CpuArch, KnowledgeBase } from "../kb/index.js";
 import { UserError } from "../errors.js";
 import { quotedForMessage, singleLine } from "../util/single-line.js";
+import { printablePrefix } from "../util/safe-read.js";
 import type { SystemRow } from "../kb/types.js";
 import type { Decision, TargetMachine } from "./types.js";
 
@@ -20,7 +21,7 @@ export function parseCpuArch(text: string, flag = "--arch"): CpuArch {
   if (value === "x86_64" || value === "amd64") return "x86_64";
   if (value === "aarch64" || value === "arm64" || value === "sbsa") return "aarch64";
   throw new UserError(
-    `${flag} "${text}" is not a CPU architecture gpuprep plans for`,
+    `${flag} "${printablePrefix(text, 40)}" is not a CPU architecture gpuprep plans for`,
     "use x86_64 or aarch64",
   );
 }
@@ -93,6 +94,20 @@ function shippedDriverDecision(system: SystemRow): Decision {
 }
 
 /** This machine (or a saved snapshot of one): its first GPU, its driver, CPU and Python. */
+/**
+ * A snapshot value that becomes part of the plan (and of messages and generated files): one short
+ * printable line, as nvidia-smi and Python print them (NVML's name buffer is 96 bytes). An edited
+ * snapshot can hold anything.
+ */
+function snapshotValue(value: string, what: string, origin: string): void {
+  // eslint-disable-next-line no-control-regex
+  if (value.length <= 96 && !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(value)) return;
+  throw new UserError(
+    `${origin}: the ${what} "${printablePrefix(value, 40)}" holds control characters or is too long for one`,
+    "capture the snapshot again with `gpuprep doctor --save FILE`",
+  );
+}
+
 export function targetFromFacts(kb: KnowledgeBase, facts: Facts, origin: string): TargetMachine {
   const nvidia = facts.host.nvidia;
   const gpu = nvidia.gpus[0];
@@ -100,10 +115,14 @@ export function targetFromFacts(kb: KnowledgeBase, facts: Facts, origin: string)
   const cc = gpu?.computeCapability ?? (torchDevice ? torchDevice.capability.join(".") : null);
   if (!gpu || !cc) {
     throw new UserError(
-      `${origin} has no NVIDIA GPU that gpuprep can see (nvidia-smi: ${nvidia.status}${nvidia.error ? `, ${nvidia.error}` : ""})`,
+      `${origin} has no NVIDIA GPU that gpuprep can see (nvidia-smi: ${nvidia.status}${nvidia.error ? `, ${printablePrefix(nvidia.error, 80)}` : ""})`,
       "plan for the machine it will run on: --target dgx-spark, --target rtx-5090, or --gpu NAME --driver VER --arch aarch64",
     );
   }
+  for (const g of nvidia.gpus) snapshotValue(g.name, "GPU name", origin);
+  snapshotValue(cc, "compute capability", origin);
+  if (nvidia.driverVersion !== null) snapshotValue(nvidia.driverVersion, "driver version", origin);
+  snapshotValue(facts.python.interpreter.version, "Python version", origin);
   const cpuArch = parseCpuArch(facts.host.cpuArch, "the target's CPU architecture");
   // A snapshot may come from anywhere (--from): what it says is written into generated files,
   // so the compute capability and driver must have their shapes and names lose control characters.
@@ -123,7 +142,12 @@ export function targetFromFacts(kb: KnowledgeBase, facts: Facts, origin: string)
   const first = singleLine(gpu.name);
   return {
     origin: singleLine(origin),
-    gpuName: kinds.size > 1 ? `${first} (and ${[...kinds].slice(1).join(", ")})` : first,
+    gpuName:
+      kinds.size > 2
+        ? `${first} (and ${kinds.size - 1} other models)`
+        : kinds.size > 1
+          ? `${first} (and ${[...kinds].slice(1).join(", ")})`
+          : first,
     computeCapability: cc,
     cpuArch,
     driverVersion,

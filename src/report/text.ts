@@ -19,6 +19,15 @@ function paint(style: Style, severity: Severity, text: string): string {
       : style.blue(text);
 }
 
+/**
+ * Snapshot values (an OS name, a GPU name, a driver string) reach this report, and the findings'
+ * text, from files anyone can edit: their terminal escapes, control characters and newlines are
+ * shown as "?", never sent to the terminal. (No finding on any capture spans lines.)
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const oneLine = (text: string) => text.replace(CONTROL, "?");
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
@@ -26,8 +35,9 @@ function plural(n: number, word: string): string {
 export function renderText(facts: Facts, findings: Finding[], style: Style): string {
   const m = machineSummary(facts);
   const lines: string[] = [];
-  const row = (label: string, value: string) => lines.push(`  ${style.dim(label.padEnd(8))}${value}`);
-  lines.push(style.bold(`gpuprep doctor — ${m.target}`));
+  const row = (label: string, value: string) =>
+    lines.push(`  ${style.dim(label.padEnd(8))}${oneLine(value)}`);
+  lines.push(style.bold(`gpuprep doctor — ${oneLine(m.target)}`));
   row("os", `${m.os} (${m.cpuArch})`);
   if (m.gpus.length === 0) row("gpu", "none");
   for (const gpu of m.gpus) row("gpu", gpu);
@@ -43,12 +53,13 @@ export function renderText(facts: Facts, findings: Finding[], style: Style): str
     lines.push(paint(style, group.severity, style.bold(`${group.heading} (${inGroup.length})`)));
     for (const finding of inGroup) {
       lines.push(
-        `${paint(style, group.severity, group.mark)} ${style.bold(finding.title)} ${style.dim(`[${finding.ruleId}]`)}`,
+        `${paint(style, group.severity, group.mark)} ${style.bold(oneLine(finding.title))} ${style.dim(`[${finding.ruleId}]`)}`,
       );
-      lines.push(`  ${finding.message}`);
-      for (const item of finding.evidence) lines.push(`    ${style.dim(`${item.label}:`)} ${item.value}`);
-      lines.push(`  ${style.green("fix:")} ${finding.fix.summary}`);
-      for (const command of finding.fix.commands) lines.push(`    ${command}`);
+      lines.push(`  ${oneLine(finding.message)}`);
+      for (const item of finding.evidence)
+        lines.push(`    ${style.dim(`${oneLine(item.label)}:`)} ${oneLine(item.value)}`);
+      lines.push(`  ${style.green("fix:")} ${oneLine(finding.fix.summary)}`);
+      for (const command of finding.fix.commands) lines.push(`    ${oneLine(command)}`);
       lines.push(`  ${style.dim(`docs: ${finding.docs}`)}`);
       lines.push("");
     }
