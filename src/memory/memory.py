@@ -248,7 +248,10 @@ def from_config(torch, data, path, request, device, real, notes):
     try:
         # transformers picks SDPA attention where the model supports it, as from_pretrained does.
         with device_context(torch, device), with_no_init(torch, not real):
-            model = cls._from_config(config)
+            # Model classes build through _from_config (it honours the attention implementation
+            # as from_pretrained does); the Auto* fallbacks only have from_config.
+            build = getattr(cls, "_from_config", None) or cls.from_config
+            model = build(config)
             if hasattr(model, "tie_weights"):
                 model.tie_weights()  # skipped init leaves tied embeddings untied (twice the memory)
     except PayloadError:
