@@ -4,6 +4,7 @@
  * benchmark (docs/reports/memory-accuracy-h100.summary.json): what the caching allocator reserves
  * above the allocated peak (median 8.5 %, p95 15.8 %, max 22 %) and the CUDA context (742-760 MiB).
  */
+import { defaultCalibration } from "./calibration.js";
 import type { TraceResult } from "./payload.js";
 import type { MemoryEstimate } from "./types.js";
 
@@ -14,8 +15,11 @@ import type { MemoryEstimate } from "./types.js";
  * 34 cells (0.16, the reserve's p95, left 5 cells 1-6 % under). Fitted on those cells, not held out.
  */
 export const ALLOCATOR_RESERVE_FRACTION = 0.25;
-/** The process's nvidia-smi use minus torch's reserved memory, H100, torch 2.11 + CUDA 13.0. */
-export const CUDA_CONTEXT_BYTES = 760 * 1024 * 1024;
+/**
+ * The process's nvidia-smi use minus torch's reserved memory, H100, torch 2.11 + CUDA 13.0: one
+ * figure for both tiers, kept with its source in calibration.json.
+ */
+export const CUDA_CONTEXT_BYTES = defaultCalibration().cudaContextBytes.value;
 
 export const TRACE_ACCURACY = {
   medianAbsErrorPct: 1.38,
