@@ -46,7 +46,7 @@ export function targetFromKb(name: string): BudgetTarget {
   if (!gpu) {
     const near = resolution.candidates.slice(0, 3).map((row) => row.name);
     throw new UserError(
-      `no GPU named "${name}" in the knowledge base`,
+      `"${name}" is no GPU the knowledge base knows`,
       near.length ? `did you mean: ${near.join(", ")}?` : "see `gpuprep kb gpus`",
     );
   }

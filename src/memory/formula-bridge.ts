@@ -4,6 +4,7 @@
  * answered. A machine without a GPU (and no --target) still gets its estimate printed: the budget
  * is then empty and the command exits 2 after the report, instead of refusing to estimate at all.
  */
+import { UserError } from "../errors.js";
 import type { Facts } from "../facts/schema.js";
 import { deviceBudget, targetFromKb, verdictFor, type BudgetTarget } from "./budget.js";
 import { formulaEstimate } from "./formula.js";
@@ -15,7 +16,13 @@ export type TargetMemory = BudgetTarget;
 
 /** A --target NAME from the knowledge base: nvidia-smi's MiB where known, else the vendor's GB. */
 export function targetMemory(name: string): TargetMemory {
-  return targetFromKb(name);
+  try {
+    return targetFromKb(name);
+  } catch (error) {
+    // Errors name the command and the flag, as every other error of `gpuprep memory` does.
+    if (error instanceof UserError) throw new UserError(`memory: --target: ${error.message}`, error.hint);
+    throw error;
+  }
 }
 
 /** The device's memory and the share a step may use; an empty budget where there is no GPU at all. */
