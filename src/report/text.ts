@@ -1,4 +1,5 @@
 /** Human report: a header about the machine, then findings grouped by severity with evidence and fix. */
+import { sanitizeForTerminal } from "./terminal.js";
 import type { Facts } from "../facts/schema.js";
 import type { Finding, Severity } from "../rules/types.js";
 import { summarize } from "../rules/diagnose.js";
@@ -22,11 +23,11 @@ function paint(style: Style, severity: Severity, text: string): string {
 /**
  * Snapshot values (an OS name, a GPU name, a driver string) reach this report, and the findings'
  * text, from files anyone can edit: their terminal escapes, control characters and newlines are
- * shown as "?", never sent to the terminal. (No finding on any capture spans lines.)
+ * removed as the terminal writer removes them (report/terminal.ts: whole escape sequences, so an
+ * OSC title's text goes too), and a value's line breaks are shown as "?", so no value can start a
+ * line of its own. (No finding on any capture spans lines.)
  */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-const oneLine = (text: string) => text.replace(CONTROL, "?");
+const oneLine = (text: string) => sanitizeForTerminal(text).replace(/[\n\t\u2028\u2029]/g, "?");
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;

@@ -56,7 +56,7 @@ test("a schema mismatch whose message quotes the bad value: quoted short and san
   assertOneShortLine(error);
 });
 
-test("doctor's text report shows snapshot values with escapes as '?', never raw", () => {
+test("doctor's text report shows snapshot values without escapes and with line breaks as '?', never raw", () => {
   const facts = derive("h100-healthy", (f) => {
     f.host.os.prettyName = `Debian${HOSTILE}`;
     f.host.cpuArch = `x86_64${HOSTILE}`;
@@ -66,8 +66,10 @@ test("doctor's text report shows snapshot values with escapes as '?', never raw"
   const text = renderText(facts, diagnose(facts, loadKnowledgeBase()), makeStyle(false));
   // eslint-disable-next-line no-control-regex
   assert.doesNotMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
-  assert.match(text, /^ {2}os {6}Debian\?\]0;pwned\?\?\[2J\?RUN touch \/tmp\/x\? \(x86_64\?/m);
-  assert.match(text, /^ {2}driver {2}580\?\]0;pwned/m);
+  // Whole escape sequences go (the OSC title's text with them); line breaks show as "?".
+  assert.match(text, /^ {2}os {6}Debian\?RUN touch \/tmp\/x\? \(x86_64\?RUN/m);
+  assert.match(text, /^ {2}driver {2}580\?RUN touch/m);
+  assert.doesNotMatch(text, /pwned/);
   assert.doesNotMatch(text, /^RUN/m);
 });
 
@@ -76,10 +78,23 @@ test("a schemaVersion nested 10,000 arrays deep: a one-line error, not a stack o
     /"schemaVersion": *1/,
     `"schemaVersion": ${"[".repeat(10_000)}${"]".repeat(10_000)}`,
   );
+  // The JSON reader refuses nesting past 256 before anything walks the value.
   assert.throws(
     () => parseFacts(text, "edited.json"),
     (error: unknown) =>
-      error instanceof UserError && /has facts schema version \(an array\);/.test(error.message),
+      error instanceof UserError && /nests arrays or objects more than 256 deep/.test(error.message),
+  );
+  // Under that cap the version check names the value's type, never the value itself.
+  const shallower = readFileSync(capturePath("h100-healthy"), "utf8").replace(
+    /"schemaVersion": *1/,
+    `"schemaVersion": ${"[".repeat(200)}${"]".repeat(200)}`,
+  );
+  assert.throws(
+    () => parseFacts(shallower, "edited.json"),
+    (error: unknown) =>
+      error instanceof UserError &&
+      /has facts schema version \(an array\);/.test(error.message) &&
+      !error.message.includes("[["),
   );
 });
 
