@@ -103,7 +103,7 @@ function snapshotValue(value: string, what: string, origin: string): void {
   // eslint-disable-next-line no-control-regex
   if (value.length <= 96 && !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(value)) return;
   throw new UserError(
-    `${origin}: the ${what} "${printablePrefix(value, 40)}" holds control characters or is too long for one`,
+    `${origin}: the ${what} "${printablePrefix(value, 40)}" holds control characters or is longer than 96 characters`,
     "capture the snapshot again with `gpuprep doctor --save FILE`",
   );
 }
