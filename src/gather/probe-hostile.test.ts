@@ -2,30 +2,21 @@
 // an interpreter that ignores SIGTERM and leaves a child behind.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
 import { localTransport } from "../transports/local.js";
 import { waitGone } from "../transports/liveness.js";
 import { runProbe } from "./probe.js";
+import {
+  DEBIAN_PYTHON,
+  makeVenv as sharedMakeVenv,
+  tempDir as sharedTempDir,
+} from "../../test/support/venv.js";
 
-const DEBIAN_PYTHON = "/usr/bin/python3";
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "gpuprep-probe-hostile-"));
-}
-
-/** A venv without pip from Debian's python3; returns [python, site-packages]. */
-function makeVenv(): [string, string] {
-  const dir = tempDir();
-  execFileSync(DEBIAN_PYTHON, ["-m", "venv", "--without-pip", dir]);
-  const version = execFileSync(DEBIAN_PYTHON, ["-c", "import sys;print('%d.%d'%sys.version_info[:2])"], {
-    encoding: "utf8",
-  }).trim();
-  return [join(dir, "bin", "python"), join(dir, "lib", `python${version}`, "site-packages")];
-}
+const tempDir = () => sharedTempDir("gpuprep-probe-hostile-");
+const makeVenv = () => sharedMakeVenv("gpuprep-probe-hostile-");
 
 test('a sitecustomize printing a valid-looking {"host" line, before and after the probe, changes nothing', async () => {
   const [python, site] = makeVenv();

@@ -2,31 +2,15 @@
 // (tiny real modules named like them), and interpreters that crash, hang or print junk (wrapper scripts).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { execFileSync } from "node:child_process";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ProbeOutputSchema } from "../facts/schema.js";
 import { UserError } from "../errors.js";
 import { localTransport } from "../transports/local.js";
 import { runProbe } from "./probe.js";
+import { DEBIAN_PYTHON, makeVenv, tempDir } from "../../test/support/venv.js";
 
-const DEBIAN_PYTHON = "/usr/bin/python3";
 const full = { fast: false, timeoutMs: 60_000 };
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "gpuprep-probe-"));
-}
-
-/** A venv without pip (fast, no network) from Debian's python3; returns [python, site-packages]. */
-function makeVenv(): [string, string] {
-  const dir = tempDir();
-  execFileSync(DEBIAN_PYTHON, ["-m", "venv", "--without-pip", dir]);
-  const version = execFileSync(DEBIAN_PYTHON, ["-c", "import sys;print('%d.%d'%sys.version_info[:2])"], {
-    encoding: "utf8",
-  }).trim();
-  return [join(dir, "bin", "python"), join(dir, "lib", `python${version}`, "site-packages")];
-}
 
 /** What pip writes for a distribution: NAME-VERSION.dist-info with METADATA and INSTALLER. */
 function writeDistInfo(dir: string, name: string, version: string): void {

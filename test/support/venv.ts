@@ -1,0 +1,22 @@
+/** Throwaway directories and venvs for tests that run the probe against real interpreters. */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** Debian's python3 (where .ci/run installs python3-torch). */
+export const DEBIAN_PYTHON = "/usr/bin/python3";
+
+export function tempDir(prefix = "gpuprep-probe-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A venv without pip (fast, no network) from Debian's python3; returns [python, site-packages]. */
+export function makeVenv(prefix?: string): [string, string] {
+  const dir = tempDir(prefix);
+  execFileSync(DEBIAN_PYTHON, ["-m", "venv", "--without-pip", dir]);
+  const version = execFileSync(DEBIAN_PYTHON, ["-c", "import sys;print('%d.%d'%sys.version_info[:2])"], {
+    encoding: "utf8",
+  }).trim();
+  return [join(dir, "bin", "python"), join(dir, "lib", `python${version}`, "site-packages")];
+}
