@@ -11,7 +11,9 @@ import { UserError, errorMessage } from "../errors.js";
 import { readFactsFile } from "../facts/io.js";
 import type { Facts } from "../facts/schema.js";
 import { chooseTransport, gatherFacts } from "../gather/index.js";
-import { budgetFor, formulaTier, seedRule, targetMemory, verdictOf } from "../memory/formula-bridge.js";
+import { budgetFor, formulaTier, targetMemory } from "../memory/formula-bridge.js";
+import { verdictFor } from "../memory/budget.js";
+import { scaledRule as seedRule } from "../memory/scaled-rule.js";
 import { renderMemoryHtml } from "../report/memory-html.js";
 import {
   failureAsUserError,
@@ -465,7 +467,7 @@ export const memoryCommand: Command = {
       : shown.tier === "scaled-rule"
         ? (scaledRule?.maxBatch ?? null)
         : maxBatch;
-    const verdict = verdictOf(
+    const verdict = verdictFor(
       shown,
       device,
       batch.range ? shownMax : shown.totalBytes <= device.usableBytes ? shown.batch : null,

@@ -1,16 +1,15 @@
 /**
- * Where `gpuprep memory` meets the formula side (budget.ts, scaled-rule.ts, formula.ts): the
- * command asks these four questions and nothing else, so the CLI does not depend on how each is
- * answered. A machine without a GPU (and no --target) still gets its estimate printed: the budget
+ * Where `gpuprep memory` adapts the formula side (budget.ts, formula.ts) to the command: a KB
+ * target with the command's error prefix, a config path straight to an estimate, and a budget for
+ * a machine with no GPU. A machine without a GPU (and no --target) still gets its estimate printed: the budget
  * is then empty and the command exits 2 after the report, instead of refusing to estimate at all.
  */
 import { UserError } from "../errors.js";
 import type { Facts } from "../facts/schema.js";
-import { deviceBudget, targetFromKb, verdictFor, type BudgetTarget } from "./budget.js";
+import { deviceBudget, targetFromKb, type BudgetTarget } from "./budget.js";
 import { formulaEstimate } from "./formula.js";
 import { readModelConfig } from "./hf-config.js";
-import { scaledRule, type ScaledRuleInput, type ScaledRuleResult } from "./scaled-rule.js";
-import type { DeviceBudget, MemoryEstimate, MemoryVerdict, WorkSpec } from "./types.js";
+import type { DeviceBudget, MemoryEstimate, WorkSpec } from "./types.js";
 
 export type TargetMemory = BudgetTarget;
 
@@ -42,19 +41,6 @@ export function budgetFor(
     };
   }
   return deviceBudget(facts, target, marginFraction);
-}
-
-export function verdictOf(
-  estimate: MemoryEstimate,
-  budget: DeviceBudget,
-  maxBatch: number | null,
-): MemoryVerdict {
-  return verdictFor(estimate, budget, maxBatch);
-}
-
-/** Seed 001's rule, as the seed states it. */
-export function seedRule(input: ScaledRuleInput): ScaledRuleResult {
-  return scaledRule(input);
 }
 
 /** The formula tier from a config.json (or a directory holding one). */
