@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # init's real build, end to end, on a machine without a GPU or registry access:
-#   1. a Docker engine (Debian's docker.io; started here with vfs storage when none answers),
+#   1. a Docker engine of its own (Debian's docker.io, started here on a private socket and data
+#      root: overlay2, or vfs where overlay mounts are refused), stopped and deleted on exit,
 #   2. a stand-in for the NGC base (debootstrap'd Debian + python3-torch, NGC markers and a pip
-#      constraint file), tagged with the NGC image name the plan picks,
+#      constraint file), tagged gpuprep-test/ngc-standin:TAG, never with NVIDIA's own image name,
 #   3. `gpuprep init` on a small project, offline from a local wheelhouse,
-#   4. the generated scripts/run-container.sh builds and starts it (no --gpus: there is no GPU),
+#   4. the generated scripts/run-container.sh builds FROM the stand-in (its BASE_IMAGE override)
+#      and starts it (no --gpus: there is no GPU),
 #   5. the probe inside: torch is still the base's, numpy imports, /dev/shm is the host's, the
 #      model cache is mounted, and pip in the container refuses to replace torch.
 # Needs root (dockerd, debootstrap), node, python3. Run by test/init/docker-e2e.test.ts on CI.
+# Disk: the rootfs tar (1.6 GB) stays cached in $GPUPREP_E2E_CACHE; the engine's data (about 5 GB
+# with overlay2, 20 GB with vfs, which copies every layer) is deleted when the script exits.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 here="$repo/test/init/e2e"
@@ -21,6 +25,45 @@ fail() {
   exit 1
 }
 
+# Our own engine: a developer's running engine, its images and its cache are never touched.
+engine_root="$cache/engine.$$"
+dockerd_pid=""
+stop_engine() {
+  if [ -n "$dockerd_pid" ] && kill -0 "$dockerd_pid" 2> /dev/null; then
+    kill "$dockerd_pid"
+    for _ in $(seq 30); do
+      kill -0 "$dockerd_pid" 2> /dev/null || break
+      sleep 1
+    done
+    kill -9 "$dockerd_pid" 2> /dev/null || true
+  fi
+  dockerd_pid=""
+  # A mount left by a killed engine would keep rm from freeing the layers.
+  grep -o " $engine_root/[^ ]*" /proc/self/mounts 2> /dev/null | sort -r | xargs -r -n 1 umount -l 2> /dev/null || true
+  rm -rf "$engine_root"
+}
+cleanup() {
+  local status=$?
+  stop_engine
+  if [ "$status" = 0 ]; then rm -rf "$work"; else echo "(kept $work for inspection)" >&2; fi
+}
+trap cleanup EXIT
+
+start_engine() { # $1: storage driver
+  mkdir -p "$engine_root/data" "$engine_root/exec"
+  dockerd --storage-driver="$1" --data-root "$engine_root/data" --exec-root "$engine_root/exec" \
+    --pidfile "$engine_root/dockerd.pid" --host "unix://$engine_root/docker.sock" \
+    --iptables=false --bridge=none > "$work/dockerd-$1.log" 2>&1 &
+  dockerd_pid=$!
+  export DOCKER_HOST="unix://$engine_root/docker.sock"
+  for _ in $(seq 60); do
+    docker info > /dev/null 2>&1 && return 0
+    kill -0 "$dockerd_pid" 2> /dev/null || break
+    sleep 1
+  done
+  return 1
+}
+
 # Debian's docker client matches Debian's engine and builds with its built-in BuildKit; a newer
 # client elsewhere on PATH may insist on the buildx plugin, which Debian does not package.
 if [ -x /usr/bin/docker ]; then
@@ -29,18 +72,15 @@ if [ -x /usr/bin/docker ]; then
   export PATH="$work/bin:$PATH"
 fi
 
-step "docker engine"
-if ! docker info > /dev/null 2>&1; then
-  dockerd --storage-driver=vfs --iptables=false --bridge=none > "$work/dockerd.log" 2>&1 &
-  for _ in $(seq 60); do
-    docker info > /dev/null 2>&1 && break
-    sleep 1
-  done
-  docker info > /dev/null 2>&1 || fail "dockerd did not start: $(tail -n 5 "$work/dockerd.log")"
+step "docker engine (private socket under $engine_root)"
+if ! start_engine overlay2; then
+  stop_engine
+  start_engine vfs || fail "dockerd did not start: $(tail -n 5 "$work/dockerd-vfs.log")"
 fi
+step "storage driver: $(docker info --format '{{.Driver}}')"
 
 step "stand-in rootfs (debootstrap bookworm + python3-torch, cached in $cache)"
-rootfs_image="gpuprep-e2e/debian-torch:bookworm"
+rootfs_image="gpuprep-test/debian-torch:bookworm"
 if ! docker image inspect "$rootfs_image" > /dev/null 2>&1; then
   if [ ! -s "$cache/rootfs.tar" ]; then
     mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
@@ -64,15 +104,17 @@ import json, sys
 image = json.load(open(sys.argv[1]))["plan"]["container"]["image"]
 print(image["image"], image["tag"])' "$work/plan.json")
 
-step "stand-in base tagged $image"
-docker build --quiet --file "$here/standin.Dockerfile" --build-arg "NGC_TAG=$tag" --tag "$image" "$here" > /dev/null
-base_torch="$(docker run --rm "$image" python3 -c 'import torch; print(torch.__version__)')"
+standin="gpuprep-test/ngc-standin:$tag"
+step "stand-in for $image tagged $standin"
+docker build --quiet --file "$here/standin.Dockerfile" --build-arg "NGC_TAG=$tag" --tag "$standin" "$here" > /dev/null
+base_torch="$(docker run --rm "$standin" python3 -c 'import torch; print(torch.__version__)')"
 
 step "build and start with the generated run script"
 export HOME="$work/home"
 mkdir -p "$HOME"
 cd "$work/project"
 export GPUPREP_NO_GPU=1
+export BASE_IMAGE="$standin" IMAGE="gpuprep-test/e2e-app:latest"
 # Engines without a bridge network (started above) and sandboxes that may not lift memlock.
 export DOCKER_NETWORK=none
 hard_memlock="$(ulimit -H -l)"
@@ -117,5 +159,4 @@ PY
 grep -q " /cache/huggingface " <<< "$mounts" || fail "the model cache is not mounted at /cache/huggingface"
 grep -qi "constraint\|conflict\|cannot install\|no matching distribution" "$work/replace.log" ||
   fail "pip refused torch 99.0 for another reason: $(tail -n 5 "$work/replace.log")"
-echo "docker e2e: ok (base torch $base_torch kept; image $image stand-in)"
-rm -rf "$work"
+echo "docker e2e: ok (base torch $base_torch kept; $standin standing in for $image)"

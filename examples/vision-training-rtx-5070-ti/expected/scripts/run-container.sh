@@ -5,7 +5,8 @@
 # usage: scripts/run-container.sh [--no-build] [COMMAND ...]   (default COMMAND: bash)
 # env:   IMAGE (default vision-training-gpu:latest), GPUPREP_NO_GPU=1 to start without GPUs,
 #        DOCKER_NETWORK (e.g. host or none) for hosts whose Docker engine has no default bridge,
-#        MEMLOCK_LIMIT (bytes) where the host may not lift the locked-memory limit (default -1: none)
+#        MEMLOCK_LIMIT (bytes) where the host may not lift the locked-memory limit (default -1: none),
+#        BASE_IMAGE to build FROM a mirror of nvcr.io/nvidia/pytorch:25.10-py3 (a local registry, a test stand-in)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -36,11 +37,13 @@ fi
 
 network_flags=()
 if [ -n "${DOCKER_NETWORK:-}" ]; then network_flags=(--network "$DOCKER_NETWORK"); fi
+base_flags=()
+if [ -n "${BASE_IMAGE:-}" ]; then base_flags=(--build-arg "BASE_IMAGE=$BASE_IMAGE"); fi
 
 if [ "${1:-}" = "--no-build" ]; then
   shift
 else
-  DOCKER_BUILDKIT=1 docker build --build-arg USER_UID="$(id -u)" --build-arg USER_GID="$(id -g)" ${network_flags[@]+"${network_flags[@]}"} --tag "$IMAGE" .
+  DOCKER_BUILDKIT=1 docker build --build-arg USER_UID="$(id -u)" --build-arg USER_GID="$(id -g)" ${base_flags[@]+"${base_flags[@]}"} ${network_flags[@]+"${network_flags[@]}"} --tag "$IMAGE" .
 fi
 
 mkdir -p "$HOME/.cache/huggingface" "$HOME/.cache/torch" "$PWD/data" "$PWD/checkpoints" "$PWD/.credentials"
