@@ -51,6 +51,8 @@ ENV_NAMES = {
     "TRANSFORMERS_CACHE", "TORCH_HOME", "TORCH_CUDA_ARCH_LIST", "CUDA_HOME", "CUDA_PATH",
     "CUDA_CACHE_PATH", "CUDA_VERSION", "PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE", "PATH",
     "XDG_CACHE_HOME", "OMP_NUM_THREADS", "SINGULARITY_CONTAINER", "APPTAINER_CONTAINER",
+    # bitsandbytes loads the CUDA library this names instead of torch's (rule debug-env-left-on).
+    "BNB_CUDA_VERSION",
 }
 # Prefixes of variables that CUDA images, NGC images (NVIDIA_PYTORCH_VERSION, PYTORCH_BUILD_VERSION,
 # NVIDIA_BUILD_ID, NVIDIA_REQUIRE_CUDA, NV_CUDA_LIB_VERSION ...), uv, pip and NCCL read or set.

@@ -34,6 +34,10 @@ import { ldLibraryPathForeignCuda } from "./ld-library-path-foreign-cuda.js";
 import { torchBinaryArchMissing } from "./torch-binary-arch-missing.js";
 import { extensionArchMissing } from "./extension-arch-missing.js";
 import { ptxOnlyCoverage } from "./ptx-only-coverage.js";
+import { debugEnvLeftOn } from "./debug-env-left-on.js";
+import { torchCudaArchListExcludesGpu } from "./torch-cuda-arch-list-excludes-gpu.js";
+import { torchCudaArchListInvalid } from "./torch-cuda-arch-list-invalid.js";
+import { ncclTransportDisabled } from "./nccl-transport-disabled.js";
 
 export const RULES: readonly Rule[] = [
   nvidiaDriverUnavailable,
@@ -61,6 +65,8 @@ export const RULES: readonly Rule[] = [
   extensionLeavesProcess,
   extensionArchMissing,
   ptxOnlyCoverage,
+  torchCudaArchListExcludesGpu,
+  torchCudaArchListInvalid,
   shmTooSmall,
   memlockLimited,
   cudaVisibleDevicesHidesGpus,
@@ -70,6 +76,8 @@ export const RULES: readonly Rule[] = [
   allocConfInvalid,
   externallyManagedPython,
   ldLibraryPathForeignCuda,
+  debugEnvLeftOn,
+  ncclTransportDisabled,
 ];
 
 export function ruleById(id: string): Rule | undefined {

@@ -82,6 +82,11 @@ const ROWS: Row[] = [
       "extension-arch-missing",
       "torch-binary-arch-missing",
       "ptx-only-coverage",
+      // TORCH_CUDA_ARCH_LIST=9.0a (set by the image): sm_90a runs on the H100 and torch 2.11 knows it.
+      "torch-cuda-arch-list-excludes-gpu",
+      "torch-cuda-arch-list-invalid",
+      "debug-env-left-on",
+      "nccl-transport-disabled",
     ],
   },
   {
@@ -95,6 +100,9 @@ const ROWS: Row[] = [
       "torch-binary-arch-missing",
       "mig-enabled",
       "torch-cuda-unavailable",
+      // NCCL_NVLS_ENABLE=0 is set here: not a transport switch the catalog names.
+      "nccl-transport-disabled",
+      "debug-env-left-on",
     ],
   },
   {
@@ -236,6 +244,59 @@ const ROWS: Row[] = [
     capture: "h100-fast-torch-pinned",
     fires: { "project-torch-pin-mismatch": "warning" },
     silent: ["project-replaces-torch", "project-torch-arch-not-covered"],
+  },
+  // Environment switches (issue 15): one variable added to a real capture.
+  {
+    capture: "h100-cuda-launch-blocking",
+    fires: { "debug-env-left-on": "warning" },
+    silent: ["nccl-transport-disabled", "torch-cuda-arch-list-excludes-gpu"],
+  },
+  {
+    // EAGER alone is info: some projects choose it on purpose.
+    capture: "h100-cuda-module-loading-eager",
+    fires: { "debug-env-left-on": "info" },
+    silent: ["nccl-transport-disabled"],
+  },
+  {
+    // Set to 0: older torch turns caching off for any value, so it is reported.
+    capture: "debian-torch-no-cuda-memory-caching-0",
+    fires: { "debug-env-left-on": "warning", "cpu-only-torch": "info" },
+    silent: ["torch-cuda-arch-list-invalid"],
+  },
+  {
+    // Seed 004's kind of list without 9.0: sm_70..sm_86 SASS, no PTX: nothing runs on 9.0.
+    capture: "h100-arch-list-ampere-numbers",
+    fires: { "torch-cuda-arch-list-excludes-gpu": "error" },
+    silent: ["torch-cuda-arch-list-invalid", "debug-env-left-on"],
+  },
+  {
+    // "Ampere" expands to 8.0;8.6+PTX: compute_86 PTX JITs on 9.0, so it runs (slowly) and is not this rule's.
+    capture: "h100-arch-list-ampere-name",
+    fires: {},
+    silent: ["torch-cuda-arch-list-excludes-gpu", "torch-cuda-arch-list-invalid"],
+  },
+  {
+    // cpp_extension splits on ';' and spaces only: "8.0,9.0" is one unknown entry.
+    capture: "h100-arch-list-commas",
+    fires: { "torch-cuda-arch-list-invalid": "error" },
+    silent: ["torch-cuda-arch-list-excludes-gpu"],
+  },
+  {
+    // torch 1.13's table stops at 8.6 (Debian's cpp_extension.py): 9.0 raises there. No GPU here.
+    capture: "debian-torch-arch-list-9.0",
+    fires: { "torch-cuda-arch-list-invalid": "error", "cpu-only-torch": "info" },
+    silent: ["torch-cuda-arch-list-excludes-gpu", "debug-env-left-on"],
+  },
+  {
+    capture: "h200x2-nccl-p2p-disabled",
+    fires: { "nccl-transport-disabled": "warning" },
+    silent: ["debug-env-left-on"],
+  },
+  {
+    // One GPU: P2P carries nothing between GPUs of this node, so the switch costs nothing.
+    capture: "h100-nccl-p2p-disabled",
+    fires: {},
+    silent: ["nccl-transport-disabled"],
   },
 ];
 
