@@ -34,6 +34,10 @@ import { ldLibraryPathForeignCuda } from "./ld-library-path-foreign-cuda.js";
 import { torchBinaryArchMissing } from "./torch-binary-arch-missing.js";
 import { extensionArchMissing } from "./extension-arch-missing.js";
 import { ptxOnlyCoverage } from "./ptx-only-coverage.js";
+import { installedTorchPinConflict } from "./installed-torch-pin-conflict.js";
+import { cudaToolkitTorchMismatch } from "./cuda-toolkit-torch-mismatch.js";
+import { cudaToolkitMissing } from "./cuda-toolkit-missing.js";
+import { jitCacheUnwritable } from "./jit-cache-unwritable.js";
 
 export const RULES: readonly Rule[] = [
   nvidiaDriverUnavailable,
@@ -57,6 +61,7 @@ export const RULES: readonly Rule[] = [
   ngcPipConstraintNotApplied,
   numpyAbiMismatch,
   pyarrowCudfMismatch,
+  installedTorchPinConflict,
   extensionImportFailed,
   extensionLeavesProcess,
   extensionArchMissing,
@@ -70,6 +75,9 @@ export const RULES: readonly Rule[] = [
   allocConfInvalid,
   externallyManagedPython,
   ldLibraryPathForeignCuda,
+  cudaToolkitTorchMismatch,
+  cudaToolkitMissing,
+  jitCacheUnwritable,
 ];
 
 export function ruleById(id: string): Rule | undefined {
