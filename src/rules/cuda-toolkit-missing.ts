@@ -14,7 +14,7 @@ import { ev, makeFinding } from "./finding.js";
 import { evaluateMarker } from "../util/pep508-marker.js";
 import { majorMinor } from "../util/version.js";
 import { formatComputeCapability } from "../kb/compat.js";
-import { platformOfCpu } from "./install-prediction.js";
+import { platformOfCpu, predictTorchInstalls } from "./install-prediction.js";
 import { deviceCapabilities } from "./view.js";
 import { describeToolkit } from "./toolkit-view.js";
 
@@ -58,19 +58,35 @@ export const cudaToolkitMissing: Rule = {
       });
     if (builds.length === 0) return [];
     const names = builds.map((b) => b.requirement.name).join(", ");
-    const torchCuda = facts.python.torch?.cudaVersion ?? null;
+    // The CUDA the build must match: the installed torch's, else the one the project's install would bring.
+    const torchCuda =
+      facts.python.torch?.cudaVersion ??
+      predictTorchInstalls(facts, kb).flatMap((p) => p.builds.map((b) => b.cuda))[0] ??
+      null;
     const version = torchCuda ?? "X.Y";
+    const notFound =
+      toolkit.home === null
+        ? "CUDA_HOME and CUDA_PATH are unset, no nvcc is on PATH and there is no /usr/local/cuda"
+        : `${describeToolkit(toolkit)} has no bin/nvcc`;
     return [
       makeFinding(this, {
-        message: `Installing the project builds ${names} from source here (${builds[0]!.reason}), and no CUDA toolkit was found (${describeToolkit(toolkit)}${toolkit.error ? `: ${toolkit.error}` : ""}): the build stops with "CUDA_HOME environment variable is not set" or "nvcc was not found".`,
+        message: `Installing the project builds ${names} from source here (${builds[0]!.reason}), and there is no CUDA compiler for it: ${notFound}. The build stops with "CUDA_HOME environment variable is not set" or "nvcc was not found".`,
         evidence: [
           ...builds.map((b) => ev(b.requirement.origin, `${b.requirement.raw}: ${b.reason}`)),
-          ev("CUDA toolkit", describeToolkit(toolkit)),
-          ev("CUDA_HOME / CUDA_PATH / nvcc on PATH", "none found"),
-          ev("torch CUDA", torchCuda),
+          ev("CUDA toolkit", notFound),
+          ...(torchCuda
+            ? [
+                ev(
+                  facts.python.torch?.cudaVersion
+                    ? "installed torch's CUDA"
+                    : "CUDA of the torch the project installs",
+                  torchCuda,
+                ),
+              ]
+            : []),
         ],
         fix: {
-          summary: `Install a CUDA toolkit${torchCuda ? ` of torch's CUDA ${torchCuda}` : " whose major matches torch's CUDA"} (or use a devel image) and point CUDA_HOME at it before installing.`,
+          summary: `Install a CUDA toolkit ${torchCuda ? `of torch's CUDA ${torchCuda}` : "whose major matches torch's CUDA"} (or build in a devel image) and point CUDA_HOME at it before installing.`,
           commands: [
             `# Ubuntu/Debian with NVIDIA's CUDA repository: sudo apt-get install cuda-toolkit-${version.replace(".", "-")}`,
             `export CUDA_HOME=/usr/local/cuda-${version} PATH=/usr/local/cuda-${version}/bin:$PATH`,

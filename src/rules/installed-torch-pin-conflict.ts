@@ -111,7 +111,7 @@ function fixFor(
   return {
     summary:
       name === "torch"
-        ? `Install the torch ${dependents} were built for (${name}${specifier}), from the index of the installed build, or install releases of ${conflicts.map((c) => c.dependent.name).join(", ")} made for the installed torch instead.`
+        ? `Install the torch that ${dependents} ${conflicts.length > 1 ? "were" : "was"} built for (${name}${specifier}), from the index of the installed build, or install releases of ${conflicts.map((c) => c.dependent.name).join(", ")} made for the installed torch instead.`
         : `Install the ${name} that ${dependents} pins (${name}${specifier}).`,
     commands: [installLine(facts, kb, name, specifier, tool)],
   };

@@ -58,6 +58,25 @@ export const withProjectOf = (captureName: string) => (facts: Facts) => {
   facts.project = loadCapture(captureName).project;
 };
 
+/** The toolkit fact of another real capture (made with CUDA_HOME at this machine's real CUDA 13.0). */
+export const withToolkitOf = (captureName: string) => (facts: Facts) => {
+  facts.python.toolkit = loadCapture(captureName).python.toolkit;
+};
+/** A toolkit at CUDA_HOME of another release, as the probe reports one (home, its bin/nvcc, `release X.Y`). */
+export const withCudaHome = (release: string) => (facts: Facts) => {
+  const home = `/usr/local/cuda-${release}`;
+  facts.python.toolkit = { home, source: "CUDA_HOME", nvcc: `${home}/bin/nvcc`, release, error: null };
+};
+/** No toolkit found: what the probe reports when CUDA_HOME, CUDA_PATH, nvcc on PATH and /usr/local/cuda are all absent. */
+export const withoutToolkit = (facts: Facts) => {
+  facts.python.toolkit = { home: null, source: null, nvcc: null, release: null, error: null };
+};
+const both =
+  (...patches: ((facts: Facts) => void)[]) =>
+  (facts: Facts) => {
+    for (const patch of patches) patch(facts);
+  };
+
 /** Derived cases: name -> the capture and the change (README.md says the same in words). */
 export const DERIVED: Record<string, () => Facts> = {
   "pixi-gb10-conda-forge-on-gb10": () => derive("pixi-gb10-conda-forge-project", onGb10),
@@ -72,4 +91,9 @@ export const DERIVED: Record<string, () => Facts> = {
   "h100-fast-requirements-cu126-pin": () =>
     derive("h100-fast", withProjectOf("requirements-cu126-pin-project")),
   "h100-fast-torch-pinned": () => derive("h100-fast", withProjectOf("torch-pinned-project")),
+  "h100-healthy-cuda-home-12.8": () => derive("h100-healthy", withCudaHome("12.8")),
+  "h100-healthy-cuda-home-13.0": () => derive("h100-healthy", withToolkitOf("debian-venv-torchvision-pin")),
+  "xformers-aarch64-on-gb10": () => derive("xformers-aarch64-project", onGb10),
+  "xformers-aarch64-on-gb10-no-toolkit": () =>
+    derive("xformers-aarch64-project", both(onGb10, withoutToolkit)),
 };
