@@ -6,6 +6,8 @@
  * "undefined symbol" (F30) or "cannot import name 'triton_key'". This is what `pip check` reports,
  * judged before anything is imported.
  *
+ * Only exact pins (==X, ==X.*) count: they mark binaries built against one version, as the catalog
+ * (R02) says; a range (accelerate's torch>=2.0) is `pip check`'s business, not a build mismatch.
  * One finding per required package (torch, triton): several packages built for another torch are
  * one cause. Lines with markers that cannot be evaluated (extras) are skipped.
  */
@@ -42,6 +44,11 @@ function installedVersion(facts: Facts, dists: Map<string, Distribution>, name: 
   return dists.get(name)?.version ?? null;
 }
 
+/** "==2.4.0", "==2.4.*": one version (series); "===X" is left to satisfies(), which cannot read it. */
+function isExactPin(specifier: string): boolean {
+  return /^==[^=,]+$/.test(specifier);
+}
+
 function applies(requirement: DistRequirement, facts: Facts): boolean {
   if (requirement.marker === null) return true;
   if (!/linux/i.test(facts.host.os.system)) return false;
@@ -68,7 +75,7 @@ function installer(facts: Facts, installed: Distribution | undefined): "pip" | "
 /** The install line for `name<specifier>`; for torch, from the index of the installed build's variant. */
 function installLine(facts: Facts, kb: KnowledgeBase, name: string, specifier: string, tool: string): string {
   const python = pythonCmd(facts);
-  const exact = /^===?([^,*]+)$/.exec(specifier)?.[1] ?? null;
+  const exact = /^==([^,*]+)$/.exec(specifier)?.[1] ?? null;
   if (tool === "conda") {
     const condaName = name === "torch" ? "pytorch" : name;
     return `conda install -p ${shellQuote(facts.python.interpreter.prefix)} ${shellQuote(`${condaName}${exact ? `==${exact}` : specifier}`)}`;
@@ -126,7 +133,7 @@ export const installedTorchPinConflict: Rule = {
     const byRequired = new Map<string, Conflict[]>();
     for (const dependent of dists.values()) {
       for (const requirement of dependent.requires ?? []) {
-        if (!applies(requirement, facts)) continue;
+        if (!isExactPin(requirement.specifier) || !applies(requirement, facts)) continue;
         const version = installedVersion(facts, dists, requirement.normalizedName);
         // Not installed at all is another problem (pip check's "not installed"); unreadable specifiers are unknown.
         if (version === null || satisfies(version, requirement.specifier) !== false) continue;
