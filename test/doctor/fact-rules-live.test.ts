@@ -34,23 +34,28 @@ function doctor(python: string, env: NodeJS.ProcessEnv = {}): Report {
   return JSON.parse(result.stdout) as Report;
 }
 
-/** A venv over Debian's torch 1.13 with a distribution whose METADATA requires `torchRequirement`. */
-function venvRequiring(torchRequirement: string): string {
+/** A venv over Debian's torch 1.13 holding dist-infos: [name, version, Requires-Dist lines]. */
+function venvWith(...dists: [string, string, string[]][]): string {
   const dir = tempDir();
   execFileSync(DEBIAN_PYTHON, ["-m", "venv", "--system-site-packages", "--without-pip", join(dir, "venv")]);
   const python = join(dir, "venv", "bin", "python");
   const site = execFileSync(python, ["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], {
     encoding: "utf8",
   }).trim();
-  const info = join(site, "torchvision-0.15.1.dist-info");
-  mkdirSync(info);
-  writeFileSync(
-    join(info, "METADATA"),
-    `Metadata-Version: 2.1\nName: torchvision\nVersion: 0.15.1\nRequires-Dist: ${torchRequirement}\n\n`,
-  );
-  writeFileSync(join(info, "INSTALLER"), "pip\n");
+  for (const [name, version, requires] of dists) {
+    const info = join(site, `${name}-${version}.dist-info`);
+    mkdirSync(info);
+    const lines = requires.map((r) => `Requires-Dist: ${r}\n`).join("");
+    writeFileSync(
+      join(info, "METADATA"),
+      `Metadata-Version: 2.1\nName: ${name}\nVersion: ${version}\n${lines}\n`,
+    );
+    writeFileSync(join(info, "INSTALLER"), "pip\n");
+  }
   return python;
 }
+
+const venvRequiring = (torchRequirement: string) => venvWith(["torchvision", "0.15.1", [torchRequirement]]);
 
 test("installed-torch-pin-conflict: torch==2.0.0 against Debian's torch 1.13 fires with a pip fix for this venv; ==1.13.* (its series) is silent", () => {
   const conflicting = venvRequiring("torch (==2.0.0)");
@@ -62,6 +67,20 @@ test("installed-torch-pin-conflict: torch==2.0.0 against Debian's torch 1.13 fir
     doctor(fitting).findings.find((f) => f.ruleId === "installed-torch-pin-conflict"),
     undefined,
   );
+});
+
+test("installed-torch-pin-conflict: torch's own triton pin against another installed triton", () => {
+  // torch 2.5.1's METADATA pins triton 3.1.0 on Linux x86_64 (F38: triton 3.0.0 left installed).
+  const python = venvWith(
+    ["torch", "2.5.1", ['triton==3.1.0; platform_system == "Linux" and platform_machine == "x86_64"']],
+    ["triton", "3.0.0", []],
+  );
+  const findings = doctor(python).findings.filter((f) => f.ruleId === "installed-torch-pin-conflict");
+  const triton = findings.find((f) => f.evidence.some((e) => e.label === "installed triton"));
+  if (process.arch === "x64") {
+    assert.equal(triton?.severity, "error");
+    assert.deepEqual(triton?.fix.commands, [`${python} -m pip install "triton==3.1.0"`]);
+  } else assert.equal(triton, undefined, "the marker limits the pin to x86_64");
 });
 
 test(
