@@ -124,6 +124,63 @@ function fixFor(
   };
 }
 
+/** Distributions that install the `triton` module; names differ, so duplicate-distributions misses them (F38, pytorch#128357). */
+const TRITON_PROVIDERS = ["triton", "triton-nightly", "pytorch-triton"];
+
+/** The uninstall line for this environment's installer. */
+function uninstallLine(facts: Facts, tool: "pip" | "uv" | "conda", names: string[]): string {
+  const python = pythonCmd(facts);
+  if (tool === "conda")
+    return `conda remove -p ${shellQuote(facts.python.interpreter.prefix)} ${names.join(" ")}`;
+  if (tool === "uv") return `uv pip uninstall --python ${python} ${names.join(" ")}`;
+  return `${python} -m pip uninstall -y ${names.join(" ")}`;
+}
+
+/** Several triton distributions at once, with any pin torch has on one of them: remove all, install the pinned one. */
+function tritonProvidersFinding(
+  rule: Rule,
+  facts: Facts,
+  kb: KnowledgeBase,
+  dists: Map<string, Distribution>,
+  providers: string[],
+  conflicts: Conflict[],
+): Finding {
+  const pin =
+    conflicts[0]?.requirement ??
+    (dists.get("torch")?.requires ?? []).find(
+      (r) => providers.includes(r.normalizedName) && isExactPin(r.specifier) && applies(r, facts),
+    ) ??
+    null;
+  const first = dists.get(providers[0]!);
+  const tool = installer(facts, first);
+  const installed = providers.map((name) => `${name} ${dists.get(name)!.version}`).join(", ");
+  return makeFinding(rule, {
+    message:
+      `${installed} are all installed and each puts a \`triton\` module in place, so which one imports depends on install order` +
+      (conflicts.length > 0
+        ? `; ${conflicts.map((c) => `${c.dependent.name} ${c.dependent.version} requires ${c.requirement.raw}`).join("; ")}`
+        : "") +
+      `: torch.compile fails with "cannot import name 'triton_key'" or TritonMissing.`,
+    evidence: [
+      ...providers.map((name) =>
+        ev(`installed ${name}`, `${dists.get(name)!.version} at ${dists.get(name)!.location}`),
+      ),
+      ...conflicts.map((c) =>
+        ev(`${c.dependent.name} ${c.dependent.version} Requires-Dist`, c.requirement.raw),
+      ),
+    ],
+    fix: {
+      summary: pin
+        ? `Remove every triton distribution, then install the one torch pins (${pin.normalizedName}${pin.specifier}).`
+        : "Remove every triton distribution, then install the one torch requires (`pip show torch` lists it).",
+      commands: [
+        uninstallLine(facts, tool, providers),
+        ...(pin ? [installLine(facts, kb, pin.normalizedName, pin.specifier, tool)] : []),
+      ],
+    },
+  });
+}
+
 export const installedTorchPinConflict: Rule = {
   id: "installed-torch-pin-conflict",
   title: "An installed package was built for another torch or triton",
@@ -143,7 +200,16 @@ export const installedTorchPinConflict: Rule = {
       }
     }
     const findings: Finding[] = [];
+    const providers = TRITON_PROVIDERS.filter((name) => dists.has(name));
+    // Several distributions installing the `triton` module: one cause with a triton pin conflict, so one finding.
+    const tritonShared = providers.length > 1 ? providers : [];
+    if (tritonShared.length > 0 && !tritonShared.some((name) => byRequired.has(name)))
+      findings.push(tritonProvidersFinding(this, facts, kb, dists, tritonShared, []));
     for (const [name, conflicts] of byRequired) {
+      if (tritonShared.includes(name)) {
+        findings.push(tritonProvidersFinding(this, facts, kb, dists, tritonShared, conflicts));
+        continue;
+      }
       const installed = installedVersion(facts, dists, name)!;
       const installedDist = dists.get(name);
       findings.push(

@@ -83,6 +83,20 @@ test("installed-torch-pin-conflict: torch's own triton pin against another insta
   } else assert.equal(triton, undefined, "the marker limits the pin to x86_64");
 });
 
+test("installed-torch-pin-conflict: triton and pytorch-triton both installed are one finding: remove both, install torch's pin", () => {
+  const python = venvWith(
+    ["torch", "2.5.1", ['triton==3.1.0; platform_system == "Linux"']],
+    ["triton", "3.0.0", []],
+    ["pytorch-triton", "3.1.0+cf34004b8a", []],
+  );
+  const findings = doctor(python).findings.filter((f) => f.ruleId === "installed-torch-pin-conflict");
+  assert.equal(findings.length, 1, JSON.stringify(findings));
+  assert.deepEqual(findings[0]?.fix.commands, [
+    `${python} -m pip uninstall -y triton pytorch-triton`,
+    `${python} -m pip install "triton==3.1.0"`,
+  ]);
+});
+
 test(
   "jit-cache-unwritable: silent for root on a chmod 555 directory (root writes there), an error for nobody",
   { skip: !isRoot && "needs root" },
