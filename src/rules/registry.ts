@@ -38,6 +38,10 @@ import { debugEnvLeftOn } from "./debug-env-left-on.js";
 import { torchCudaArchListExcludesGpu } from "./torch-cuda-arch-list-excludes-gpu.js";
 import { torchCudaArchListInvalid } from "./torch-cuda-arch-list-invalid.js";
 import { ncclTransportDisabled } from "./nccl-transport-disabled.js";
+import { installedTorchPinConflict } from "./installed-torch-pin-conflict.js";
+import { cudaToolkitTorchMismatch } from "./cuda-toolkit-torch-mismatch.js";
+import { cudaToolkitMissing } from "./cuda-toolkit-missing.js";
+import { jitCacheUnwritable } from "./jit-cache-unwritable.js";
 
 export const RULES: readonly Rule[] = [
   nvidiaDriverUnavailable,
@@ -61,6 +65,7 @@ export const RULES: readonly Rule[] = [
   ngcPipConstraintNotApplied,
   numpyAbiMismatch,
   pyarrowCudfMismatch,
+  installedTorchPinConflict,
   extensionImportFailed,
   extensionLeavesProcess,
   extensionArchMissing,
@@ -78,6 +83,9 @@ export const RULES: readonly Rule[] = [
   ldLibraryPathForeignCuda,
   debugEnvLeftOn,
   ncclTransportDisabled,
+  cudaToolkitTorchMismatch,
+  cudaToolkitMissing,
+  jitCacheUnwritable,
 ];
 
 export function ruleById(id: string): Rule | undefined {

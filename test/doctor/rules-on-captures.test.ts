@@ -178,7 +178,47 @@ const ROWS: Row[] = [
     fires: { "project-replaces-torch": "warning", "cpu-only-torch": "info" },
     silent: ["project-torch-pin-mismatch", "uv-sync-replaces-torch", "project-torch-arch-not-covered"],
   },
+  {
+    // Nothing to build on a machine without a GPU, and the real toolkit was found: no toolkit finding.
+    capture: "xformers-aarch64-project",
+    fires: { "torch-not-installed": "info" },
+    silent: ["cuda-toolkit-missing", "cuda-toolkit-torch-mismatch", "jit-cache-unwritable"],
+  },
+  {
+    // torchvision 0.15.1's Requires-Dist torch==2.0.0 against Debian's torch 1.13; CUDA_HOME at a real
+    // CUDA 13.0, but torch is a CPU build: nothing to mismatch.
+    capture: "debian-venv-torchvision-pin",
+    fires: { "installed-torch-pin-conflict": "error", "cpu-only-torch": "info" },
+    silent: ["cuda-toolkit-torch-mismatch", "jit-cache-unwritable", "duplicate-distributions"],
+  },
+  {
+    capture: "debian-triton-cache-unwritable",
+    fires: { "jit-cache-unwritable": "error", "cpu-only-torch": "info" },
+    silent: ["installed-torch-pin-conflict", "cuda-toolkit-torch-mismatch"],
+  },
   // Derived cases (captures.ts DERIVED; README.md says what each changes).
+  {
+    // cpp_extension raises for a major mismatch: nvcc 12.8 under torch cu130.
+    capture: "h100-healthy-cuda-home-12.8",
+    fires: { "cuda-toolkit-torch-mismatch": "warning", "tf32-disabled": "info" },
+    silent: ["cuda-toolkit-missing", "installed-torch-pin-conflict"],
+  },
+  {
+    capture: "h100-healthy-cuda-home-13.0",
+    fires: { "tf32-disabled": "info" },
+    silent: ["cuda-toolkit-torch-mismatch", "cuda-toolkit-missing"],
+  },
+  {
+    // xformers builds from source on aarch64; this machine's nvcc was found.
+    capture: "xformers-aarch64-on-gb10",
+    fires: { "torch-not-installed": "info" },
+    silent: ["cuda-toolkit-missing", "cuda-toolkit-torch-mismatch"],
+  },
+  {
+    capture: "xformers-aarch64-on-gb10-no-toolkit",
+    fires: { "cuda-toolkit-missing": "warning" },
+    silent: ["cuda-toolkit-torch-mismatch", "jit-cache-unwritable"],
+  },
   {
     // Seed 000: pixi + conda-forge torch 2.5.1 on a DGX Spark: compute_90 PTX is all that runs on 12.1.
     capture: "pixi-gb10-conda-forge-on-gb10",
