@@ -36,7 +36,7 @@ export function summarize(results) {
     controlsWithFalseAlarms: controls.filter((r) => r.falseAlarms.length > 0 || r.error).length,
     falseAlarms: controls.flatMap((r) => r.falseAlarms.map((ruleId) => ({ id: r.id, ruleId }))),
     byKind: Object.fromEntries(
-      ["local", "local+gpu", "capture"].map((kind) => {
+      [...new Set(broken.map((r) => r.kind))].map((kind) => {
         const rows = broken.filter((r) => r.kind === kind);
         return [kind, { cases: rows.length, hits: count(rows, "hit") }];
       }),
