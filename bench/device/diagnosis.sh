@@ -25,7 +25,7 @@ BUILDERS=$ROOT/test/fixtures/builders
 SOURCES=$ROOT/bench/diagnosis/sources
 NGC=NVIDIA_PYTORCH_VERSION=25.01
 
-echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | paste -sd ';')" >"$LOG"
+echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | paste -sd ';')" >"$LOG"
 echo "python: $PY $("$PY" -c 'import torch, numpy; print(torch.__version__, torch.version.cuda, numpy.__version__)')" >>"$LOG"
 
 # One case: ID CATALOG EXPECT MIN_SEVERITY ACCEPT(comma list) HOW [VAR=value...] -- doctor flags.
@@ -82,7 +82,7 @@ bench_case F50-alloc-conf-bogus F50 alloc-conf-invalid warning "" PYTORCH_CUDA_A
   PYTORCH_CUDA_ALLOC_CONF=bogus -- "${NOPROJ[@]}"
 bench_case cuda-visible-devices-empty - cuda-visible-devices-hides-gpus warning "" 'CUDA_VISIBLE_DEVICES=""' \
   CUDA_VISIBLE_DEVICES= -- "${NOPROJ[@]}"
-if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then
+if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
   bench_case F77-nccl-p2p-disabled F77 nccl-transport-disabled warning "" NCCL_P2P_DISABLE=1 NCCL_P2P_DISABLE=1 -- "${NOPROJ[@]}"
   bench_case F77-nccl-shm-disabled F77 nccl-transport-disabled warning "" NCCL_SHM_DISABLE=1 NCCL_SHM_DISABLE=1 -- "${NOPROJ[@]}"
 else
