@@ -45,10 +45,15 @@ function parseArgs(argv) {
   return options;
 }
 
+/** Stops with a one-line reason when a part is missing; returns the Python side's versions. */
 function checkPrerequisites() {
   if (!existsSync(CLI)) fail(`${CLI} is missing`, "npm run build");
+  let python;
   try {
-    sh(DEBIAN_PYTHON, ["-c", "import torch, venv"]);
+    python = sh(DEBIAN_PYTHON, [
+      "-c",
+      "import sys, venv, torch, numpy; print(sys.version.split()[0], 'torch', torch.__version__, 'numpy', numpy.__version__)",
+    ]).trim();
   } catch {
     fail(
       `${DEBIAN_PYTHON} cannot import torch and venv`,
@@ -65,6 +70,7 @@ function checkPrerequisites() {
       );
     }
   }
+  return python;
 }
 
 /** Runs doctor; resolves with its exit code, stdout and stderr. */
@@ -149,11 +155,11 @@ async function pool(items, jobs, work) {
 }
 
 async function main() {
+  const started = performance.now();
   const options = parseArgs(process.argv.slice(2));
-  checkPrerequisites();
+  const python = checkPrerequisites();
   const cases = options.only ? CASES.filter((c) => options.only.some((o) => c.id.includes(o))) : CASES;
   if (cases.length === 0) fail(`no case matches --only ${options.only.join(",")}`);
-  const started = performance.now();
   const work = mkdtempSync(join(tmpdir(), "gpuprep-diagbench-"));
   const ctx = {
     work,
@@ -237,14 +243,14 @@ async function main() {
   const durationSeconds = (performance.now() - started) / 1000;
   console.log(renderTable(results, summary));
   console.log(
-    `\n${results.length} cases in ${durationSeconds.toFixed(1)} s (builds ${buildSeconds.toFixed(1)} s, ${options.jobs} doctor runs at a time)`,
+    `\n${results.length} cases in ${durationSeconds.toFixed(1)} s (checks and builds ${buildSeconds.toFixed(1)} s, ${options.jobs} doctor runs at a time)`,
   );
   const document = {
     schema: SCHEMA,
     schemaVersion: SCHEMA_VERSION,
     tool: { name: "gpuprep", version: JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version },
     ranAt: new Date().toISOString(),
-    machine: machine(),
+    machine: machine(python),
     command: `node bench/diagnosis/run.mjs ${process.argv.slice(2).join(" ")}`,
     durationSeconds: Number(durationSeconds.toFixed(1)),
     summary,
@@ -258,7 +264,7 @@ async function main() {
   else rmSync(work, { recursive: true, force: true });
 }
 
-function machine() {
+function machine(python) {
   const line = (cmd, args) => {
     try {
       return sh(cmd, args).trim().split("\n").slice(-1)[0];
@@ -268,10 +274,8 @@ function machine() {
   };
   return {
     cpus: Number(line("nproc", [])),
-    python: line(DEBIAN_PYTHON, [
-      "-c",
-      "import sys, torch, numpy; print(sys.version.split()[0], 'torch', torch.__version__, 'numpy', numpy.__version__)",
-    ]),
+    python,
+    loadAverageAtEnd: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" "),
     nvcc: line("nvcc", ["--version"]),
     node: process.version,
     gitCommit: line("git", ["-C", ROOT, "rev-parse", "--short", "HEAD"]),
