@@ -70,6 +70,7 @@ const TEST_IMAGE = process.env["GPUPREP_TEST_IMAGE"] ?? "python:3.12-slim";
 /** No registry is reachable here, so the image is one that was built or loaded on this machine. */
 const TEST_IMAGE_PART: Part = {
   what: `the image ${TEST_IMAGE}`,
+  absent: "is not present locally",
   install: "build or load a local image with python3 and set GPUPREP_TEST_IMAGE to it",
   onCi: false,
   present: () => spawnSync("docker", ["image", "inspect", TEST_IMAGE], { stdio: "ignore" }).status === 0,
