@@ -139,7 +139,8 @@ export const doctorCommand: Command = {
     const { kb, diagnose, RULES, renderText, renderJson, renderSarif } = await diagnosis;
     const findings = diagnose(facts, kb);
     const exitCode = findings.some((f) => f.severity === "error") ? EXIT_FINDINGS : EXIT_OK;
-    if (values.sarif !== undefined) writeOutputFile(values.sarif, renderSarif(findings, RULES), "--sarif");
+    if (values.sarif !== undefined)
+      writeOutputFile(values.sarif, renderSarif(findings, RULES, facts), "--sarif");
     if (values.json) process.stdout.write(renderJson(facts, findings, exitCode));
     else writeText(renderText(facts, findings, makeStyle(useColor())));
     return exitCode;
