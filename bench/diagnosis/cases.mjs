@@ -18,6 +18,7 @@
 // local+gpu case runs with --fast: its cause is in variables or manifests, and the torch facts a
 // full probe would add are replaced by the capture's), capture() -> facts.
 import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import {
   BUILDERS,
@@ -626,8 +627,15 @@ const toolchain = [
     id: "F69-inductor-cache-unwritable",
     catalog: "F69",
     expect: "jit-cache-unwritable",
-    how: "TORCHINDUCTOR_CACHE_DIR=/proc/gpuprep-inductor (procfs: not creatable, even by root); H100 host",
-    build: debianWithEnv({ TORCHINDUCTOR_CACHE_DIR: "/proc/gpuprep-inductor" }),
+    how: "TORCHINDUCTOR_CACHE_DIR under a read-only mount (a container's readOnlyRootFilesystem); H100 host",
+    build: (ctx) => {
+      // A read-only tmpfs: EROFS even for root, as a read-only root filesystem gives. run.mjs
+      // unmounts whatever is left under its work directory before removing it.
+      const dir = ctx.dir("read-only-mount");
+      const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", dir]);
+      if (mounted.status !== 0) throw new Error(`mount -o ro tmpfs failed (needs root): ${mounted.stderr}`);
+      return { python: ctx.shared.debianVenv().python, env: { TORCHINDUCTOR_CACHE_DIR: `${dir}/inductor` } };
+    },
     gpu: H100,
   },
   {

@@ -4,7 +4,7 @@
 //
 // Usage: node bench/diagnosis/run.mjs --out FILE [--only ID[,ID...]] [--jobs N] [--keep]
 // Needs: `npm run build`; Debian's python3-torch and python3-venv (/usr/bin/python3); gcc; nvcc.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -261,7 +261,17 @@ async function main() {
   writeFileSync(out, JSON.stringify(document, null, 2) + "\n");
   console.log(`wrote ${out}`);
   if (options.keep) console.log(`environments kept in ${work}`);
-  else rmSync(work, { recursive: true, force: true });
+  else {
+    // Mounts a case made (a read-only tmpfs) go first, deepest first, or rm would fail on them.
+    const mounts = readFileSync("/proc/self/mounts", "utf8")
+      .split("\n")
+      .map((line) => line.split(" ")[1] ?? "")
+      .filter((point) => point.startsWith(`${work}/`))
+      .sort()
+      .reverse();
+    for (const point of mounts) spawnSync("umount", ["-l", point]);
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
 function machine(python) {
