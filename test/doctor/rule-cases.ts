@@ -1,0 +1,246 @@
+/**
+ * The rule cases: which rules must fire, and which must stay silent, on each real capture and
+ * each derived case. Data only: test/doctor/rules-on-captures.test.ts runs every row through
+ * diagnose(), and src/rules/registry.test.ts reads the rows to check that every registered rule
+ * has at least one case where it fires and one where it stays silent (as ESLint's RuleTester
+ * requires both valid and invalid cases).
+ *
+ * One row per case:
+ *   capture  a file name under test/fixtures/facts (without .json), or a key of DERIVED in
+ *            captures.ts: a real capture with one part changed by derive(), listed in
+ *            test/fixtures/facts/README.md with what it changes;
+ *   fires    rule id -> the severity of a finding it must return (the contract is the id and the
+ *            severity, never the message prose);
+ *   silent   rule ids that must return nothing on it.
+ * A new rule adds its cases here: one row (or a rule id in an existing row's fires and silent).
+ */
+import type { Severity } from "../../src/rules/types.js";
+
+export interface Row {
+  capture: string;
+  /** rule id -> severity of the finding it must return. */
+  fires: Record<string, Severity>;
+  silent: string[];
+}
+
+export const ROWS: Row[] = [
+  {
+    capture: "no-torch-python3",
+    fires: { "torch-not-installed": "info", "nvidia-driver-unavailable": "info" },
+    silent: ["cpu-only-torch", "torch-import-failed", "numpy-abi-mismatch", "externally-managed-python"],
+  },
+  {
+    capture: "debian-torch-cpu",
+    fires: {
+      "cpu-only-torch": "info",
+      "externally-managed-python": "info",
+      "nvidia-driver-unavailable": "info",
+    },
+    silent: [
+      "torch-not-installed",
+      "numpy-abi-mismatch",
+      "torch-installed-twice",
+      "duplicate-distributions",
+      "torch-arch-not-covered",
+    ],
+  },
+  {
+    capture: "debian-torch-under-numpy2",
+    fires: { "numpy-abi-mismatch": "error", "duplicate-distributions": "warning", "cpu-only-torch": "info" },
+    silent: ["torch-installed-twice", "torch-import-failed", "externally-managed-python"],
+  },
+  {
+    capture: "broken-extensions",
+    fires: { "extension-import-failed": "error", "cpu-only-torch": "info" },
+    silent: ["numpy-abi-mismatch", "torch-import-failed", "duplicate-distributions"],
+  },
+  {
+    capture: "torch-installed-twice",
+    fires: { "torch-installed-twice": "error", "cpu-only-torch": "info" },
+    silent: ["torch-import-failed", "numpy-abi-mismatch", "torch-not-installed"],
+  },
+  {
+    capture: "project-pins-torch-2.5.1",
+    fires: { "project-torch-pin-mismatch": "warning" },
+    silent: ["uv-sync-replaces-torch", "ngc-torch-hidden", "ngc-pip-constraint-not-applied"],
+  },
+  {
+    // CUDA_VISIBLE_DEVICES="" on a machine without GPUs hides nothing.
+    capture: "cuda-visible-devices-empty",
+    fires: { "cpu-only-torch": "info" },
+    silent: ["cuda-visible-devices-hides-gpus", "torch-cuda-unavailable"],
+  },
+  {
+    capture: "h100-healthy",
+    fires: { "tf32-disabled": "info" },
+    silent: [
+      "torch-arch-not-covered",
+      "torch-cuda-unavailable",
+      "cpu-only-torch",
+      "torch-driver-too-old",
+      "torch-kernel-launch-failed",
+      "sdpa-fast-kernels-off",
+      "extension-import-failed",
+      "torch-installed-twice",
+      "cuda-visible-devices-hides-gpus",
+      "nvidia-driver-unavailable",
+      // 851 binaries scanned, nvidia/* CUDA libraries included: no false alarms.
+      "extension-arch-missing",
+      "torch-binary-arch-missing",
+      "ptx-only-coverage",
+    ],
+  },
+  {
+    // Two GPUs, both visible to torch: nothing hidden, nothing missing.
+    capture: "h200x2-healthy",
+    fires: { "tf32-disabled": "info" },
+    silent: [
+      "cuda-visible-devices-hides-gpus",
+      "torch-arch-not-covered",
+      "extension-arch-missing",
+      "torch-binary-arch-missing",
+      "mig-enabled",
+      "torch-cuda-unavailable",
+    ],
+  },
+  {
+    // --fast: no torch import, no binary scan; the static facts alone must not accuse torch.
+    capture: "h100-fast",
+    fires: {},
+    silent: ["cpu-only-torch", "torch-cuda-unavailable", "torch-not-installed", "extension-arch-missing"],
+  },
+  {
+    capture: "h100-cuda-visible-devices-empty",
+    fires: { "cuda-visible-devices-hides-gpus": "error", "torch-cuda-unavailable": "error" },
+    silent: ["cpu-only-torch", "nvidia-driver-unavailable", "torch-arch-not-covered"],
+  },
+  {
+    capture: "h100-cuda-visible-devices-invalid",
+    fires: { "cuda-visible-devices-hides-gpus": "error", "torch-cuda-unavailable": "error" },
+    silent: ["cpu-only-torch", "nvidia-driver-unavailable"],
+  },
+  {
+    capture: "h100-alloc-conf-invalid",
+    fires: { "alloc-conf-invalid": "error", "torch-cuda-unavailable": "error" },
+    silent: ["cpu-only-torch", "cuda-visible-devices-hides-gpus"],
+  },
+  {
+    capture: "h100-extension-sm80-only",
+    fires: { "extension-import-failed": "error", "extension-arch-missing": "error" },
+    silent: ["torch-arch-not-covered", "torch-cuda-unavailable", "numpy-abi-mismatch"],
+  },
+  {
+    capture: "h100-extensions-abi-numpy1",
+    fires: { "numpy-abi-mismatch": "error", "extension-import-failed": "error" },
+    silent: ["torch-cuda-unavailable", "torch-installed-twice"],
+  },
+  {
+    capture: "h100-torch-installed-twice",
+    fires: { "torch-installed-twice": "warning" },
+    silent: ["torch-cuda-unavailable", "cpu-only-torch"],
+  },
+  {
+    capture: "h100-project-pins-torch-2.5.1",
+    fires: { "project-torch-pin-mismatch": "warning" },
+    silent: ["torch-cuda-unavailable", "uv-sync-replaces-torch"],
+  },
+  // Projects read before anything is installed (python3 without torch, no GPU here): nothing to judge on the GPU.
+  {
+    capture: "pixi-gb10-conda-forge-project",
+    fires: { "torch-not-installed": "info" },
+    silent: ["project-torch-arch-not-covered", "project-torch-cpu-only", "project-replaces-torch"],
+  },
+  {
+    capture: "conda-pytorch-channel-project",
+    fires: { "torch-not-installed": "info" },
+    silent: ["project-torch-arch-not-covered", "project-torch-cpu-only", "project-replaces-torch"],
+  },
+  {
+    capture: "pixi-pypi-cu124-project",
+    fires: { "torch-not-installed": "info" },
+    silent: ["project-torch-arch-not-covered", "project-torch-cpu-only"],
+  },
+  {
+    capture: "torch-pinned-project",
+    fires: { "torch-not-installed": "info" },
+    silent: ["project-torch-arch-not-covered", "project-torch-cpu-only", "project-torch-pin-mismatch"],
+  },
+  {
+    capture: "requirements-cu126-pin-project",
+    fires: { "torch-not-installed": "info" },
+    silent: ["project-torch-arch-not-covered", "project-replaces-torch"],
+  },
+  {
+    // The interpreter is the uv project's .venv (over Debian's CPU torch 1.13.1); uv sync would put cu126 torch there.
+    capture: "uv-venv-replaces-torch",
+    fires: { "project-replaces-torch": "warning", "cpu-only-torch": "info" },
+    silent: ["project-torch-pin-mismatch", "uv-sync-replaces-torch", "project-torch-arch-not-covered"],
+  },
+  // Derived cases (captures.ts DERIVED; README.md says what each changes).
+  {
+    // Seed 000: pixi + conda-forge torch 2.5.1 on a DGX Spark: compute_90 PTX is all that runs on 12.1.
+    capture: "pixi-gb10-conda-forge-on-gb10",
+    fires: { "project-torch-arch-not-covered": "warning", "torch-not-installed": "info" },
+    silent: ["project-torch-cpu-only", "nvidia-driver-unavailable"],
+  },
+  {
+    capture: "pixi-gb10-conda-forge-on-h100",
+    fires: { "torch-not-installed": "info" },
+    silent: ["project-torch-arch-not-covered", "project-torch-cpu-only"],
+  },
+  {
+    // Issue 11: a pyproject routing torch to the cu124 index, on a GPU cu124 cannot run.
+    capture: "torch-pinned-on-rtx5090",
+    fires: { "project-torch-arch-not-covered": "error", "torch-not-installed": "info" },
+    silent: ["project-torch-cpu-only", "project-replaces-torch"],
+  },
+  {
+    capture: "torch-pinned-on-h100",
+    fires: { "torch-not-installed": "info" },
+    silent: ["project-torch-arch-not-covered", "project-torch-cpu-only"],
+  },
+  {
+    // torch==2.5.1 from PyPI on aarch64: the CPU wheel.
+    capture: "project-pins-torch-2.5.1-on-gb10",
+    fires: {
+      "project-torch-cpu-only": "error",
+      "cpu-only-torch": "error",
+      "project-torch-pin-mismatch": "warning",
+    },
+    silent: ["project-torch-arch-not-covered", "project-replaces-torch"],
+  },
+  {
+    // default environment: the cpu index; -e gpu: cu124.
+    capture: "pixi-pypi-cu124-on-rtx5090",
+    fires: { "project-torch-cpu-only": "error", "project-torch-arch-not-covered": "error" },
+    silent: ["project-replaces-torch"],
+  },
+  {
+    capture: "conda-pytorch-channel-on-rtx5090",
+    fires: { "project-torch-arch-not-covered": "error" },
+    silent: ["project-torch-cpu-only"],
+  },
+  {
+    capture: "conda-pytorch-channel-on-h100",
+    fires: { "torch-not-installed": "info" },
+    silent: ["project-torch-arch-not-covered", "project-torch-cpu-only"],
+  },
+  {
+    // pytorch-cuda exists for linux-64 and win-64 only: "not known", never a guess.
+    capture: "conda-pytorch-channel-on-gb10",
+    fires: { "project-torch-arch-not-covered": "info" },
+    silent: ["project-torch-cpu-only"],
+  },
+  {
+    // A +cu126 pin against an installed +cu130: the pin rule speaks, not a second finding.
+    capture: "h100-fast-requirements-cu126-pin",
+    fires: { "project-torch-pin-mismatch": "warning" },
+    silent: ["project-replaces-torch", "project-torch-arch-not-covered", "torch-not-installed"],
+  },
+  {
+    // uv sync targets the project's .venv, not /opt/torch/.venv: nothing of this environment is replaced.
+    capture: "h100-fast-torch-pinned",
+    fires: { "project-torch-pin-mismatch": "warning" },
+    silent: ["project-replaces-torch", "project-torch-arch-not-covered"],
+  },
+];
