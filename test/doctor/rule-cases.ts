@@ -37,6 +37,8 @@ export const ROWS: Row[] = [
       "nvidia-driver-unavailable": "info",
     },
     silent: [
+      "user-site-leak",
+      "tf32-disabled",
       "torch-not-installed",
       "numpy-abi-mismatch",
       "torch-installed-twice",
@@ -52,7 +54,13 @@ export const ROWS: Row[] = [
   {
     capture: "broken-extensions",
     fires: { "extension-import-failed": "error", "cpu-only-torch": "info" },
-    silent: ["numpy-abi-mismatch", "torch-import-failed", "duplicate-distributions"],
+    silent: [
+      "extension-leaves-process",
+      "pyarrow-cudf-mismatch",
+      "numpy-abi-mismatch",
+      "torch-import-failed",
+      "duplicate-distributions",
+    ],
   },
   {
     capture: "torch-installed-twice",
@@ -74,6 +82,13 @@ export const ROWS: Row[] = [
     capture: "h100-healthy",
     fires: { "tf32-disabled": "info" },
     silent: [
+      "shm-too-small",
+      "memlock-limited",
+      "alloc-conf-invalid",
+      "ld-library-path-foreign-cuda",
+      "pyarrow-cudf-mismatch",
+      "mig-enabled",
+      "ngc-torch-hidden",
       "torch-arch-not-covered",
       "torch-cuda-unavailable",
       "cpu-only-torch",
@@ -125,9 +140,15 @@ export const ROWS: Row[] = [
     silent: ["cpu-only-torch", "cuda-visible-devices-hides-gpus"],
   },
   {
+    // One cause, one finding: the import error ("no kernel image") is merged into extension-arch-missing.
     capture: "h100-extension-sm80-only",
-    fires: { "extension-import-failed": "error", "extension-arch-missing": "error" },
-    silent: ["torch-arch-not-covered", "torch-cuda-unavailable", "numpy-abi-mismatch"],
+    fires: { "extension-arch-missing": "error" },
+    silent: [
+      "extension-import-failed",
+      "torch-arch-not-covered",
+      "torch-cuda-unavailable",
+      "numpy-abi-mismatch",
+    ],
   },
   {
     capture: "h100-extensions-abi-numpy1",
@@ -242,5 +263,89 @@ export const ROWS: Row[] = [
     capture: "h100-fast-torch-pinned",
     fires: { "project-torch-pin-mismatch": "warning" },
     silent: ["project-replaces-torch", "project-torch-arch-not-covered"],
+  },
+  // Derived cases for rules no capture shows firing (captures.ts DERIVED; README.md says what each changes).
+  {
+    // torch 2.11+cu130 on a V100: CUDA 13 has no sm_70, in the arch list, the binaries and the kernel check.
+    capture: "h100-healthy-on-v100",
+    fires: {
+      "torch-arch-not-covered": "error",
+      "torch-binary-arch-missing": "error",
+      "torch-kernel-launch-failed": "error",
+    },
+    silent: ["torch-driver-too-old", "cpu-only-torch", "torch-import-failed"],
+  },
+  {
+    capture: "h100-healthy-torch-import-error",
+    fires: { "torch-import-failed": "error" },
+    silent: ["torch-not-installed", "torch-kernel-launch-failed", "sdpa-fast-kernels-off"],
+  },
+  {
+    capture: "h100-healthy-driver-535",
+    fires: { "torch-driver-too-old": "error" },
+    silent: ["nvidia-driver-unavailable", "torch-arch-not-covered"],
+  },
+  {
+    // A venv of its own in an NGC image: the image's torch is hidden, and 2.11 violates its constraint.
+    capture: "h100-healthy-in-ngc-25.09",
+    fires: { "ngc-torch-hidden": "error", "ngc-pip-constraint-not-applied": "error" },
+    silent: ["uv-sync-replaces-torch", "torch-arch-not-covered"],
+  },
+  {
+    capture: "torch-pinned-project-in-ngc-25.09",
+    fires: { "uv-sync-replaces-torch": "warning", "ngc-torch-hidden": "error" },
+    silent: ["ngc-pip-constraint-not-applied", "project-replaces-torch"],
+  },
+  {
+    capture: "h100-healthy-shm-64mib",
+    fires: { "shm-too-small": "warning" },
+    silent: ["memlock-limited"],
+  },
+  {
+    capture: "h100-healthy-memlock-64kib",
+    fires: { "memlock-limited": "warning" },
+    silent: ["shm-too-small"],
+  },
+  {
+    capture: "h100-healthy-mig-enabled",
+    fires: { "mig-enabled": "warning" },
+    silent: ["cuda-visible-devices-hides-gpus"],
+  },
+  {
+    capture: "h100-healthy-ld-library-path-cuda-12.4",
+    fires: { "ld-library-path-foreign-cuda": "warning" },
+    silent: ["torch-import-failed"],
+  },
+  {
+    capture: "h100-healthy-sdpa-fast-off",
+    fires: { "sdpa-fast-kernels-off": "warning" },
+    silent: ["torch-kernel-launch-failed"],
+  },
+  {
+    capture: "h100-healthy-cudf-pyarrow-error",
+    fires: { "pyarrow-cudf-mismatch": "error" },
+    silent: ["numpy-abi-mismatch"],
+  },
+  {
+    capture: "debian-torch-cpu-numpy-in-user-site",
+    fires: { "user-site-leak": "warning" },
+    silent: ["duplicate-distributions"],
+  },
+  {
+    capture: "broken-extensions-xformers-leaves-process",
+    fires: { "extension-leaves-process": "warning", "extension-import-failed": "error" },
+    silent: ["extension-arch-missing"],
+  },
+  {
+    // Built with -gencode arch=compute_80,code=[sm_80,compute_80]: runs on the H100 through PTX JIT.
+    capture: "h100-extension-sm80-with-ptx",
+    fires: { "ptx-only-coverage": "warning" },
+    silent: ["extension-arch-missing", "extension-import-failed"],
+  },
+  {
+    // Another cause for the same extension: the import error and the arch finding stay two.
+    capture: "h100-extension-sm80-undefined-symbol",
+    fires: { "extension-import-failed": "error", "extension-arch-missing": "error" },
+    silent: ["torch-arch-not-covered"],
   },
 ];
