@@ -3,7 +3,7 @@ import type { Finding, Rule } from "./types.js";
 import type { ExtensionImport, Facts } from "../facts/schema.js";
 import { normalizeName } from "../util/package-name.js";
 import { ev, makeFinding } from "./finding.js";
-import { reinstallCommands } from "./reinstall-fix.js";
+import { installCommand, reinstallCommands } from "./reinstall-fix.js";
 import { deviceCapabilities, pythonCmd } from "./view.js";
 
 interface Cause {
@@ -53,7 +53,7 @@ const CAUSES: { pattern: RegExp; make: Cause }[] = [
       id: "numpy-abi",
       cause: "it was compiled against NumPy 1.x and NumPy 2 is installed (see numpy-abi-mismatch)",
       summary: "Follow numpy-abi-mismatch: NumPy 1.x, or a release of the extension built for NumPy 2.",
-      commands: (_ext, facts) => [`${pythonCmd(facts)} -m pip install "numpy<2"`],
+      commands: (_ext, facts) => [installCommand(facts, ['"numpy<2"'])],
     },
   },
   {

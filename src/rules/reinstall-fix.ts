@@ -94,6 +94,12 @@ export function installCommand(facts: Facts, packages: string[], options: Instal
     : `${env}${python} -m pip install ${args.join(" ")}`;
 }
 
+/** `pip check` for this environment's installer: are the installed packages' requirements met? */
+export function checkCommand(facts: Facts): string {
+  const python = pythonCmd(facts);
+  return installerFor(facts, null) === "uv" ? `uv pip check --python ${python}` : `${python} -m pip check`;
+}
+
 /** The reinstall command(s) of one package, in order. */
 export function reinstallCommands(facts: Facts, request: Reinstall): string[] {
   const { name, sourceBuild } = request;

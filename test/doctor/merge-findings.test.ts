@@ -9,6 +9,7 @@ import { diagnose } from "../../src/rules/diagnose.js";
 import { installerFor, reinstallCommands } from "../../src/rules/reinstall-fix.js";
 import type { Facts } from "../../src/facts/schema.js";
 import { DERIVED, derive, loadCapture } from "./captures.js";
+import { ROWS } from "./rule-cases.js";
 
 const kb = loadKnowledgeBase();
 const about = (facts: Facts, subject: string) => diagnose(facts, kb).filter((f) => f.subject === subject);
@@ -107,4 +108,28 @@ test("flash-attn is built with its own arch settings; a plain reinstall keeps to
     wheel,
     "uv pip install --python /opt/torch/.venv/bin/python3 --no-deps --no-cache --reinstall-package xformers xformers",
   );
+});
+
+test("in uv venvs the reinstall fixes use uv pip; elsewhere pip with --no-deps for extensions", () => {
+  const rules = new Set([
+    "extension-import-failed",
+    "extension-arch-missing",
+    "torch-import-failed",
+    "pyarrow-cudf-mismatch",
+    "numpy-abi-mismatch",
+  ]);
+  let seen = 0;
+  for (const row of ROWS) {
+    const facts = DERIVED[row.capture]?.() ?? loadCapture(row.capture);
+    const uv = facts.python.interpreter.kind === "uv";
+    for (const finding of diagnose(facts, kb).filter((f) => rules.has(f.ruleId)))
+      for (const command of finding.fix.commands.filter((c) => /pip install/.test(c))) {
+        seen++;
+        const installer = /(^|\s)uv pip install --python /.test(command) ? "uv" : "pip";
+        assert.equal(installer, uv ? "uv" : "pip", `${row.capture} ${finding.ruleId}: ${command}`);
+        if (/--force-reinstall|--reinstall-package/.test(command) && finding.ruleId.startsWith("extension-"))
+          assert.match(command, /--no-deps/, `${row.capture}: an extension reinstall must leave torch alone`);
+      }
+  }
+  assert.ok(seen >= 10, `only ${seen} install commands checked`);
 });
