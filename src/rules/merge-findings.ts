@@ -8,8 +8,16 @@ import { ev } from "./finding.js";
 
 /** For each cause, the rules whose finding leads, most specific fix first. */
 const LEADS: Record<string, string[]> = {
-  // The fatbin scan names the missing sm_XY and builds for exactly this GPU; the import error is evidence.
-  "arch-missing": ["extension-arch-missing", "extension-import-failed"],
+  // Extensions: the fatbin scan names the missing sm_XY and builds for exactly this GPU; the import
+  // error is evidence. torch: the arch-list verdict names the index to install from; the fatbin
+  // listing and the failed kernel launch are evidence. (Groups are per subject: never mixed.)
+  "arch-missing": [
+    "extension-arch-missing",
+    "extension-import-failed",
+    "torch-arch-not-covered",
+    "torch-binary-arch-missing",
+    "torch-kernel-launch-failed",
+  ],
 };
 
 const RANK: Record<Severity, number> = { error: 0, warning: 1, info: 2 };

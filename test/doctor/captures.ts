@@ -122,6 +122,25 @@ export const DERIVED: Record<string, () => Facts> = {
     derive("h100-fast", withProjectOf("requirements-cu126-pin-project")),
   "h100-fast-torch-pinned": () => derive("h100-fast", withProjectOf("torch-pinned-project")),
   "h100-healthy-on-v100": () => derive("h100-healthy", onV100WithTorch),
+  "h100-healthy-on-v100-import-timeout": () =>
+    derive("h100-healthy", (f) => {
+      onV100WithTorch(f);
+      f.python.torchLive = {
+        ...f.python.torchLive,
+        status: "timeout",
+        exitCode: null,
+        error: "no answer within 60.0s; killed",
+        result: null,
+      };
+    }),
+  "h100-healthy-kernel-out-of-memory": () =>
+    derive("h100-healthy", (f) => {
+      f.python.torchLive.result!.kernel = {
+        ran: true,
+        ok: false,
+        error: "CUDA error: out of memory",
+      };
+    }),
   "h100-healthy-torch-import-error": () =>
     derive("h100-healthy", (f) => {
       // The error text of pytorch/pytorch#111469 as its reporter saw it (their path, not this venv's).

@@ -133,3 +133,21 @@ test("in uv venvs the reinstall fixes use uv pip; elsewhere pip with --no-deps f
   }
   assert.ok(seen >= 10, `only ${seen} install commands checked`);
 });
+
+test("torch without this GPU's arch: one finding, the arch list's, with the binaries and the kernel as evidence", () => {
+  const findings = about(DERIVED["h100-healthy-on-v100"]!(), "torch");
+  assert.deepEqual(
+    findings.map((f) => `${f.ruleId}:${f.cause}:${f.severity}`),
+    ["torch-arch-not-covered:arch-missing:error"],
+  );
+  const labels = findings[0]?.evidence.map((e) => e.label) ?? [];
+  assert.ok(labels.includes("also found by torch-binary-arch-missing"), labels.join(", "));
+  assert.ok(labels.includes("also found by torch-kernel-launch-failed"), labels.join(", "));
+  assert.ok(labels.includes("kernel error"), labels.join(", "));
+  // A kernel that fails for another cause stays its own finding.
+  const oom = about(DERIVED["h100-healthy-kernel-out-of-memory"]!(), "torch");
+  assert.deepEqual(
+    oom.map((f) => `${f.ruleId}:${f.cause}`),
+    ["torch-kernel-launch-failed:out-of-memory"],
+  );
+});

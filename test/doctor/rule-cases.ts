@@ -266,14 +266,28 @@ export const ROWS: Row[] = [
   },
   // Derived cases for rules no capture shows firing (captures.ts DERIVED; README.md says what each changes).
   {
-    // torch 2.11+cu130 on a V100: CUDA 13 has no sm_70, in the arch list, the binaries and the kernel check.
+    // torch 2.11+cu130 on a V100: CUDA 13 has no sm_70. The arch list, the binaries and the failed kernel
+    // say the same: one finding (merge-findings.ts), torch-arch-not-covered's, the others its evidence.
     capture: "h100-healthy-on-v100",
-    fires: {
-      "torch-arch-not-covered": "error",
-      "torch-binary-arch-missing": "error",
-      "torch-kernel-launch-failed": "error",
-    },
-    silent: ["torch-driver-too-old", "cpu-only-torch", "torch-import-failed"],
+    fires: { "torch-arch-not-covered": "error" },
+    silent: [
+      "torch-binary-arch-missing",
+      "torch-kernel-launch-failed",
+      "torch-driver-too-old",
+      "cpu-only-torch",
+      "torch-import-failed",
+    ],
+  },
+  {
+    // Without a live import only the binary scan can say it.
+    capture: "h100-healthy-on-v100-import-timeout",
+    fires: { "torch-binary-arch-missing": "error", "torch-import-failed": "error" },
+    silent: ["torch-arch-not-covered", "torch-kernel-launch-failed"],
+  },
+  {
+    capture: "h100-healthy-kernel-out-of-memory",
+    fires: { "torch-kernel-launch-failed": "error" },
+    silent: ["torch-arch-not-covered", "torch-binary-arch-missing"],
   },
   {
     capture: "h100-healthy-torch-import-error",
