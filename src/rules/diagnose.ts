@@ -3,12 +3,13 @@ import type { Facts } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
 import type { Finding, Rule, Severity } from "./types.js";
 import { RULES } from "./registry.js";
+import { mergeSameCause } from "./merge-findings.js";
 
 const ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
-/** Findings of all rules, errors first, then in registry order. */
+/** Findings of all rules, one per root cause (merge-findings.ts), errors first, then in registry order. */
 export function diagnose(facts: Facts, kb: KnowledgeBase, rules: readonly Rule[] = RULES): Finding[] {
-  const findings = rules.flatMap((rule) => rule.check(facts, kb));
+  const findings = mergeSameCause(rules.flatMap((rule) => rule.check(facts, kb)));
   return findings
     .map((finding, index) => ({ finding, index }))
     .sort((a, b) => ORDER[a.finding.severity] - ORDER[b.finding.severity] || a.index - b.index)

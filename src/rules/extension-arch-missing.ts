@@ -6,6 +6,8 @@
 import type { Finding, Rule } from "./types.js";
 import { ev, makeFinding } from "./finding.js";
 import { archListFor, binaryVerdicts, describeFile } from "./binary-coverage.js";
+import { normalizeName } from "../util/package-name.js";
+import { distributionOf, reinstallCommands } from "./reinstall-fix.js";
 
 export const extensionArchMissing: Rule = {
   id: "extension-arch-missing",
@@ -21,6 +23,7 @@ export const extensionArchMissing: Rule = {
     for (const group of byOwner.values()) {
       const { owner, device } = group[0]!;
       const sm = `sm_${device.cc.major}${device.cc.minor}`;
+      const dist = distributionOf(facts, owner);
       findings.push(
         makeFinding(this, {
           message: `${owner} has CUDA code for other GPUs only: none of its ${group.length} CUDA ${group.length === 1 ? "library runs" : "libraries run"} on the ${device.name} (${sm}); its kernels fail with "no kernel image is available for execution on the device".`,
@@ -30,12 +33,20 @@ export const extensionArchMissing: Rule = {
             ...(group.length > 5 ? [ev("more libraries", String(group.length - 5))] : []),
           ],
           fix: {
-            summary: `Install a build of ${owner} that includes ${sm}, or rebuild it from source for exactly this GPU.`,
+            summary: `Install a build of ${dist.name} that includes ${sm}, or rebuild it from source for exactly this GPU (its published wheel would bring the same binaries back).`,
             commands: [
-              `TORCH_CUDA_ARCH_LIST="${archListFor(device.cc)}" MAX_JOBS=4 ${python} -m pip install --no-build-isolation --no-binary ${owner} --force-reinstall ${owner}`,
+              ...reinstallCommands(facts, {
+                name: dist.name,
+                version: dist.version,
+                sourceBuild: { gpu: device.cc },
+                noDeps: true,
+              }),
               `gpuprep scan --python ${python} --gpu ${sm}   # check the result`,
             ],
           },
+          // The same cause extension-import-failed names from a "no kernel image" import: merged.
+          cause: "arch-missing",
+          subject: normalizeName(dist.name),
         }),
       );
     }

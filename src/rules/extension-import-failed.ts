@@ -1,60 +1,88 @@
 /** A GPU extension (xformers, flash_attn, ...) is installed but fails to import; the cause from its error. */
 import type { Finding, Rule } from "./types.js";
-import type { ExtensionImport } from "../facts/schema.js";
+import type { ExtensionImport, Facts } from "../facts/schema.js";
+import { normalizeName } from "../util/package-name.js";
 import { ev, makeFinding } from "./finding.js";
+import { installCommand, reinstallCommands } from "./reinstall-fix.js";
+import { deviceCapabilities, pythonCmd } from "./view.js";
 
 interface Cause {
+  /** Stable id, carried on the finding (Finding.cause). */
+  id: string;
   cause: string;
   summary: string;
-  commands: (ext: ExtensionImport, python: string, torchVersion: string | null) => string[];
+  commands: (ext: ExtensionImport, facts: Facts, torchVersion: string | null) => string[];
 }
 
-const rebuild = (ext: ExtensionImport, python: string) =>
-  `${python} -m pip install --force-reinstall --no-cache-dir --no-build-isolation ${ext.distribution ?? ext.module}`;
+/**
+ * Reinstall the extension without touching torch (--no-deps). "for-this-gpu": build it with
+ * --no-binary for this GPU (its wheel lacks the arch: there is one, even if no fact names it);
+ * "against-this-torch": build it with --no-binary against the installed torch.
+ */
+const reinstall = (
+  ext: ExtensionImport,
+  facts: Facts,
+  how: "wheel" | "for-this-gpu" | "against-this-torch",
+) => {
+  const gpu = deviceCapabilities(facts)[0]?.cc ?? (how === "for-this-gpu" ? "ask-torch" : null);
+  return reinstallCommands(facts, {
+    name: ext.distribution ?? ext.module,
+    version: ext.version,
+    sourceBuild: how === "wheel" ? null : { gpu },
+    noDeps: true,
+  });
+};
 
 /** First matching pattern wins; ordered from the most specific. */
 const CAUSES: { pattern: RegExp; make: Cause }[] = [
   {
     pattern: /undefined symbol/i,
     make: {
+      id: "undefined-symbol",
       cause: "it was built against another torch version (a C++ symbol it needs is not in this torch)",
       summary: "Install the build of the extension made for this torch, or rebuild it against this torch.",
-      commands: (ext, python, torch) => [`# installed torch is ${torch ?? "?"}`, rebuild(ext, python)],
+      commands: (ext, facts, torch) => [
+        `# installed torch is ${torch ?? "?"}`,
+        ...reinstall(ext, facts, "against-this-torch"),
+      ],
     },
   },
   {
     pattern: /compiled using NumPy 1\.x|_ARRAY_API not found/i,
     make: {
+      id: "numpy-abi",
       cause: "it was compiled against NumPy 1.x and NumPy 2 is installed (see numpy-abi-mismatch)",
       summary: "Follow numpy-abi-mismatch: NumPy 1.x, or a release of the extension built for NumPy 2.",
-      commands: (_ext, python) => [`${python} -m pip install "numpy<2"`],
+      commands: (_ext, facts) => [installCommand(facts, ['"numpy<2"'])],
     },
   },
   {
     pattern: /no kernel image is available/i,
     make: {
+      // The same cause as extension-arch-missing's: merged with it when the binary scan saw it too.
+      id: "arch-missing",
       cause: "it has no code for this GPU's architecture",
       summary:
         "Install a build of the extension that includes this GPU's sm_ target, or build it from source for it.",
-      commands: (ext, python) => [
-        `TORCH_CUDA_ARCH_LIST="$(${python} -c 'import torch; print("%d.%d" % torch.cuda.get_device_capability())')" ${rebuild(ext, python)}`,
-      ],
+      commands: (ext, facts) => reinstall(ext, facts, "for-this-gpu"),
     },
   },
   {
     pattern: /lib(cudart|cublas|cudnn|nvrtc|cusparse)[\w.]*\.so[\w.]*: cannot open shared object file/i,
     make: {
+      id: "cuda-library-missing",
       cause: "it links against CUDA libraries of another CUDA version than this environment has",
       summary: "Install the extension's build for this torch's CUDA version.",
-      commands: (ext, python) => [rebuild(ext, python)],
+      commands: (ext, facts) => reinstall(ext, facts, "wheel"),
     },
   },
   {
     pattern: /No module named 'torch'/,
     make: {
+      id: "torch-missing",
       cause: "torch is not importable in this environment",
       summary: "Install torch in this environment first.",
-      commands: (_ext, python) => [`${python} -m pip install torch`],
+      commands: (_ext, facts) => [`${pythonCmd(facts)} -m pip install torch`],
     },
   },
 ];
@@ -76,6 +104,7 @@ export const extensionImportFailed: Rule = {
       const text = `${ext.error ?? ""}\n${ext.stderrTail ?? ""}`;
       // The probe imports known extensions only when their files are there, and modules named
       // with --import-check always: "No module named" then means a broken install or a typo.
+      const subject = normalizeName(ext.distribution ?? ext.module);
       const evidence = [
         ev("module", `${ext.module}${ext.distribution ? ` (${ext.distribution} ${ext.version ?? ""})` : ""}`),
         ev("status", ext.status),
@@ -92,8 +121,10 @@ export const extensionImportFailed: Rule = {
             evidence,
             fix: {
               summary: "Reinstall the extension's build for this torch and CUDA.",
-              commands: [rebuild(ext, python)],
+              commands: reinstall(ext, facts, "wheel"),
             },
+            cause: "import-crash",
+            subject,
           }),
         );
         continue;
@@ -108,6 +139,8 @@ export const extensionImportFailed: Rule = {
               summary: "Import it by hand with a traceback on hang to see where it waits.",
               commands: [`timeout -s INT 120 ${python} -X faulthandler -c "import ${ext.module}"`],
             },
+            cause: "import-hang",
+            subject,
           }),
         );
         continue;
@@ -119,11 +152,13 @@ export const extensionImportFailed: Rule = {
           message: `import ${ext.module} fails: ${known ? known.make.cause : lastLine(ext.error) || "see the error"}.`,
           evidence,
           fix: known
-            ? { summary: known.make.summary, commands: known.make.commands(ext, python, torchVersion) }
+            ? { summary: known.make.summary, commands: known.make.commands(ext, facts, torchVersion) }
             : {
                 summary: "Reproduce the import and read the traceback.",
                 commands: [`${python} -c "import ${ext.module}"`],
               },
+          cause: known?.make.id ?? "import-error",
+          subject,
         }),
       );
     }

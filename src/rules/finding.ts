@@ -7,6 +7,8 @@ export interface FindingParts {
   fix: Fix;
   /** Only when this finding differs from the rule's usual severity. */
   severity?: Severity;
+  cause?: string;
+  subject?: string;
 }
 
 export function makeFinding(rule: Pick<Rule, "id" | "title" | "severity">, parts: FindingParts): Finding {
@@ -18,6 +20,9 @@ export function makeFinding(rule: Pick<Rule, "id" | "title" | "severity">, parts
     evidence: parts.evidence,
     fix: parts.fix,
     docs: ruleDocsUrl(rule.id),
+    // Absent rather than undefined, so findings without them compare and serialise as before.
+    ...(parts.cause !== undefined ? { cause: parts.cause } : {}),
+    ...(parts.subject !== undefined ? { subject: parts.subject } : {}),
   };
 }
 

@@ -5,6 +5,7 @@
 import type { Evidence, Rule } from "./types.js";
 import { ev, makeFinding } from "./finding.js";
 import { torchLive } from "./view.js";
+import { installCommand } from "./reinstall-fix.js";
 
 const NUMPY1_COMPILED =
   /compiled using NumPy 1\.x|_ARRAY_API not found|Failed to initialize NumPy|numpy\.core\.multiarray failed to import/i;
@@ -55,7 +56,6 @@ export const numpyAbiMismatch: Rule = {
     if (broken.length === 0) return [];
     if (live) evidence.push(ev("torch", live.version));
     const numpy2 = numpy !== null && numpy.version.startsWith("2.");
-    const python = facts.python.interpreter.executable;
     return [
       makeFinding(this, {
         message:
@@ -68,10 +68,10 @@ export const numpyAbiMismatch: Rule = {
             : "Align NumPy with what the modules were built for (reinstall them against this NumPy).",
           commands: numpy2
             ? [
-                `${python} -m pip install "numpy<2"`,
-                `${python} -m pip install --upgrade ${broken.join(" ")}   # alternative: releases built for NumPy 2`,
+                installCommand(facts, ['"numpy<2"']),
+                `${installCommand(facts, broken, { flags: ["--upgrade"] })}   # alternative: releases built for NumPy 2`,
               ]
-            : [`${python} -m pip install --force-reinstall ${broken.join(" ")}`],
+            : [installCommand(facts, broken, { reinstall: true })],
         },
       }),
     ];

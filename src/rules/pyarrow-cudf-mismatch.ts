@@ -4,6 +4,7 @@
  */
 import type { Finding, Rule } from "./types.js";
 import { ev, makeFinding } from "./finding.js";
+import { checkCommand, installCommand } from "./reinstall-fix.js";
 
 const PYARROW_ERROR = /pyarrow/i;
 
@@ -22,7 +23,10 @@ export const pyarrowCudfMismatch: Rule = {
         continue;
       const text = `${ext.error ?? ""}\n${ext.stderrTail ?? ""}`;
       if (!PYARROW_ERROR.test(text)) continue;
-      const dist = cudfDists[0];
+      // The import names its distribution when the distribution list does not hold it.
+      const dist =
+        cudfDists[0] ??
+        (ext.distribution && ext.version ? { name: ext.distribution, version: ext.version } : undefined);
       findings.push(
         makeFinding(this, {
           message: `import ${ext.module} fails on pyarrow ${pyarrow?.version ?? "(not installed)"}: cudf is built for a specific pyarrow range and another package changed it.`,
@@ -34,8 +38,11 @@ export const pyarrowCudfMismatch: Rule = {
           fix: {
             summary: "Let pip pick the pyarrow that cudf declares (and keep it with a constraint).",
             commands: [
-              `${facts.python.interpreter.executable} -m pip install --force-reinstall ${dist?.name ?? "cudf-cu12"}==${dist?.version ?? "<version>"}`,
-              `${facts.python.interpreter.executable} -m pip check`,
+              // With its dependencies: pyarrow is one of them.
+              installCommand(facts, [`${dist?.name ?? "cudf-cu12"}==${dist?.version ?? "<version>"}`], {
+                reinstall: true,
+              }),
+              checkCommand(facts),
             ],
           },
         }),

@@ -59,6 +59,9 @@ export const torchArchNotCovered: Rule = {
             `CUDA kernels fail with "no kernel image is available for execution on the device".`,
           evidence,
           fix: advice,
+          // One cause with torch-binary-arch-missing and a "no kernel image" kernel launch: merged here.
+          cause: "arch-missing",
+          subject: "torch",
         }),
       );
     }

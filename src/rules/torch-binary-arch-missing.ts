@@ -28,6 +28,8 @@ export const torchBinaryArchMissing: Rule = {
             ...files.slice(0, 4).map((v) => ev("library", describeFile(v.file))),
           ],
           fix: advice,
+          cause: "arch-missing",
+          subject: "torch",
         }),
       );
     }

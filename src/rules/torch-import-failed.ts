@@ -1,6 +1,7 @@
 /** torch is installed but importing it (in the probe's child process) raised, crashed or hung. */
 import type { Rule } from "./types.js";
 import { ev, makeFinding } from "./finding.js";
+import { installCommand } from "./reinstall-fix.js";
 
 export const torchImportFailed: Rule = {
   id: "torch-import-failed",
@@ -33,10 +34,12 @@ export const torchImportFailed: Rule = {
           commands: [
             `${facts.python.interpreter.executable} -X faulthandler -c "import torch; print(torch.__version__)"`,
             // A local tag (+cu130) names a PyTorch index build: keep the tag's index, pin the release.
-            `${facts.python.interpreter.executable} -m pip install --force-reinstall torch==${torch.version.split("+")[0]}` +
-              (/\+(cu\d+|cpu|rocm[\d.]+)$/.test(torch.version)
-                ? ` --index-url https://download.pytorch.org/whl/${torch.version.split("+")[1]}`
-                : ""),
+            installCommand(facts, [`torch==${torch.version.split("+")[0]}`], {
+              reinstall: true,
+              trailing: /\+(cu\d+|cpu|rocm[\d.]+)$/.test(torch.version)
+                ? ["--index-url", `https://download.pytorch.org/whl/${torch.version.split("+")[1]}`]
+                : [],
+            }),
           ],
         },
       }),

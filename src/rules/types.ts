@@ -28,6 +28,13 @@ export interface Finding {
   fix: Fix;
   /** The rule's page, absolute and versioned (ruleDocsUrl): it must work after a global install. */
   docs: string;
+  /** A stable id of the cause it names ("arch-missing", "undefined-symbol"): what tests and merges read, not the prose. */
+  cause?: string;
+  /**
+   * The one package the cause is about, PEP 503-normalised ("flash-attn"): findings of one subject
+   * and one cause are one finding (merge-findings.ts).
+   */
+  subject?: string;
 }
 
 export interface Rule {

@@ -80,6 +80,54 @@ const both =
   (facts: Facts) => {
     for (const patch of patches) patch(facts);
   };
+/**
+ * The same host with its one GPU a Tesla V100 (7.0), in nvidia-smi and in torch's device list, and
+ * torch's kernel check failing the way torch 2.11+cu130 fails there: CUDA 13 builds have no sm_70.
+ * Its memory and SM count are the V100's nominal 32 GiB and 80; gpuprep has no V100 capture.
+ */
+const onV100WithTorch = (facts: Facts) => {
+  const name = "Tesla V100-SXM2-32GB";
+  facts.host.nvidia.gpus = facts.host.nvidia.gpus.map((gpu) => ({
+    ...gpu,
+    name,
+    computeCapability: "7.0",
+    memoryTotalMiB: null,
+    uuid: null,
+  }));
+  const live = facts.python.torchLive.result!;
+  live.devices = live.devices.map((d) => ({
+    ...d,
+    name,
+    capability: [7, 0] as [number, number],
+    totalMemoryBytes: 32 * 1024 ** 3,
+    multiProcessorCount: 80,
+  }));
+  live.kernel = {
+    ran: true,
+    ok: false,
+    error: "CUDA error: no kernel image is available for execution on the device",
+  };
+};
+
+/** Inside an NGC PyTorch 25.09 image: its marker variable, and its pip constraint on torch. */
+const inNgc2509 = (facts: Facts) => {
+  facts.python.env["NVIDIA_PYTORCH_VERSION"] = "25.09";
+  const pin = "torch==2.9.0a0+50eac811a6.nv25.09";
+  facts.python.constraintFiles = [
+    {
+      path: "/etc/pip/constraint.txt",
+      origin: "NGC PyTorch image location",
+      pins: [{ name: "torch", normalizedName: "torch", spec: pin.slice("torch".length), raw: pin }],
+    },
+  ];
+};
+
+/** The extension named `module` of a capture; the case is wrong if the capture lacks it. */
+function extension(facts: Facts, module: string) {
+  const ext = facts.python.extensions.find((e) => e.module === module);
+  if (!ext) throw new Error(`the capture has no ${module} import`);
+  return ext;
+}
 
 /** Derived cases: name -> the capture and the change (README.md says the same in words). */
 export const DERIVED: Record<string, () => Facts> = {
@@ -111,4 +159,102 @@ export const DERIVED: Record<string, () => Facts> = {
   "xformers-aarch64-on-gb10": () => derive("xformers-aarch64-project", onGb10),
   "xformers-aarch64-on-gb10-no-toolkit": () =>
     derive("xformers-aarch64-project", both(onGb10, withoutToolkit)),
+  "h100-healthy-on-v100": () => derive("h100-healthy", onV100WithTorch),
+  "h100-healthy-on-v100-import-timeout": () =>
+    derive("h100-healthy", (f) => {
+      onV100WithTorch(f);
+      f.python.torchLive = {
+        ...f.python.torchLive,
+        status: "timeout",
+        exitCode: null,
+        error: "no answer within 60.0s; killed",
+        result: null,
+      };
+    }),
+  "h100-healthy-kernel-out-of-memory": () =>
+    derive("h100-healthy", (f) => {
+      f.python.torchLive.result!.kernel = {
+        ran: true,
+        ok: false,
+        error: "CUDA error: out of memory",
+      };
+    }),
+  "h100-healthy-torch-import-error": () =>
+    derive("h100-healthy", (f) => {
+      // The error text of pytorch/pytorch#111469 as its reporter saw it (their path, not this venv's).
+      f.python.torchLive = {
+        ...f.python.torchLive,
+        status: "error",
+        exitCode: 1,
+        error:
+          "ImportError: /usr/local/lib/python3.10/dist-packages/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12",
+        result: null,
+      };
+    }),
+  "h100-healthy-driver-535": () =>
+    derive("h100-healthy", (f) => {
+      f.host.nvidia.driverVersion = "535.104.05";
+    }),
+  "h100-healthy-in-ngc-25.09": () => derive("h100-healthy", inNgc2509),
+  "torch-pinned-project-in-ngc-25.09": () =>
+    derive("torch-pinned-project", (f) => {
+      f.python.env["NVIDIA_PYTORCH_VERSION"] = "25.09";
+    }),
+  "h100-healthy-shm-64mib": () =>
+    derive("h100-healthy", (f) => {
+      f.host.shm = { sizeBytes: 64 * 1024 ** 2, freeBytes: 64 * 1024 ** 2 };
+    }),
+  "h100-healthy-memlock-64kib": () =>
+    derive("h100-healthy", (f) => {
+      f.host.ulimits.memlock = { soft: 64 * 1024, hard: 64 * 1024 };
+    }),
+  "h100-healthy-mig-enabled": () =>
+    derive("h100-healthy", (f) => {
+      for (const gpu of f.host.nvidia.gpus) gpu.migMode = "Enabled";
+    }),
+  "h100-healthy-ld-library-path-cuda-12.4": () =>
+    derive("h100-healthy", (f) => {
+      f.python.env["LD_LIBRARY_PATH"] = `/usr/local/cuda-12.4/lib64:${f.python.env["LD_LIBRARY_PATH"] ?? ""}`;
+    }),
+  "h100-healthy-sdpa-fast-off": () =>
+    derive("h100-healthy", (f) => {
+      const sdpa = f.python.torchLive.result!.sdpa;
+      sdpa.flash = false;
+      sdpa.memEfficient = false;
+    }),
+  "h100-healthy-cudf-pyarrow-error": () =>
+    derive("h100-healthy", (f) => {
+      f.python.extensions.push({
+        status: "error",
+        durationMs: 2100,
+        exitCode: 1,
+        signal: null,
+        error:
+          "ValueError: pyarrow.lib.IpcWriteOptions size changed, may indicate binary incompatibility. Expected 88 from C header, got 72 from PyObject",
+        stderrTail: null,
+        module: "cudf",
+        distribution: "cudf-cu12",
+        version: "24.12.0",
+      });
+    }),
+  "debian-torch-cpu-numpy-in-user-site": () =>
+    derive("debian-torch-cpu", (f) => {
+      const numpy = f.python.distributions.find((d) => d.normalizedName === "numpy")!;
+      numpy.location = f.python.interpreter.userSite!;
+    }),
+  "broken-extensions-xformers-leaves-process": () =>
+    derive("broken-extensions", (f) => {
+      extension(f, "xformers").leftProcesses = true;
+    }),
+  "h100-extension-sm80-with-ptx": () =>
+    derive("h100-extension-sm80-only", (f) => {
+      const lib = f.binaries.files.find((file) => file.path.includes("/xformers/"))!;
+      lib.ptx = ["compute_80"];
+      Object.assign(extension(f, "xformers"), { status: "ok", exitCode: 0, error: null });
+    }),
+  "h100-extension-sm80-undefined-symbol": () =>
+    derive("h100-extension-sm80-only", (f) => {
+      extension(f, "xformers").error =
+        "ImportError: /tmp/gpuprep-states.GzQcOL/sm80-site/xformers/_sm80.cpython-312-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi";
+    }),
 };
