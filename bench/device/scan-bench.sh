@@ -10,6 +10,7 @@ RUNS=${RUNS:-10}
 SP=$("$PY" -c 'import torch, os; print(os.path.dirname(os.path.dirname(torch.__file__)))')
 LIB=$SP/torch/lib/libtorch_cuda.so
 W=$(mktemp -d)
+mkdir -p "$OUT"
 
 measure() { # name runs command... -> "name<TAB>wall_s<TAB>max_rss_kb" per run into $W/runs.tsv
   local name=$1 runs=$2

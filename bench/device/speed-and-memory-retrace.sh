@@ -23,7 +23,7 @@ python3 bench/memory/accuracy.py retrace docs/reports/memory-accuracy-h100.jsonl
   --workers "${WORKERS:-8}" --cell-timeout 150 > "$WORK/memory-retrace.log" 2>&1
 python3 bench/memory/saved-tensors.py --model llama --layers 2 --batch 4 --seq-len 1024 > "$OUT/saved-tensors-llama-h100.txt" 2>&1
 
-OUT="$WORK/scan" bash bench/device/scan-bench.sh > /dev/null 2>&1
+OUT="$WORK/scan" bash bench/device/scan-bench.sh > "$WORK/scan.log" 2>&1 || echo "scan bench failed: $(tail -n 3 "$WORK/scan.log")"
 cp "$WORK/scan/scan-bench.txt" "$OUT/scan-bench-h100.txt"
 
 CASES="floor doctor_full doctor_fast doctor_notorch" RUNS="${RUNS:-5}" OUT="$WORK/doctor" bash bench/doctor-bench.sh > /dev/null 2>&1
