@@ -82,11 +82,15 @@ export const doctorCommand: Command = {
   summary: "what is wrong with PyTorch on this GPU, the evidence, and the exact fix",
   help: HELP,
   async run(argv) {
-    const { values, positionals } = parseCommandArgs("doctor", {
-      args: argv,
-      options: OPTIONS,
-      allowPositionals: true,
-    });
+    const { values, positionals } = parseCommandArgs(
+      "doctor",
+      {
+        args: argv,
+        options: OPTIONS,
+        allowPositionals: true,
+      },
+      { outputs: ["save", "sarif"] },
+    );
     if (positionals.length > 0) {
       throw new UserError(
         `doctor: unexpected argument "${positionals[0]}"`,

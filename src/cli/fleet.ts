@@ -121,12 +121,16 @@ export const FLEET_OPTIONS = {
 type Values = ReturnType<typeof parseFleetArgs>["values"];
 
 function parseFleetArgs(sub: string, argv: string[]) {
-  return parseCommandArgs(`fleet ${sub}`, {
-    args: argv,
-    options: FLEET_OPTIONS,
-    allowPositionals: true,
-    tokens: true,
-  });
+  return parseCommandArgs(
+    `fleet ${sub}`,
+    {
+      args: argv,
+      options: FLEET_OPTIONS,
+      allowPositionals: true,
+      tokens: true,
+    },
+    { outputs: ["html", "junit"], outputDirs: ["save"] },
+  );
 }
 
 export function positiveInt(text: string | undefined, flag: string, fallback: number): number {

@@ -299,11 +299,11 @@ export const memoryCommand: Command = {
   summary: "will a training step fit on the GPU, and the largest batch that does",
   help: HELP,
   async run(argv) {
-    const { values, positionals } = parseCommandArgs("memory", {
-      args: argv,
-      options: OPTIONS,
-      allowPositionals: true,
-    });
+    const { values, positionals } = parseCommandArgs(
+      "memory",
+      { args: argv, options: OPTIONS, allowPositionals: true },
+      { outputs: ["html"] },
+    );
     if (positionals.length > 0) {
       throw new UserError(
         `memory: unexpected argument "${positionals[0]}"`,

@@ -51,20 +51,24 @@ export const validateCommand: Command = {
   summary: "environment checks and GPU benchmarks against the hardware's peak",
   help: HELP,
   async run(argv) {
-    const { values } = parseCommandArgs("validate", {
-      args: argv,
-      options: {
-        python: { type: "string" },
-        quick: { type: "boolean" },
-        only: { type: "string" },
-        model: { type: "string" },
-        json: { type: "boolean" },
-        junit: { type: "string" },
-        html: { type: "string" },
-        from: { type: "string" },
+    const { values } = parseCommandArgs(
+      "validate",
+      {
+        args: argv,
+        options: {
+          python: { type: "string" },
+          quick: { type: "boolean" },
+          only: { type: "string" },
+          model: { type: "string" },
+          json: { type: "boolean" },
+          junit: { type: "string" },
+          html: { type: "string" },
+          from: { type: "string" },
+        },
+        allowPositionals: false,
       },
-      allowPositionals: false,
-    });
+      { outputs: ["junit", "html"] },
+    );
     const kb = loadKnowledgeBase();
     let payload: Payload;
     let transport = "local";

@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import type { RunResult } from "./types.js";
+import { logVerbose } from "../util/console-status.js";
 
 export class CommandNotFoundError extends Error {
   constructor(readonly command: string) {
@@ -51,7 +52,14 @@ class CappedBuffer {
   }
 }
 
+/** -v: what ran, as a shell would take it, how long it took and how it ended. */
+function logRun(command: string, args: string[], startedAt: number, outcome: string): void {
+  const ms = Math.round(performance.now() - startedAt);
+  logVerbose(`ran ${[command, ...args].map(shellQuote).join(" ")} (${ms} ms, ${outcome})`);
+}
+
 export function runCommand(command: string, args: string[], options: RunOptions): Promise<RunResult> {
+  const startedAt = performance.now();
   return new Promise((resolve, reject) => {
     // detached: the child leads its own process group, so a kill reaches wrappers and their children.
     const child = spawn(command, args, {
@@ -80,6 +88,12 @@ export function runCommand(command: string, args: string[], options: RunOptions)
       // A child that exited may have left processes in its group; none of them is ours to keep.
       killGroup(child.pid);
       const truncated = stdout.truncated || stderr.truncated;
+      logRun(
+        command,
+        args,
+        startedAt,
+        timedOut ? "killed at its time limit" : exit?.signal ? `signal ${exit.signal}` : `exit ${exit?.code}`,
+      );
       resolve({
         stdout: stdout.text(),
         stderr: stderr.text(),
@@ -111,6 +125,7 @@ export function runCommand(command: string, args: string[], options: RunOptions)
       settled = true;
       for (const timer of timers) clearTimeout(timer);
       for (const pipe of pipes) pipe.destroy();
+      logRun(command, args, startedAt, `could not start: ${error.code ?? error.message}`);
       reject(error.code === "ENOENT" || error.code === "EACCES" ? new CommandNotFoundError(command) : error);
     });
     child.on("exit", (code, signal) => {
