@@ -81,6 +81,15 @@ export const doctorCommand: Command = {
   name: "doctor",
   summary: "what is wrong with PyTorch on this GPU, the evidence, and the exact fix",
   help: HELP,
+  examples: [
+    ["gpuprep doctor", "the active venv (else python3) on this machine"],
+    ["gpuprep doctor --python .venv/bin/python --json", "one interpreter, the report as JSON"],
+    ["gpuprep doctor --image nvcr.io/nvidia/pytorch:25.10-py3", "inside a fresh container of an image"],
+    [
+      "gpuprep doctor --ssh gpu-node-1 --save node1.json --sarif doctor.sarif",
+      "a remote host; keep the facts and a SARIF report",
+    ],
+  ],
   async run(argv) {
     const { values, positionals } = parseCommandArgs(
       "doctor",

@@ -37,10 +37,20 @@ flags:
 
 type Print = (line?: string) => void;
 
+const KB_SUBJECTS = ["gpu", "cuda", "torch", "ngc", "ext", "resolve", "update"];
+
 export const kbCommand: Command = {
   name: "kb",
   summary: "the compatibility knowledge: GPUs, CUDA, PyTorch builds, NGC images",
   help: HELP,
+  examples: [
+    ["gpuprep kb gpu 5070ti", "a GPU: capability, memory, peaks, driver floor"],
+    ["gpuprep kb ngc 25.01", "an NGC PyTorch image and the GPUs it covers"],
+    [
+      'gpuprep kb resolve --gpu "NVIDIA GB10" --driver 580.95.05',
+      "the torch builds and images that run there",
+    ],
+  ],
   async run(argv) {
     const { values, positionals } = parseCommandArgs("kb", {
       args: argv,
@@ -64,6 +74,9 @@ export const kbCommand: Command = {
         "kb: which topic?",
         "gpuprep kb gpu|cuda|torch|ngc|ext|resolve|update (see --help)",
       );
+    // Named before anything else: `kb foo` is an unknown subject, not a missing name.
+    if (!KB_SUBJECTS.includes(topic))
+      throw new UserError(`unknown kb subject '${topic}'`, `subjects: ${KB_SUBJECTS.join(", ")}`);
     if (extra.length > 0)
       throw new UserError(`kb ${topic}: unexpected argument "${extra[0]}"`, "quote names with spaces");
     if (topic === "update") return update(values["index-url"] ?? DEFAULT_INDEX_URL, json, print);
@@ -83,13 +96,8 @@ export const kbCommand: Command = {
         return showTorch(kb, subject!, json, print, style);
       case "ngc":
         return showNgc(kb, subject, json, print, style);
-      case "ext":
+      default: // "ext", the one subject left after the checks above
         return showExtension(kb, subject!, json, print, style);
-      default:
-        throw new UserError(
-          `kb: unknown topic "${topic}"`,
-          "topics: gpu, cuda, torch, ngc, ext, resolve, update",
-        );
     }
   },
 };

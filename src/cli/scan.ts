@@ -171,6 +171,14 @@ export const scanCommand: Command = {
   name: "scan",
   summary: "which GPU architectures the CUDA code in .so files covers",
   help: HELP,
+  examples: [
+    ["gpuprep scan --python .venv/bin/python", "every binary that venv imports, judged for the local GPU"],
+    ["gpuprep scan build/lib/my_ext.so --gpu sm_120", "one extension, judged for a Blackwell RTX GPU"],
+    [
+      "gpuprep scan /usr/local/cuda/lib64 --all --json",
+      "a directory, libraries without CUDA code too, as JSON",
+    ],
+  ],
   async run(argv) {
     const { values, positionals } = parseCommandArgs("scan", {
       args: argv,

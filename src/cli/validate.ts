@@ -50,6 +50,14 @@ export const validateCommand: Command = {
   name: "validate",
   summary: "environment checks and GPU benchmarks against the hardware's peak",
   help: HELP,
+  examples: [
+    ["gpuprep validate --quick", "the checks and fewer benchmark shapes, with python3"],
+    [
+      "gpuprep validate --python .venv/bin/python --only matmul,sdpa --junit validate.xml",
+      "two benchmarks, JUnit for CI",
+    ],
+    ["gpuprep validate --from report.json --html report.html", "a saved --json report again, as HTML"],
+  ],
   async run(argv) {
     const { values } = parseCommandArgs(
       "validate",
