@@ -14,6 +14,8 @@ import { majorMinor } from "../util/version.js";
 import { renderJsonDocument } from "../report/envelope.js";
 
 const KB_SCHEMA = "gpuprep.kb";
+/** Every KB value that is missing prints as this: the KB records only what a source states. */
+const NOT_SOURCED = "not sourced";
 const KB_SCHEMA_VERSION = 1;
 
 const HELP = `gpuprep kb: the compatibility knowledge base
@@ -145,7 +147,7 @@ async function showGpu(
   const arch = kb.arch(gpu.computeCapability);
   if (emit(json, "gpu", { gpu, arch }, print)) return 0;
   const peak = gpu.peakTflops;
-  const fmt = (value: number | null, unit: string) => (value === null ? "unknown" : `${value} ${unit}`);
+  const fmt = (value: number | null, unit: string) => (value === null ? NOT_SOURCED : `${value} ${unit}`);
   print(style.bold(gpu.name));
   print(
     `  compute capability  ${gpu.computeCapability} (sm_${gpu.computeCapability.replace(".", "")}), ${gpu.architecture}`,
@@ -187,7 +189,7 @@ async function showCuda(
       `  minor-version compat from ${toolkit.minorCompatMinDriverLinux} (runs, but cannot JIT PTX newer than the driver)`,
     );
   print(
-    `  compiles for        ${toolkit.sassTargets ? toolkit.sassTargets.map((sm) => `sm_${sm}`).join(" ") : "not recorded"}`,
+    `  compiles for        ${toolkit.sassTargets ? toolkit.sassTargets.map((sm) => `sm_${sm}`).join(" ") : NOT_SOURCED}`,
   );
   if (toolkit.ptxIsa) print(`  PTX ISA             ${toolkit.ptxIsa}`);
   printSources(print, style, toolkit.sources);
@@ -218,11 +220,11 @@ async function showTorch(
       build.confidence,
     ].filter(Boolean);
     print(
-      `  ${build.variant.padEnd(6)} ${build.platform.padEnd(14)} ${(build.archList.join(" ") || "arch list unknown").padEnd(62)} ${style.dim(flags.join(", "))}`,
+      `  ${build.variant.padEnd(6)} ${build.platform.padEnd(14)} ${(build.archList.join(" ") || `arch list ${NOT_SOURCED}`).padEnd(62)} ${style.dim(flags.join(", "))}`,
     );
     print(
       style.dim(
-        `         Python ${build.pythons.join(" ")}; numpy ${build.numpyBuildMajor ?? "?"}.x ABI; ${build.indexUrl}`,
+        `         Python ${build.pythons.join(" ")}; numpy ${build.numpyBuildMajor === null ? `ABI ${NOT_SOURCED}` : `${build.numpyBuildMajor}.x ABI`}; ${build.indexUrl}`,
       ),
     );
   }
@@ -236,8 +238,6 @@ async function showTorch(
   );
   return 0;
 }
-
-const NOT_SOURCED = "not sourced";
 
 function yesNo(value: boolean | null): string {
   return value === null ? NOT_SOURCED : value ? "yes" : "no";
@@ -357,7 +357,7 @@ async function showExtension(
   print(style.bold(row.name));
   print(`  ${row.summary}`);
   print(
-    `  GPUs: ${row.supportedComputeCapabilities.join(", ") || "not recorded"}; platforms: ${row.platforms.join(", ") || "not recorded"}; from: ${row.distribution.join(", ")}`,
+    `  GPUs: ${row.supportedComputeCapabilities.join(", ") || NOT_SOURCED}; platforms: ${row.platforms.join(", ") || NOT_SOURCED}; from: ${row.distribution.join(", ")}`,
   );
   if (row.buildFromSourceFor.length > 0)
     print(`  build from source for: ${row.buildFromSourceFor.join(", ")}`);
