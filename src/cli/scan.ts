@@ -10,6 +10,7 @@ import { parseCommandArgs } from "./args.js";
 import { makeStyle, useColor, type Style } from "../report/style.js";
 import { findBinaries, scanFiles, coverageOf, distinctTargets, type FileScan } from "../fatbin/index.js";
 import { loadKnowledgeBase } from "../kb/index.js";
+import { startProgress } from "../util/console-status.js";
 import {
   coverageFor,
   formatComputeCapability,
@@ -97,17 +98,6 @@ interface LibraryReport {
   entryCount: number;
   error: string | null;
   verdict: CoverageVerdict | null;
-}
-
-function progressReporter(): ((p: { done: number; total: number }) => void) | undefined {
-  if (!process.stderr.isTTY) return undefined;
-  let last = 0;
-  return ({ done, total }) => {
-    const now = Date.now();
-    if (now - last < 100 && done < total) return;
-    last = now;
-    process.stderr.write(`\rscanning ${done}/${total}${done === total ? "\n" : ""}`);
-  };
 }
 
 const VERDICT_TEXT: Record<CoverageVerdict["how"], string> = {
@@ -204,8 +194,17 @@ export const scanCommand: Command = {
     const roots = [...positionals, ...(values.python !== undefined ? await sitePackages(values.python) : [])];
     const device = values.gpu !== undefined ? deviceFromFlag(values.gpu) : await localDevice();
 
-    const files = await findBinaries(roots);
-    const scans: FileScan[] = await scanFiles(files, { onProgress: progressReporter() });
+    const progress = startProgress("scan", "finding binaries");
+    let scans: FileScan[];
+    let files: string[];
+    try {
+      files = await findBinaries(roots);
+      scans = await scanFiles(files, {
+        onProgress: ({ done, total }) => progress.update(`${done}/${total} files`),
+      });
+    } finally {
+      progress.end(); // gone before the report (or an error) is printed
+    }
     const explicit = new Set(positionals);
     const reports: LibraryReport[] = scans
       // A text file named .so (a linker script) inside a directory is not an error; one named on

@@ -22,6 +22,7 @@ import { renderText, toHtmlReport, toJUnitSuites } from "../report/validate.js";
 import { parseCommandArgs } from "./args.js";
 import { EXIT_FINDINGS, EXIT_OK, type Command } from "./command.js";
 import { makeStyle, useColor } from "../report/style.js";
+import { startProgress } from "../util/console-status.js";
 
 const HELP = `gpuprep validate: environment checks and GPU benchmarks against the hardware's own peak
 
@@ -85,7 +86,13 @@ export const validateCommand: Command = {
       payload = saved.payload;
       transport = saved.transport;
     } else {
-      payload = await runPayload(values.python ?? "python3", payloadOptions(values));
+      const options = payloadOptions(values);
+      const progress = startProgress("validate", `checks and benchmarks in ${values.python ?? "python3"}`);
+      try {
+        payload = await runPayload(values.python ?? "python3", options);
+      } finally {
+        progress.end(); // gone before the report (or an error) is printed
+      }
     }
     const report = judgePayload(payload, kb, { transport });
     if (values.junit)

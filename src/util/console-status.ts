@@ -21,11 +21,13 @@ export function configureConsole(options: Partial<ConsoleSettings>): void {
 const CLEAR_LINE = "\r\u001b[2K";
 /** How often the elapsed time on the progress line is redrawn. */
 const TICK_MS = 250;
+const MIN_REDRAW_MS = 50;
 
 interface ActiveProgress {
   label: string;
   detail: string;
   startedAt: number;
+  drawnAt: number;
   timer: NodeJS.Timeout;
 }
 
@@ -38,9 +40,10 @@ function progressWanted(): boolean {
 function draw(): void {
   if (!active) return;
   const seconds = ((Date.now() - active.startedAt) / 1000).toFixed(1);
+  active.drawnAt = Date.now();
   const text = `${active.label}${active.detail ? `: ${active.detail}` : ""} (${seconds} s)`;
   // A line wider than the terminal wraps, and \r would then redraw only its last row.
-  const width = Math.max(20, (process.stderr.columns ?? 80) - 1);
+  const width = Math.max(20, (process.stderr.columns || 80) - 1);
   process.stderr.write(CLEAR_LINE + (text.length > width ? `${text.slice(0, width - 1)}…` : text));
 }
 
@@ -66,14 +69,15 @@ export function startProgress(label: string, detail = ""): Progress {
   endProgress();
   const timer = setInterval(draw, TICK_MS);
   timer.unref(); // the line must never keep gpuprep alive
-  const mine: ActiveProgress = { label, detail, startedAt: Date.now(), timer };
+  const mine: ActiveProgress = { label, detail, startedAt: Date.now(), drawnAt: 0, timer };
   active = mine;
   draw();
   return {
     update(next) {
       if (active !== mine) return;
       mine.detail = next;
-      draw();
+      // A scan reports every file; the terminal needs a few redraws a second, the ticker does the rest.
+      if (Date.now() - mine.drawnAt >= MIN_REDRAW_MS) draw();
     },
     end() {
       if (active === mine) endProgress();
