@@ -45,7 +45,9 @@ export function parseCommandArgs<T extends ParseArgsConfig>(
     throw new UserError(`${command}: ${message}`, `run \`gpuprep ${command} --help\` for the flags it takes`);
   }
   const values = parsed.values as Record<string, unknown>;
-  configureConsole({ quiet: values.quiet === true, verbose: values.verbose === true });
+  // Only switched on here: `gpuprep -v doctor` set it before the command's flags were parsed.
+  if (values.quiet === true) configureConsole({ quiet: true });
+  if (values.verbose === true) configureConsole({ verbose: true });
   for (const flag of options.outputs ?? []) {
     const value = values[flag];
     if (typeof value === "string") checkOutputPath(value, `--${flag}`, command);

@@ -4,7 +4,7 @@ import { UserError, errorMessage } from "../errors.js";
 import { EXIT_TOOL_ERROR, type Command } from "./command.js";
 import { TOOL_VERSION } from "../version.js";
 import { oneLine } from "../report/terminal.js";
-import { endProgress } from "../util/console-status.js";
+import { configureConsole, endProgress } from "../util/console-status.js";
 import { COMMON_HELP } from "./args.js";
 
 /** Loaded lazily so `gpuprep kb` does not pay for the doctor's imports and the reverse. */
@@ -57,8 +57,20 @@ export function renderHelp(command: Command): string {
   return [command.help, "", "Examples:", ...examples, "", COMMON_HELP].join("\n");
 }
 
+/** -q and -v may also come before the command: `gpuprep -v doctor`. */
+function takeLeadingCommonFlags(argv: string[]): string[] {
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const flag = argv[i];
+    if (flag === "-q" || flag === "--quiet") configureConsole({ quiet: true });
+    else if (flag === "-v" || flag === "--verbose") configureConsole({ verbose: true });
+    else break;
+  }
+  return argv.slice(i);
+}
+
 export async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
+  const [name, ...rest] = takeLeadingCommonFlags(argv);
   if (name === "help" && rest.length > 0) {
     if (rest.length > 1)
       throw new UserError(
