@@ -122,7 +122,7 @@ function parseFleetArgs(sub: string, argv: string[]) {
       allowPositionals: true,
       tokens: true,
     },
-    { outputs: ["html", "junit"], outputDirs: ["save"] },
+    { outputs: ["html", "junit"], outputDirs: ["save", "job-dir"] },
   );
 }
 

@@ -37,6 +37,7 @@ function usage(): string {
     "",
     ...lines,
     "",
+    "Every command takes -q/--quiet (no progress line) and -v/--verbose (each command run, timed).",
     "Run `gpuprep help <command>` (or `gpuprep <command> --help`) for a command's flags and examples.",
   ].join("\n");
 }

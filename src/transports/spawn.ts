@@ -55,8 +55,16 @@ class CappedBuffer {
 /** -v: what ran, as a shell would take it, how long it took and how it ended. */
 function logRun(command: string, args: string[], startedAt: number, outcome: string): void {
   const ms = Math.round(performance.now() - startedAt);
-  logVerbose(`ran ${[command, ...args].map(shellQuote).join(" ")} (${ms} ms, ${outcome})`);
+  logVerbose(`ran ${[command, ...args].map(shownWord).join(" ")} (${ms} ms, ${outcome})`);
 }
+
+/** A word as -v shows it: shell-quoted; an inline script (`python -c '...'`) cut to its start. */
+function shownWord(word: string): string {
+  const firstLine = word.split("\n")[0] ?? "";
+  if (firstLine === word && word.length <= MAX_SHOWN_WORD) return shellQuote(word);
+  return `${shellQuote(firstLine.slice(0, MAX_SHOWN_WORD))}…`;
+}
+const MAX_SHOWN_WORD = 100;
 
 export function runCommand(command: string, args: string[], options: RunOptions): Promise<RunResult> {
   const startedAt = performance.now();

@@ -16,6 +16,8 @@ test("doctor -v on the local python: the python command line and its time", () =
     /^gpuprep: ran \/usr\/bin\/python3 - --child-timeout \d+ --nonce [0-9a-f]+ \(\d+ ms, exit 0\)$/m,
   );
   assert.doesNotMatch(stdout, /gpuprep: ran/, "stdout keeps the report only");
+  // The import-directory query is an inline script: shown by its first line, not as one long "?"-joined line.
+  assert.match(stderr, /^gpuprep: ran \/usr\/bin\/python3 -c 'import [^'\n]*'… \(\d+ ms, exit 0\)$/m);
 });
 
 test("the logged command is shell-quoted: a path with a space comes out as one word", () => {
