@@ -11,6 +11,8 @@ per model and sequence length. Models are built from config: nothing is download
 usage:
   python3 bench/memory/accuracy.py run --out FILE.jsonl [--summary FILE.json] [--workers 3] [--dry]
   python3 bench/memory/accuracy.py summary FILE.jsonl
+  python3 bench/memory/accuracy.py retrace FILE.jsonl --out NEW.jsonl [--summary S.json] [--workers 8]
+      the trace tier again on an earlier run's cells (same machine kind), keeping their truth
 --dry: tiny configs, trial and trace on the CPU: checks the whole pipeline on a machine without a GPU.
 """
 import argparse
@@ -130,22 +132,14 @@ def run_cell(cell, dry):
     import torch
 
     config_dict = configs(dry)[cell["model"]]
-    path = "/tmp/gpuprep-bench-%s.json" % cell["id"]
-    with open(path, "w") as handle:
-        json.dump(config_dict, handle)
     work = cell["work"]
-    request = dict(work, batch=cell["batch"], source={"kind": "config", "path": path})
+    request = cell_request(cell, dry)
     device = "cpu" if dry else "cuda"
     record = {"model": cell["model"], "task": work["task"], "amp": work["amp"], "dtype": work["dtype"],
               "optimizer": work["optimizer"], "gradCheckpointing": work["gradCheckpointing"], "lora": work["lora"],
               "batch": cell["batch"], "seqLen": work["seqLen"], "imageSize": work["imageSize"],
               "split": cell["split"], "id": cell["id"]}
-    started = time.time()
-    trace = memory.run(dict(request, mode="trace", traceDevice=device))
-    record["traceSeconds"] = round(time.time() - started, 2)
-    record["trace"] = ({"peakAllocatedBytes": trace["peakAllocatedBytes"], "breakdown": trace["breakdown"],
-                        "device": trace.get("traceDevice")} if trace.get("status") == "ok" else None)
-    record["traceError"] = None if trace.get("status") == "ok" else trace.get("error")
+    trace = trace_into(record, memory, request, device)
     record["accelerate"] = accelerate_estimate(config_dict, work)
     started = time.time()
     truth = memory.run(dict(request, mode="trial", device=device, steps=3))
@@ -159,6 +153,77 @@ def run_cell(cell, dry):
     record["torch"] = torch.__version__
     record["config"] = full_config(config_dict)
     return record
+
+
+def cell_request(cell, dry):
+    config_dict = configs(dry)[cell["model"]]
+    path = "/tmp/gpuprep-bench-%s.json" % cell["id"]
+    with open(path, "w") as handle:
+        json.dump(config_dict, handle)
+    return dict(cell["work"], batch=cell["batch"], source={"kind": "config", "path": path})
+
+
+def trace_into(record, memory, request, device):
+    """The trace tier's figure for one cell, written into its record."""
+    started = time.time()
+    trace = memory.run(dict(request, mode="trace", traceDevice=device))
+    record["traceSeconds"] = round(time.time() - started, 2)
+    record["trace"] = ({"peakAllocatedBytes": trace["peakAllocatedBytes"], "breakdown": trace["breakdown"],
+                        "trackerPeakBytes": trace.get("trackerPeakBytes"), "device": trace.get("traceDevice")}
+                       if trace.get("status") == "ok" else None)
+    record["traceError"] = None if trace.get("status") == "ok" else trace.get("error")
+    return trace
+
+
+def retrace_cell(cell, dry):
+    """Only the trace tier, for `retrace`: the truth of a cell does not change with gpuprep's code."""
+    memory = load_memory_module()
+    import torch
+    import transformers
+
+    record = {"id": cell["id"]}
+    trace_into(record, memory, cell_request(cell, dry), "cpu" if dry else "cuda")
+    record["retraced"] = {"torch": torch.__version__, "transformers": transformers.__version__,
+                          "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    return record
+
+
+def retrace_all(args):
+    """Recompute the trace figures of an earlier run's cells (in parallel: fake tensors need no GPU
+    memory to speak of) and keep each cell's measured truth, accelerate figure and seed rule."""
+    records = [json.loads(l) for l in open(args.arg) if l.strip()]
+    by_id = {r["id"]: r for r in records if "id" in r}
+    todo = [c for c in cells(args.dry) if c["id"] in by_id]
+    running = []
+    done = 0
+    while todo or running:
+        while todo and len(running) < args.workers:
+            cell = todo.pop(0)
+            command = [sys.executable, os.path.abspath(__file__), "trace-cell", json.dumps(cell)] + (
+                ["--dry"] if args.dry else [])
+            running.append((cell, subprocess.Popen(command, stdout=subprocess.PIPE, universal_newlines=True)))
+        cell, proc = running.pop(0)
+        try:
+            stdout, _ = proc.communicate(timeout=args.cell_timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            stdout, _ = proc.communicate()
+        lines = [l for l in (stdout or "").splitlines() if l.startswith("{")]
+        fresh = json.loads(lines[-1]) if lines else {"trace": None, "traceError": "exited %s" % proc.returncode}
+        record = by_id[cell["id"]]
+        previous = record.get("trace")
+        record.update({k: v for k, v in fresh.items() if k != "id"})
+        record["previousTrace"] = previous
+        done += 1
+        sys.stderr.write("retraced %s b=%s (%d)\n" % (cell["model"], cell["batch"], done))
+    with open(args.out, "w") as out:
+        for record in records:
+            out.write(json.dumps(record) + "\n")
+    summary = summarize(records)
+    if args.summary:
+        with open(args.summary, "w") as handle:
+            json.dump(summary, handle, indent=2)
+    print(json.dumps(summary, indent=2))
 
 
 def full_config(config_dict):
@@ -360,7 +425,7 @@ def summarize(records, usable_fraction=0.95):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("command", choices=["run", "cell", "summary"])
+    parser.add_argument("command", choices=["run", "cell", "summary", "retrace", "trace-cell"])
     parser.add_argument("arg", nargs="?")
     parser.add_argument("--out")
     parser.add_argument("--summary")
@@ -379,6 +444,16 @@ def main():
                       "truth": {"status": "error", "error": "%s: %s" % (type(error).__name__, str(error)[:300])}}
         sys.stdout.flush()
         print(json.dumps(record, default=str))
+    elif args.command == "trace-cell":
+        cell = json.loads(args.arg)
+        try:
+            record = retrace_cell(cell, args.dry)
+        except Exception as error:
+            record = {"id": cell["id"], "trace": None, "traceError": "%s: %s" % (type(error).__name__, str(error)[:300])}
+        sys.stdout.flush()
+        print(json.dumps(record, default=str))
+    elif args.command == "retrace":
+        retrace_all(args)
     elif args.command == "summary":
         records = [json.loads(l) for l in open(args.arg) if l.strip()]
         print(json.dumps(summarize(records), indent=2))

@@ -172,7 +172,8 @@ export const doctorCommand: Command = {
     progress.end(); // gone before the report is printed
     const findings = diagnose(facts, kb);
     const exitCode = findings.some((f) => f.severity === "error") ? EXIT_FINDINGS : EXIT_OK;
-    if (values.sarif !== undefined) writeOutputFile(values.sarif, renderSarif(findings, RULES), "--sarif");
+    if (values.sarif !== undefined)
+      writeOutputFile(values.sarif, renderSarif(findings, RULES, facts), "--sarif");
     if (values.json) process.stdout.write(renderJson(facts, findings, exitCode));
     else writeText(renderText(facts, findings, makeStyle(useColor())));
     return exitCode;

@@ -15,6 +15,7 @@ import { judgePayload } from "../validate/judge.js";
 import { ONLY_NAMES, payloadFromOutput, payloadScript, type PayloadOptions } from "../validate/payload.js";
 import type { ValidateReport } from "../validate/report.js";
 import { errorMessage } from "../errors.js";
+import { docsUrl } from "../docs-url.js";
 
 export const VALIDATE_OPTIONS = {
   quick: { type: "boolean" },
@@ -61,7 +62,7 @@ export function validationFindings(report: ValidateReport): Finding[] {
         ? [{ label: "measured", value: `${item.measured.value} ${item.measured.unit}` }]
         : [],
       fix: { summary: "See `gpuprep validate` on that node for the full report.", commands: [] },
-      docs: "docs/validate.md",
+      docs: docsUrl("docs/validate.md"),
     }));
 }
 
@@ -115,7 +116,7 @@ export async function runFleetValidate(values: Record<string, unknown>, extra: s
           message: report.slice(0, 300),
           evidence: [],
           fix: { summary: "Run `gpuprep validate` on the node by hand to see the full error.", commands: [] },
-          docs: "docs/fleet.md#fleet-validate-failed",
+          docs: docsUrl("docs/fleet.md#fleet-validate-failed"),
         },
       ];
     }

@@ -9,7 +9,6 @@ import { EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_ERROR, type Command } from "./command
 import { parseCommandArgs } from "./args.js";
 import { makeStyle, useColor, type Style } from "../report/style.js";
 import { findBinaries, scanFiles, coverageOf, distinctTargets, type FileScan } from "../fatbin/index.js";
-import { loadKnowledgeBase } from "../kb/index.js";
 import { startProgress } from "../util/console-status.js";
 import {
   coverageFor,
@@ -57,9 +56,12 @@ async function localDevice(): Promise<Device | null> {
   }
 }
 
-function deviceFromFlag(text: string): Device {
+async function deviceFromFlag(text: string): Promise<Device> {
   const capability = parseComputeCapability(text);
   if (capability) return { label: `sm_${capability.major}${capability.minor}`, capability };
+  // Loaded only for a GPU given by name: the KB's schemas cost more start-up than scanning
+  // libtorch_cuda.so's headers, and a plain scan never needs them.
+  const { loadKnowledgeBase } = await import("../kb/index.js");
   const kb = loadKnowledgeBase();
   const resolution = kb.resolveGpu(text);
   const row = resolution.match;
@@ -192,7 +194,10 @@ export const scanCommand: Command = {
         );
     }
     const roots = [...positionals, ...(values.python !== undefined ? await sitePackages(values.python) : [])];
-    const device = values.gpu !== undefined ? deviceFromFlag(values.gpu) : await localDevice();
+    // A GPU named on the command line is checked before any reading; nvidia-smi (tens of ms or
+    // more) runs while the files are read.
+    const named = values.gpu !== undefined ? await deviceFromFlag(values.gpu) : null;
+    const local = values.gpu === undefined ? localDevice() : Promise.resolve(null);
 
     const progress = startProgress("scan", "finding binaries");
     let scans: FileScan[];
@@ -205,6 +210,7 @@ export const scanCommand: Command = {
     } finally {
       progress.end(); // gone before the report (or an error) is printed
     }
+    const device = named ?? (await local);
     const explicit = new Set(positionals);
     const reports: LibraryReport[] = scans
       // A text file named .so (a linker script) inside a directory is not an error; one named on

@@ -7,6 +7,7 @@ import { writeOutputFile } from "../util/write-output.js";
 import { resolve } from "node:path";
 import { UserError } from "../errors.js";
 import { loadKnowledgeBase } from "../kb/index.js";
+import { chooseTransport } from "../gather/index.js";
 import { renderHtmlReport } from "../report/html.js";
 import { renderJUnit } from "../report/junit.js";
 import { judgePayload } from "../validate/judge.js";
@@ -14,6 +15,7 @@ import {
   ONLY_NAMES,
   parsePayload,
   runPayload,
+  runPayloadThrough,
   type Payload,
   type PayloadOptions,
 } from "../validate/payload.js";
@@ -34,8 +36,11 @@ loads from --model PATH. Benchmarks: SDPA per backend vs manual attention, bf16/
 matmul, device memory bandwidth, pinned host<->device bandwidth, NCCL all-reduce (2+ GPUs).
 
 flags:
-  --python PATH   the interpreter of the environment to validate (default: python3 on PATH);
-                  this build runs it locally only (no docker/ssh transports yet)
+  --python PATH   the interpreter of the environment to validate (default: python3 on PATH;
+                  inside a container, image or ssh host: the interpreter there)
+  --container NAME  validate inside this running container (docker exec)
+  --image REF     validate in a throwaway container of this image (docker run --rm --gpus all)
+  --ssh HOST      validate on this host over ssh (BatchMode; Python >= 3.8 there)
   --quick         fewer shapes and sizes
   --only LIST     comma-separated: ${ONLY_NAMES.join(", ")}
                   (the torch/CUDA/GPU checks always run)
@@ -66,6 +71,9 @@ export const validateCommand: Command = {
         args: argv,
         options: {
           python: { type: "string" },
+          container: { type: "string" },
+          image: { type: "string" },
+          ssh: { type: "string" },
           quick: { type: "boolean" },
           only: { type: "string" },
           model: { type: "string" },
@@ -78,6 +86,13 @@ export const validateCommand: Command = {
       },
       { outputs: ["junit", "html"] },
     );
+    const places = (["container", "image", "ssh", "from"] as const).filter((k) => values[k] !== undefined);
+    if (places.length > 1) {
+      throw new UserError(
+        `validate: --${places[0]} and --${places[1]} cannot be combined`,
+        "name one place to validate",
+      );
+    }
     const kb = loadKnowledgeBase();
     let payload: Payload;
     let transport = "local";
@@ -85,14 +100,30 @@ export const validateCommand: Command = {
       const saved = readSaved(values.from);
       payload = saved.payload;
       transport = saved.transport;
-    } else {
-      const options = payloadOptions(values);
+    } else if (places.length === 0) {
+      const options = payloadOptions(values, true);
       const progress = startProgress("validate", `checks and benchmarks in ${values.python ?? "python3"}`);
       try {
         payload = await runPayload(values.python ?? "python3", options);
       } finally {
         progress.end(); // gone before the report (or an error) is printed
       }
+    } else {
+      // The same transports as doctor: the payload's source travels on stdin, nothing is installed.
+      const remote = chooseTransport({
+        python: values.python,
+        container: values.container,
+        image: values.image,
+        ssh: values.ssh,
+      });
+      const options = payloadOptions(values, false);
+      const progress = startProgress("validate", `checks and benchmarks in ${remote.describe()}`);
+      try {
+        payload = await runPayloadThrough(remote, options);
+      } finally {
+        progress.end();
+      }
+      transport = `${remote.kind} ${remote.ref ?? ""}`.trim();
     }
     const report = judgePayload(payload, kb, { transport });
     if (values.junit)
@@ -104,7 +135,11 @@ export const validateCommand: Command = {
   },
 };
 
-function payloadOptions(values: { quick?: boolean; only?: string; model?: string }): PayloadOptions {
+/** `local`: --model names a path on this machine, checked here; elsewhere it is the remote's path. */
+function payloadOptions(
+  values: { quick?: boolean; only?: string; model?: string },
+  local: boolean,
+): PayloadOptions {
   const options: PayloadOptions = { quick: values.quick === true };
   if (values.only !== undefined) {
     const names = values.only
@@ -120,7 +155,8 @@ function payloadOptions(values: { quick?: boolean; only?: string; model?: string
     }
     options.only = names;
   }
-  if (values.model !== undefined) {
+  if (values.model !== undefined && !local) options.model = values.model;
+  else if (values.model !== undefined) {
     const path = resolve(values.model);
     if (!existsSync(path)) {
       throw new UserError(

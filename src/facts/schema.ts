@@ -90,6 +90,17 @@ export const InterpreterSchema = z.object({
   externallyManaged: z.boolean(),
 });
 
+/** A Requires-Dist line of an installed distribution that names torch, triton or pytorch-triton. */
+export const DistRequirementSchema = z.object({
+  /** torch, triton, pytorch-triton (PEP 503). */
+  normalizedName: z.string(),
+  /** PEP 440 specifier without spaces: "==2.4.0", ">=1.13". */
+  specifier: z.string(),
+  /** The environment marker after ";" ("extra == 'dev'", "platform_system == 'Linux'"), or null. */
+  marker: nullableString,
+  raw: z.string(),
+});
+
 export const DistributionSchema = z.object({
   name: z.string(),
   /** PEP 503 normalised name: lower case, runs of -_. collapsed to -. */
@@ -100,6 +111,8 @@ export const DistributionSchema = z.object({
   installer: nullableString,
   /** Index of `location` in sys.path: lower wins at import time. */
   pathIndex: z.number(),
+  /** Its Requires-Dist lines on torch / triton / pytorch-triton; absent when none (or in older snapshots). */
+  requires: z.array(DistRequirementSchema).optional(),
 });
 
 export const DuplicateSchema = z.object({
@@ -171,6 +184,39 @@ export const ConstraintFileSchema = z.object({
   ),
 });
 
+/**
+ * The CUDA toolkit a source build would use, found as torch.utils.cpp_extension._find_cuda_home()
+ * finds it: CUDA_HOME, CUDA_PATH, the nvcc on PATH, /usr/local/cuda.
+ */
+export const ToolkitSchema = z.object({
+  /** null: no toolkit found (torch's CUDA_HOME would be None). */
+  home: nullableString,
+  source: z.enum(["CUDA_HOME", "CUDA_PATH", "nvcc-on-path", "default"]).nullable(),
+  /** <home>/bin/nvcc, the compiler cpp_extension runs; null when it is not there. */
+  nvcc: nullableString,
+  /** "13.0" from `nvcc --version`'s "release X.Y". */
+  release: nullableString,
+  error: nullableString,
+});
+
+/** A compile / JIT cache directory (Triton, Inductor, the CUDA JIT cache) and whether this process can write it. */
+export const CacheDirSchema = z.object({
+  name: z.enum(["triton", "inductor", "cuda-jit"]),
+  /** The variable that moves it: TRITON_CACHE_DIR, TORCHINDUCTOR_CACHE_DIR, CUDA_CACHE_PATH. */
+  variable: z.string(),
+  /** The path came from that variable (else from the tool's default). */
+  fromVariable: z.boolean(),
+  /** null when the default cannot be worked out (error says why). */
+  path: nullableString,
+  /** The directory itself exists. */
+  exists: z.boolean(),
+  /** What was checked: the directory, or the nearest existing path above it (where it would be created). */
+  checked: nullableString,
+  /** os.access(W_OK|X_OK) on `checked`; false when `checked` is not a directory; null when unknown. */
+  writable: z.boolean().nullable(),
+  error: nullableString,
+});
+
 export const PythonSchema = z.object({
   interpreter: InterpreterSchema,
   distributions: z.array(DistributionSchema),
@@ -192,6 +238,10 @@ export const PythonSchema = z.object({
   /** Relevant environment variables as the target interpreter sees them. */
   env: z.record(z.string(), z.string()),
   constraintFiles: z.array(ConstraintFileSchema),
+  /** Absent in snapshots made before gpuprep recorded it. */
+  toolkit: ToolkitSchema.optional(),
+  /** The process UID (root writes anywhere but read-only mounts) and the JIT cache directories; absent in older snapshots. */
+  cacheDirs: z.object({ uid: nullableNumber, entries: z.array(CacheDirSchema) }).optional(),
   probe: z.object({ version: z.number(), mode: z.enum(["full", "fast"]), durationMs: z.number() }),
 });
 
@@ -345,6 +395,9 @@ export type PythonFacts = z.infer<typeof PythonSchema>;
 export type TorchLiveResult = z.infer<typeof TorchLiveResultSchema>;
 export type ExtensionImport = z.infer<typeof ExtensionImportSchema>;
 export type Distribution = z.infer<typeof DistributionSchema>;
+export type DistRequirement = z.infer<typeof DistRequirementSchema>;
+export type ToolkitFacts = z.infer<typeof ToolkitSchema>;
+export type CacheDir = z.infer<typeof CacheDirSchema>;
 export type Requirement = z.infer<typeof RequirementSchema>;
 export type ProjectFacts = z.infer<typeof ProjectSchema>;
 export type CondaManifest = z.infer<typeof CondaManifestSchema>;

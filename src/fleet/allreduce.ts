@@ -7,6 +7,7 @@
 import { execSlurm, slurmTransport, type SlurmSelection } from "../transports/slurm.js";
 import type { MergedFinding } from "./types.js";
 import { nodeListText } from "./drift.js";
+import { docsUrl } from "../docs-url.js";
 
 const WORKER = String.raw`
 import json, os, sys, time
@@ -144,7 +145,7 @@ export function allreduceFinding(result: AllreduceResult): MergedFinding {
   const base = {
     ruleId: "fleet-allreduce",
     title: "Multi-node all-reduce (torchrun under srun)",
-    docs: "docs/fleet.md#fleet-allreduce",
+    docs: docsUrl("docs/fleet.md#fleet-allreduce"),
     nodes: result.nodes,
   };
   const failed = result.correct !== true || Object.keys(result.errors).length > 0;

@@ -7,6 +7,7 @@
 import type { Facts } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
 import { coverageFor, parseComputeCapability } from "../kb/compat.js";
+import { docsUrl } from "../docs-url.js";
 import type { Evidence, Severity } from "../rules/types.js";
 import { FINGERPRINT_LABELS, NOT_INSTALLED } from "./fingerprint.js";
 import type { Fingerprint, FingerprintField, MergedFinding } from "./types.js";
@@ -26,7 +27,7 @@ export interface DriftRule {
   check(nodes: OkNode[], kb: KnowledgeBase): MergedFinding[];
 }
 
-export const FLEET_DOCS = "docs/fleet.md";
+export const FLEET_DOCS = docsUrl("docs/fleet.md");
 
 /** "n1, n2, n3 and 13 more". */
 export function nodeListText(nodes: string[], max = 6): string {

@@ -8,8 +8,10 @@ import { FactsSchema } from "../facts/schema.js";
 import { parseFacts } from "../facts/io.js";
 import { UserError } from "../errors.js";
 import { chooseTransport, defaultLocalPython, gatherFacts } from "./index.js";
+import { needs, PYTHON3_TORCH } from "../../test/support/needs.js";
 
-test("gatherFacts: Debian torch + a project -> a Facts snapshot that survives --save/--from", async () => {
+test("gatherFacts: Debian torch + a project -> a Facts snapshot that survives --save/--from", async (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
   const facts = await gatherFacts({
     python: "/usr/bin/python3",
     projectDir: "test/fixtures/projects/torch-pinned",

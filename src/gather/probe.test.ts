@@ -9,6 +9,7 @@ import { UserError } from "../errors.js";
 import { localTransport } from "../transports/local.js";
 import { runProbe } from "./probe.js";
 import { DEBIAN_PYTHON, makeVenv, tempDir } from "../../test/support/venv.js";
+import { needs, PYTHON3_TORCH } from "../../test/support/needs.js";
 
 const full = { fast: false, timeoutMs: 60_000 };
 
@@ -23,7 +24,8 @@ function writeDistInfo(dir: string, name: string, version: string): void {
   writeFileSync(join(info, "INSTALLER"), "pip\n");
 }
 
-test("Debian python3 with python3-torch: torch CPU-only, live child ok, numpy 1.x round trip", async () => {
+test("Debian python3 with python3-torch: torch CPU-only, live child ok, numpy 1.x round trip", async (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
   const out = await runProbe(localTransport(DEBIAN_PYTHON), full);
   assert.ok(ProbeOutputSchema.safeParse(out).success);
   const { python } = out;
@@ -49,7 +51,8 @@ test("Debian python3 with python3-torch: torch CPU-only, live child ok, numpy 1.
   assert.equal(python.probe.mode, "full");
 });
 
-test("--fast reads torch from files only and skips the live child", async () => {
+test("--fast reads torch from files only and skips the live child", async (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
   const started = Date.now();
   const out = await runProbe(localTransport(DEBIAN_PYTHON), { fast: true, timeoutMs: 30_000 });
   assert.equal(out.python.probe.mode, "fast");

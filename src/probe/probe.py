@@ -24,6 +24,7 @@ import re
 import shutil
 import signal
 import site
+import stat
 import subprocess
 import sysconfig
 import threading
@@ -51,6 +52,11 @@ ENV_NAMES = {
     "TRANSFORMERS_CACHE", "TORCH_HOME", "TORCH_CUDA_ARCH_LIST", "CUDA_HOME", "CUDA_PATH",
     "CUDA_CACHE_PATH", "CUDA_VERSION", "PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE", "PATH",
     "XDG_CACHE_HOME", "OMP_NUM_THREADS", "SINGULARITY_CONTAINER", "APPTAINER_CONTAINER",
+    # bitsandbytes loads the CUDA library this names instead of torch's (rule debug-env-left-on).
+    "BNB_CUDA_VERSION",
+    # Where the JIT caches go by default (cache_dir_facts): HOME for Triton and the CUDA JIT cache,
+    # TMPDIR for Inductor.
+    "HOME", "TMPDIR",
 }
 # Prefixes of variables that CUDA images, NGC images (NVIDIA_PYTORCH_VERSION, PYTORCH_BUILD_VERSION,
 # NVIDIA_BUILD_ID, NVIDIA_REQUIRE_CUDA, NV_CUDA_LIB_VERSION ...), uv, pip and NCCL read or set.
@@ -472,12 +478,33 @@ def interpreter_facts():
     }
 
 
+# Requires-Dist lines kept in the snapshot: only those naming these (installed-torch-pin-conflict
+# checks them), so a snapshot does not carry every dependency of every package.
+PINNED_NAMES = ("torch", "triton", "pytorch-triton")
+# "torch ==2.4.0", "torch (==1.13.1)" (Metadata 1.2 style), "triton==3.1.0; platform_system == 'Linux'"
+REQUIRES_DIST = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*\(?([^;()]*)\)?\s*(?:;\s*(.*))?$")
+
+
+def pinned_requirement(value):
+    """A Requires-Dist value naming torch / triton / pytorch-triton with a specifier, split; else None."""
+    match = REQUIRES_DIST.match(value)
+    if not match or normalize(match.group(1)) not in PINNED_NAMES:
+        return None
+    specifier = re.sub(r"\s+", "", match.group(2))
+    if not specifier:
+        return None
+    return {"normalizedName": normalize(match.group(1)), "specifier": specifier,
+            "marker": (match.group(3) or "").strip() or None, "raw": value.strip()}
+
+
 def metadata_headers(path):
-    """Name and Version from a METADATA / PKG-INFO file (headers end at the first blank line)."""
+    """Name, Version and the pinned Requires-Dist lines of a METADATA / PKG-INFO file (headers
+    end at the first blank line)."""
     name = version = None
+    requires = []
     text = read_text(path, 16384)
     if text is None:
-        return None, None
+        return None, None, requires
     for line in text.splitlines():
         if not line.strip():
             break
@@ -485,7 +512,11 @@ def metadata_headers(path):
             name = line[5:].strip()
         elif line.startswith("Version:") and version is None:
             version = line[8:].strip()
-    return name, version
+        elif line.startswith("Requires-Dist:"):
+            pinned = pinned_requirement(line[len("Requires-Dist:"):])
+            if pinned is not None:
+                requires.append(pinned)
+    return name, version, requires
 
 
 def scan_entries(sys_path):
@@ -519,12 +550,15 @@ def distributions(sys_path):
                 installer = os.path.join(full, "INSTALLER") if os.path.isdir(full) else None
                 candidates.append((meta, installer))
         for meta, installer_path in candidates:
-            name, version = metadata_headers(meta)
+            name, version, requires = metadata_headers(meta)
             if not name or version is None:
                 continue
             installer = (read_text(installer_path, 256) or "").strip() or None if installer_path else None
-            found.append({"name": name, "normalizedName": normalize(name), "version": version,
-                          "location": location, "installer": installer, "pathIndex": index})
+            dist = {"name": name, "normalizedName": normalize(name), "version": version,
+                    "location": location, "installer": installer, "pathIndex": index}
+            if requires:
+                dist["requires"] = requires
+            found.append(dist)
     return found
 
 
@@ -803,6 +837,131 @@ def constraint_files():
     return result
 
 
+# ---------------------------------------------------------------- build toolkit and JIT caches
+
+# nvcc --version answers in milliseconds; a wrapper that hangs must not hold the probe.
+NVCC_TIMEOUT = 5
+
+
+def resolve_cuda_home():
+    """(home, how it was found) as torch.utils.cpp_extension._find_cuda_home() resolves it on Linux:
+    CUDA_HOME, else CUDA_PATH (an `or` of the two, so an empty CUDA_HOME falls through), else the
+    directory above the bin/ of the nvcc on PATH, else /usr/local/cuda when it exists.
+    Source: pytorch v1.13.1 torch/utils/cpp_extension.py (the file Debian's python3-torch ships),
+    the same order at pytorch/pytorch@26e792905bbc588fde825ef283503389673ecae1 and in later
+    releases (shutil.which("nvcc") in place of `which nvcc`)."""
+    value = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
+    if value is not None:
+        # CUDA_HOME="" and CUDA_PATH="" give "": torch then has no CUDA_HOME at all.
+        return value or None, "CUDA_HOME" if os.environ.get("CUDA_HOME") else "CUDA_PATH"
+    nvcc = shutil.which("nvcc")
+    if nvcc is not None:
+        return os.path.dirname(os.path.dirname(nvcc)), "nvcc-on-path"
+    if os.path.exists("/usr/local/cuda"):
+        return "/usr/local/cuda", "default"
+    return None, None
+
+
+def start_toolkit():
+    """The toolkit a source build would use, with its nvcc --version started (collected later)."""
+    home, source = resolve_cuda_home()
+    facts = {"home": home, "source": source, "nvcc": None, "release": None, "error": None}
+    if home is None:
+        return facts, None
+    # cpp_extension runs os.path.join(CUDA_HOME, "bin", "nvcc") --version, not the nvcc on PATH.
+    nvcc = os.path.join(home, "bin", "nvcc")
+    if not os.path.isfile(nvcc):
+        facts["error"] = "no bin/nvcc under " + home
+        return facts, None
+    facts["nvcc"] = nvcc
+    return facts, Child([nvcc, "--version"], NVCC_TIMEOUT)
+
+
+def toolkit_facts(started):
+    facts, child = started
+    if child is None:
+        return facts
+    raw = child.collect()
+    if "spawnError" in raw:
+        facts["error"] = "could not run nvcc: " + raw["spawnError"]
+    elif raw["timedOut"]:
+        facts["error"] = "nvcc --version did not answer within %ds" % NVCC_TIMEOUT
+    else:
+        # The pattern cpp_extension._check_cuda_version reads the version with.
+        match = re.search(r"release (\d+[.]\d+)", raw["stdout"])
+        facts["release"] = match.group(1) if match else None
+        if match is None:
+            text = (raw["stdout"] + raw["stderr"]).strip()
+            facts["error"] = "nvcc --version printed no release: " + (text.splitlines()[-1] if text else
+                                                                       "exit %s" % raw["code"])
+    return facts
+
+
+def writable_directory(path):
+    """(exists, the directory checked, writable) for a cache directory: the directory itself when it
+    exists, else the nearest existing parent it would be created in. os.access is the kernel's
+    answer for this process: for root it says yes except on a read-only mount, as root really can
+    write there. A file in the way (TRITON_CACHE_DIR=/etc/passwd/x) can never hold a directory."""
+    path = os.path.abspath(path)
+    current = path
+    while not os.path.lexists(current):
+        parent = os.path.dirname(current)
+        if parent == current:
+            return False, None, None
+        current = parent
+    try:
+        is_dir = stat.S_ISDIR(os.stat(current).st_mode)
+    except OSError:  # a dangling link: makedirs fails on it
+        is_dir = False
+    if not is_dir:
+        return False, current, False
+    return current == path, current, os.access(current, os.W_OK | os.X_OK)
+
+
+def temp_dir():
+    """tempfile.gettempdir()'s answer without its test write (this probe writes nothing): the first
+    of TMPDIR, TEMP, TMP, /tmp, /var/tmp, /usr/tmp that is a directory this process may write."""
+    candidates = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")]
+    candidates += ["/tmp", "/var/tmp", "/usr/tmp"]
+    for candidate in candidates:
+        if candidate and os.path.isdir(candidate) and os.access(candidate, os.W_OK | os.X_OK):
+            return os.path.abspath(candidate)
+    return os.getcwd()
+
+
+def inductor_default():
+    """torch/_inductor/runtime/cache_dir_utils.py default_cache_dir() at
+    pytorch/pytorch@9a48faad96189244a6ba6639c501f3da1d20aa79: <tempdir>/torchinductor_<user>."""
+    import getpass
+    try:
+        user = getpass.getuser()
+    except Exception:  # no LOGNAME/USER and no passwd entry for this UID (random-UID containers)
+        return None, "no user name for uid %s: getpass.getuser() fails" % os.getuid()
+    return os.path.join(temp_dir(), "torchinductor_" + re.sub(r'[\\/:*?"<>|]', "_", user)), None
+
+
+def cache_dir_facts():
+    home = os.path.expanduser("~")
+    # triton/knobs.py cache_knobs: TRITON_CACHE_DIR, else $TRITON_HOME (default ~/)/.triton/cache
+    # (triton-lang/triton@689edabdbe3b8f2707eb35a1d0ce336f69122ea9).
+    triton_default = os.path.join(os.environ.get("TRITON_HOME") or home, ".triton", "cache"), None
+    # CUDA_CACHE_PATH, else ~/.nv/ComputeCache on Linux (CUDA C++ Programming Guide, CUDA
+    # Environment Variables).
+    cuda_default = os.path.join(home, ".nv", "ComputeCache"), None
+    entries = []
+    for name, variable, default in (("triton", "TRITON_CACHE_DIR", lambda: triton_default),
+                                    ("inductor", "TORCHINDUCTOR_CACHE_DIR", inductor_default),
+                                    ("cuda-jit", "CUDA_CACHE_PATH", lambda: cuda_default)):
+        value = os.environ.get(variable)
+        path, error = (value, None) if value else default()
+        entry = {"name": name, "variable": variable, "fromVariable": bool(value), "path": path,
+                 "exists": False, "checked": None, "writable": None, "error": error}
+        if path:
+            entry["exists"], entry["checked"], entry["writable"] = writable_directory(path)
+        entries.append(entry)
+    return {"uid": os.getuid() if hasattr(os, "getuid") else None, "entries": entries}
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -846,6 +1005,7 @@ def emit(document, nonce):
 def main():
     fast, timeout, extra_imports, nonce = parse_args(sys.argv[1:])
     nvidia_children = start_nvidia_smi()
+    toolkit = start_toolkit()
     interpreter = interpreter_facts()
     sys_path = interpreter["sysPath"]
     torch_location, _ = find_package(sys_path, "torch")
@@ -879,6 +1039,7 @@ def main():
         "numpy": numpy_static(sys_path, dists),
         "env": env_facts(),
         "constraintFiles": constraint_files(),
+        "cacheDirs": cache_dir_facts(),
     }
 
     if fast:
@@ -891,6 +1052,7 @@ def main():
         live, payload = child_run(torch_child.collect())
         live["result"] = payload if live["status"] == "ok" else None
     python["torchLive"] = live
+    python["toolkit"] = toolkit_facts(toolkit)
 
     python["extensions"] = []
     for index, (module, location, dist_names) in enumerate(extensions):

@@ -1,5 +1,5 @@
 /** Builds a Finding from a rule's constants plus what this check found. */
-import { docsPath, type Evidence, type Finding, type Fix, type Rule, type Severity } from "./types.js";
+import { ruleDocsUrl, type Evidence, type Finding, type Fix, type Rule, type Severity } from "./types.js";
 
 export interface FindingParts {
   message: string;
@@ -17,7 +17,7 @@ export function makeFinding(rule: Pick<Rule, "id" | "title" | "severity">, parts
     message: parts.message,
     evidence: parts.evidence,
     fix: parts.fix,
-    docs: docsPath(rule.id),
+    docs: ruleDocsUrl(rule.id),
   };
 }
 

@@ -34,6 +34,14 @@ import { ldLibraryPathForeignCuda } from "./ld-library-path-foreign-cuda.js";
 import { torchBinaryArchMissing } from "./torch-binary-arch-missing.js";
 import { extensionArchMissing } from "./extension-arch-missing.js";
 import { ptxOnlyCoverage } from "./ptx-only-coverage.js";
+import { debugEnvLeftOn } from "./debug-env-left-on.js";
+import { torchCudaArchListExcludesGpu } from "./torch-cuda-arch-list-excludes-gpu.js";
+import { torchCudaArchListInvalid } from "./torch-cuda-arch-list-invalid.js";
+import { ncclTransportDisabled } from "./nccl-transport-disabled.js";
+import { installedTorchPinConflict } from "./installed-torch-pin-conflict.js";
+import { cudaToolkitTorchMismatch } from "./cuda-toolkit-torch-mismatch.js";
+import { cudaToolkitMissing } from "./cuda-toolkit-missing.js";
+import { jitCacheUnwritable } from "./jit-cache-unwritable.js";
 
 export const RULES: readonly Rule[] = [
   nvidiaDriverUnavailable,
@@ -57,10 +65,13 @@ export const RULES: readonly Rule[] = [
   ngcPipConstraintNotApplied,
   numpyAbiMismatch,
   pyarrowCudfMismatch,
+  installedTorchPinConflict,
   extensionImportFailed,
   extensionLeavesProcess,
   extensionArchMissing,
   ptxOnlyCoverage,
+  torchCudaArchListExcludesGpu,
+  torchCudaArchListInvalid,
   shmTooSmall,
   memlockLimited,
   cudaVisibleDevicesHidesGpus,
@@ -70,6 +81,11 @@ export const RULES: readonly Rule[] = [
   allocConfInvalid,
   externallyManagedPython,
   ldLibraryPathForeignCuda,
+  debugEnvLeftOn,
+  ncclTransportDisabled,
+  cudaToolkitTorchMismatch,
+  cudaToolkitMissing,
+  jitCacheUnwritable,
 ];
 
 export function ruleById(id: string): Rule | undefined {

@@ -1,6 +1,7 @@
 /** What a diagnostic rule is and what it returns. */
 import type { Facts } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
+import { docsUrl } from "../docs-url.js";
 
 export type Severity = "error" | "warning" | "info";
 
@@ -25,7 +26,7 @@ export interface Finding {
   message: string;
   evidence: Evidence[];
   fix: Fix;
-  /** docs/rules/<ID>.md */
+  /** The rule's page, absolute and versioned (ruleDocsUrl): it must work after a global install. */
   docs: string;
 }
 
@@ -38,6 +39,12 @@ export interface Rule {
   check(facts: Facts, kb: KnowledgeBase): Finding[];
 }
 
+/** The rule's page in the repository: docs/rules/<ID>.md. */
 export function docsPath(ruleId: string): string {
   return `docs/rules/${ruleId}.md`;
+}
+
+/** The rule's page as findings, SARIF's helpUri and the text report link it. */
+export function ruleDocsUrl(ruleId: string): string {
+  return docsUrl(docsPath(ruleId));
 }

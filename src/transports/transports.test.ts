@@ -6,6 +6,7 @@ import { runProbe } from "../gather/probe.js";
 import { containerCommand, containerTransport, imageCommand, imageTransport } from "./docker.js";
 import { shellQuote } from "./spawn.js";
 import { sshCommand, sshTransport } from "./ssh.js";
+import { DOCKER_ENGINE, needs, type Part } from "../../test/support/needs.js";
 
 test("command lines: docker exec / docker run feed the probe on stdin; ssh quotes for the remote shell", () => {
   assert.deepEqual(containerCommand("trainer", "python3", ["--fast"]), [
@@ -66,17 +67,17 @@ test("docker or ssh missing: one-line UserError with a hint", async () => {
 
 // Needs a running Docker engine and a local image with python3 (no pulls: tests run offline).
 const TEST_IMAGE = process.env["GPUPREP_TEST_IMAGE"] ?? "python:3.12-slim";
-function dockerSkipReason(): string | false {
-  if (spawnSync("docker", ["info"], { stdio: "ignore", timeout: 10000 }).status !== 0)
-    return "no Docker engine is up";
-  if (spawnSync("docker", ["image", "inspect", TEST_IMAGE], { stdio: "ignore" }).status !== 0) {
-    return `image ${TEST_IMAGE} is not present locally (set GPUPREP_TEST_IMAGE)`;
-  }
-  return false;
-}
-const dockerSkip = dockerSkipReason();
+/** No registry is reachable here, so the image is one that was built or loaded on this machine. */
+const TEST_IMAGE_PART: Part = {
+  what: `the image ${TEST_IMAGE}`,
+  absent: "is not present locally",
+  install: "build or load a local image with python3 and set GPUPREP_TEST_IMAGE to it",
+  onCi: false,
+  present: () => spawnSync("docker", ["image", "inspect", TEST_IMAGE], { stdio: "ignore" }).status === 0,
+};
 
-test("docker run and docker exec run the probe inside a real container", { skip: dockerSkip }, async () => {
+test("docker run and docker exec run the probe inside a real container", async (t) => {
+  if (needs(t, DOCKER_ENGINE, TEST_IMAGE_PART)) return;
   const fromImage = await runProbe(imageTransport(TEST_IMAGE, "python3", false), {
     fast: true,
     timeoutMs: 60000,

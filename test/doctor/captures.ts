@@ -58,6 +58,29 @@ export const withProjectOf = (captureName: string) => (facts: Facts) => {
   facts.project = loadCapture(captureName).project;
 };
 
+/** One environment variable set (or replaced) as the probe would have captured it. */
+export const withEnv = (name: string, value: string) => (facts: Facts) => {
+  facts.python.env[name] = value;
+};
+/** The toolkit fact of another real capture (made with CUDA_HOME at this machine's real CUDA 13.0). */
+export const withToolkitOf = (captureName: string) => (facts: Facts) => {
+  facts.python.toolkit = loadCapture(captureName).python.toolkit;
+};
+/** A toolkit at CUDA_HOME of another release, as the probe reports one (home, its bin/nvcc, `release X.Y`). */
+export const withCudaHome = (release: string) => (facts: Facts) => {
+  const home = `/usr/local/cuda-${release}`;
+  facts.python.toolkit = { home, source: "CUDA_HOME", nvcc: `${home}/bin/nvcc`, release, error: null };
+};
+/** No toolkit found: what the probe reports when CUDA_HOME, CUDA_PATH, nvcc on PATH and /usr/local/cuda are all absent. */
+export const withoutToolkit = (facts: Facts) => {
+  facts.python.toolkit = { home: null, source: null, nvcc: null, release: null, error: null };
+};
+const both =
+  (...patches: ((facts: Facts) => void)[]) =>
+  (facts: Facts) => {
+    for (const patch of patches) patch(facts);
+  };
+
 /** Derived cases: name -> the capture and the change (README.md says the same in words). */
 export const DERIVED: Record<string, () => Facts> = {
   "pixi-gb10-conda-forge-on-gb10": () => derive("pixi-gb10-conda-forge-project", onGb10),
@@ -72,4 +95,20 @@ export const DERIVED: Record<string, () => Facts> = {
   "h100-fast-requirements-cu126-pin": () =>
     derive("h100-fast", withProjectOf("requirements-cu126-pin-project")),
   "h100-fast-torch-pinned": () => derive("h100-fast", withProjectOf("torch-pinned-project")),
+  "h100-cuda-launch-blocking": () => derive("h100-healthy", withEnv("CUDA_LAUNCH_BLOCKING", "1")),
+  "h100-cuda-module-loading-eager": () => derive("h100-healthy", withEnv("CUDA_MODULE_LOADING", "EAGER")),
+  "debian-torch-no-cuda-memory-caching-0": () =>
+    derive("debian-torch-cpu", withEnv("PYTORCH_NO_CUDA_MEMORY_CACHING", "0")),
+  "h100-arch-list-ampere-numbers": () =>
+    derive("h100-healthy", withEnv("TORCH_CUDA_ARCH_LIST", "7.0 7.5 8.0 8.6")),
+  "h100-arch-list-ampere-name": () => derive("h100-healthy", withEnv("TORCH_CUDA_ARCH_LIST", "Ampere")),
+  "h100-arch-list-commas": () => derive("h100-healthy", withEnv("TORCH_CUDA_ARCH_LIST", "8.0,9.0")),
+  "debian-torch-arch-list-9.0": () => derive("debian-torch-cpu", withEnv("TORCH_CUDA_ARCH_LIST", "9.0")),
+  "h200x2-nccl-p2p-disabled": () => derive("h200x2-healthy", withEnv("NCCL_P2P_DISABLE", "1")),
+  "h100-nccl-p2p-disabled": () => derive("h100-healthy", withEnv("NCCL_P2P_DISABLE", "1")),
+  "h100-healthy-cuda-home-12.8": () => derive("h100-healthy", withCudaHome("12.8")),
+  "h100-healthy-cuda-home-13.0": () => derive("h100-healthy", withToolkitOf("debian-venv-torchvision-pin")),
+  "xformers-aarch64-on-gb10": () => derive("xformers-aarch64-project", onGb10),
+  "xformers-aarch64-on-gb10-no-toolkit": () =>
+    derive("xformers-aarch64-project", both(onGb10, withoutToolkit)),
 };

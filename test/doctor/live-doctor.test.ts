@@ -5,11 +5,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseFacts } from "../../src/facts/io.js";
+import { needs, PYTHON3_TORCH } from "../support/needs.js";
 
 const CLI = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const DEBIAN_PYTHON = "/usr/bin/python3";
@@ -36,22 +37,17 @@ test("a venv without torch: torch-not-installed, exit 0", () => {
   assert.ok(!ids.some((id) => id.startsWith("cpu-only-torch")));
 });
 
-test(
-  "Debian's python3-torch: a CPU-only torch, judged by GPU presence; --save writes a valid snapshot",
-  {
-    skip: !existsSync("/usr/lib/python3/dist-packages/torch") && "python3-torch is not installed",
-  },
-  () => {
-    const dir = mkdtempSync(join(tmpdir(), "gpuprep-live-"));
-    const saved = join(dir, "facts.json");
-    const { code, ids } = doctorJson(DEBIAN_PYTHON, dir, ["--save", saved]);
-    const facts = parseFacts(readFileSync(saved, "utf8"), saved);
-    const hasGpu = facts.host.nvidia.gpus.length > 0;
-    assert.ok(ids.includes(`cpu-only-torch:${hasGpu ? "error" : "info"}`), ids.join(", "));
-    assert.equal(code, hasGpu ? 1 : 0);
-    assert.equal(facts.python.torch?.cudaVersion, null);
-  },
-);
+test("Debian's python3-torch: a CPU-only torch, judged by GPU presence; --save writes a valid snapshot", (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
+  const dir = mkdtempSync(join(tmpdir(), "gpuprep-live-"));
+  const saved = join(dir, "facts.json");
+  const { code, ids } = doctorJson(DEBIAN_PYTHON, dir, ["--save", saved]);
+  const facts = parseFacts(readFileSync(saved, "utf8"), saved);
+  const hasGpu = facts.host.nvidia.gpus.length > 0;
+  assert.ok(ids.includes(`cpu-only-torch:${hasGpu ? "error" : "info"}`), ids.join(", "));
+  assert.equal(code, hasGpu ? 1 : 0);
+  assert.equal(facts.python.torch?.cudaVersion, null);
+});
 
 test("--import-check: a module of the user's that does not import is a finding; a bad name exits 2", () => {
   const dir = mkdtempSync(join(tmpdir(), "gpuprep-live-"));

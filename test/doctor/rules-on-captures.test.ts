@@ -82,6 +82,11 @@ const ROWS: Row[] = [
       "extension-arch-missing",
       "torch-binary-arch-missing",
       "ptx-only-coverage",
+      // TORCH_CUDA_ARCH_LIST=9.0a (set by the image): sm_90a runs on the H100 and torch 2.11 knows it.
+      "torch-cuda-arch-list-excludes-gpu",
+      "torch-cuda-arch-list-invalid",
+      "debug-env-left-on",
+      "nccl-transport-disabled",
     ],
   },
   {
@@ -95,6 +100,9 @@ const ROWS: Row[] = [
       "torch-binary-arch-missing",
       "mig-enabled",
       "torch-cuda-unavailable",
+      // NCCL_NVLS_ENABLE=0 is set here: not a transport switch the catalog names.
+      "nccl-transport-disabled",
+      "debug-env-left-on",
     ],
   },
   {
@@ -170,7 +178,47 @@ const ROWS: Row[] = [
     fires: { "project-replaces-torch": "warning", "cpu-only-torch": "info" },
     silent: ["project-torch-pin-mismatch", "uv-sync-replaces-torch", "project-torch-arch-not-covered"],
   },
+  {
+    // Nothing to build on a machine without a GPU, and the real toolkit was found: no toolkit finding.
+    capture: "xformers-aarch64-project",
+    fires: { "torch-not-installed": "info" },
+    silent: ["cuda-toolkit-missing", "cuda-toolkit-torch-mismatch", "jit-cache-unwritable"],
+  },
+  {
+    // torchvision 0.15.1's Requires-Dist torch==2.0.0 against Debian's torch 1.13; CUDA_HOME at a real
+    // CUDA 13.0, but torch is a CPU build: nothing to mismatch.
+    capture: "debian-venv-torchvision-pin",
+    fires: { "installed-torch-pin-conflict": "error", "cpu-only-torch": "info" },
+    silent: ["cuda-toolkit-torch-mismatch", "jit-cache-unwritable", "duplicate-distributions"],
+  },
+  {
+    capture: "debian-triton-cache-unwritable",
+    fires: { "jit-cache-unwritable": "error", "cpu-only-torch": "info" },
+    silent: ["installed-torch-pin-conflict", "cuda-toolkit-torch-mismatch"],
+  },
   // Derived cases (captures.ts DERIVED; README.md says what each changes).
+  {
+    // cpp_extension raises for a major mismatch: nvcc 12.8 under torch cu130.
+    capture: "h100-healthy-cuda-home-12.8",
+    fires: { "cuda-toolkit-torch-mismatch": "warning", "tf32-disabled": "info" },
+    silent: ["cuda-toolkit-missing", "installed-torch-pin-conflict"],
+  },
+  {
+    capture: "h100-healthy-cuda-home-13.0",
+    fires: { "tf32-disabled": "info" },
+    silent: ["cuda-toolkit-torch-mismatch", "cuda-toolkit-missing"],
+  },
+  {
+    // xformers builds from source on aarch64; this machine's nvcc was found.
+    capture: "xformers-aarch64-on-gb10",
+    fires: { "torch-not-installed": "info" },
+    silent: ["cuda-toolkit-missing", "cuda-toolkit-torch-mismatch"],
+  },
+  {
+    capture: "xformers-aarch64-on-gb10-no-toolkit",
+    fires: { "cuda-toolkit-missing": "warning" },
+    silent: ["cuda-toolkit-torch-mismatch", "jit-cache-unwritable"],
+  },
   {
     // Seed 000: pixi + conda-forge torch 2.5.1 on a DGX Spark: compute_90 PTX is all that runs on 12.1.
     capture: "pixi-gb10-conda-forge-on-gb10",
@@ -236,6 +284,59 @@ const ROWS: Row[] = [
     capture: "h100-fast-torch-pinned",
     fires: { "project-torch-pin-mismatch": "warning" },
     silent: ["project-replaces-torch", "project-torch-arch-not-covered"],
+  },
+  // Environment switches (issue 15): one variable added to a real capture.
+  {
+    capture: "h100-cuda-launch-blocking",
+    fires: { "debug-env-left-on": "warning" },
+    silent: ["nccl-transport-disabled", "torch-cuda-arch-list-excludes-gpu"],
+  },
+  {
+    // EAGER alone is info: some projects choose it on purpose.
+    capture: "h100-cuda-module-loading-eager",
+    fires: { "debug-env-left-on": "info" },
+    silent: ["nccl-transport-disabled"],
+  },
+  {
+    // Set to 0: older torch turns caching off for any value, so it is reported.
+    capture: "debian-torch-no-cuda-memory-caching-0",
+    fires: { "debug-env-left-on": "warning", "cpu-only-torch": "info" },
+    silent: ["torch-cuda-arch-list-invalid"],
+  },
+  {
+    // Seed 004's kind of list without 9.0: sm_70..sm_86 SASS, no PTX: nothing runs on 9.0.
+    capture: "h100-arch-list-ampere-numbers",
+    fires: { "torch-cuda-arch-list-excludes-gpu": "error" },
+    silent: ["torch-cuda-arch-list-invalid", "debug-env-left-on"],
+  },
+  {
+    // "Ampere" expands to 8.0;8.6+PTX: compute_86 PTX JITs on 9.0, so it runs (slowly) and is not this rule's.
+    capture: "h100-arch-list-ampere-name",
+    fires: {},
+    silent: ["torch-cuda-arch-list-excludes-gpu", "torch-cuda-arch-list-invalid"],
+  },
+  {
+    // cpp_extension splits on ';' and spaces only: "8.0,9.0" is one unknown entry.
+    capture: "h100-arch-list-commas",
+    fires: { "torch-cuda-arch-list-invalid": "error" },
+    silent: ["torch-cuda-arch-list-excludes-gpu"],
+  },
+  {
+    // torch 1.13's table stops at 8.6 (Debian's cpp_extension.py): 9.0 raises there. No GPU here.
+    capture: "debian-torch-arch-list-9.0",
+    fires: { "torch-cuda-arch-list-invalid": "error", "cpu-only-torch": "info" },
+    silent: ["torch-cuda-arch-list-excludes-gpu", "debug-env-left-on"],
+  },
+  {
+    capture: "h200x2-nccl-p2p-disabled",
+    fires: { "nccl-transport-disabled": "warning" },
+    silent: ["debug-env-left-on"],
+  },
+  {
+    // One GPU: P2P carries nothing between GPUs of this node, so the switch costs nothing.
+    capture: "h100-nccl-p2p-disabled",
+    fires: {},
+    silent: ["nccl-transport-disabled"],
   },
 ];
 

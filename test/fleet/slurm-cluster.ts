@@ -23,6 +23,7 @@ import {
 import { createServer } from "node:net";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
+import { ROOT, aptPart, commandExists, missing, type Part } from "../support/needs.js";
 
 const BIN = {
   munged: "/usr/sbin/munged",
@@ -40,15 +41,19 @@ export interface SimNode {
   env?: Record<string, string>;
 }
 
+/** What the harness needs: root (it starts the daemons) and Debian's Slurm and munge. */
+export const SLURM_PARTS: Part[] = [
+  ROOT,
+  aptPart(
+    "Slurm",
+    "slurmctld slurmd slurm-client munge",
+    () => Object.values(BIN).every((path) => existsSync(path)) && commandExists("srun sinfo sbatch scontrol"),
+  ),
+];
+
 /** Why the real-Slurm tests cannot run here, or false. */
 export function slurmSkipReason(): string | false {
-  if (process.getuid?.() !== 0) return "the Slurm harness starts daemons as root (CI runs as root)";
-  for (const [name, path] of Object.entries(BIN))
-    if (!existsSync(path))
-      return `${name} is not installed (${path}); apt-get install slurmctld slurmd slurm-client munge`;
-  if (spawnSync("sh", ["-c", "command -v srun sinfo sbatch scontrol"]).status !== 0)
-    return "srun is not installed (slurm-client)";
-  return false;
+  return missing(...SLURM_PARTS) ?? false;
 }
 
 function portIsFree(port: number): Promise<boolean> {

@@ -13,7 +13,11 @@ const wanted = process.env["CI"] === "true" || process.env["GPUPREP_DOCKER_E2E"]
 
 test(
   "docker e2e: init's Dockerfile builds offline on a stand-in NGC base and the run script starts it",
-  { skip: wanted ? false : "set GPUPREP_DOCKER_E2E=1 (root, docker.io, debootstrap) to run" },
+  {
+    skip: wanted
+      ? false
+      : "set GPUPREP_DOCKER_E2E=1 to run (as root, after apt-get install docker.io debootstrap)",
+  },
   () => {
     const result = spawnSync("bash", [join(repoRoot, "test", "init", "e2e", "docker-e2e.sh")], {
       encoding: "utf8",

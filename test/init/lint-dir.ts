@@ -8,6 +8,7 @@ import { validate as lintDockerfile } from "dockerfile-utils";
 import { parse as parseYaml } from "yaml";
 import { parse as parseToml } from "smol-toml";
 import { repoRoot } from "./helpers.js";
+import { DOCKER_COMPOSE, SHELLCHECK, missing, onCi, type Part } from "../support/needs.js";
 
 const require = createRequire(import.meta.url);
 const Ajv = require("ajv").default as typeof import("ajv").default;
@@ -35,11 +36,16 @@ uvAjv.addFormat("uint", {
 });
 const validateUvSettings = uvAjv.compile(readJson(join(schemas, "uv.schema.json")));
 
-/** A tool CI installs (.ci/run): missing is a failure on CI, a skip elsewhere. */
-function haveTool(name: string): boolean {
-  const found = spawnSync("sh", ["-c", `command -v ${name}`]).status === 0;
-  if (!found && process.env["CI"]) assert.fail(`${name} is not installed (.ci/run installs it)`);
-  return found;
+/**
+ * A tool CI installs (.ci/run): missing fails on CI; elsewhere the check is left out, and a
+ * diagnostic names the package (the rest of the lint still runs).
+ */
+function haveTool(part: Part, t: { diagnostic: (m: string) => void }): boolean {
+  const why = missing(part);
+  if (why === null) return true;
+  if (onCi()) assert.fail(`${why} (.ci/run installs it on CI)`);
+  t.diagnostic(`${why}: that check was left out`);
+  return false;
 }
 
 /**
@@ -67,13 +73,13 @@ export function lintDir(
       ok,
       `compose.yaml against the Compose Specification: ${JSON.stringify(validateCompose.errors)}`,
     );
-    if (composeConfig && haveTool("docker-compose")) {
+    if (composeConfig && haveTool(DOCKER_COMPOSE, t)) {
       const result = spawnSync("docker-compose", ["-f", compose, "config", "-q"], {
         encoding: "utf8",
         env: { ...process.env, HOME: "/home/ci" },
       });
       assert.equal(result.status, 0, `docker-compose config: ${result.stderr}`);
-    } else t.diagnostic("docker-compose not installed: compose checked by schema only");
+    }
   }
   const devcontainer = join(dir, ".devcontainer", "devcontainer.json");
   if (existsSync(devcontainer)) {
@@ -91,7 +97,7 @@ export function lintDir(
   }
   for (const script of ["scripts/run-container.sh", "scripts/setup-native.sh"]) {
     const path = join(dir, script);
-    if (!existsSync(path) || !haveTool("shellcheck")) continue;
+    if (!existsSync(path) || !haveTool(SHELLCHECK, t)) continue;
     const result = spawnSync("shellcheck", ["--severity=style", path], { encoding: "utf8" });
     assert.equal(result.status, 0, `shellcheck ${script}:\n${result.stdout}`);
   }

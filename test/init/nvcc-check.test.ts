@@ -1,7 +1,8 @@
 /**
  * The nvcc check the generated setup and Dockerfile run before any source build, executed by
  * bash/sh against the real nvcc 13.0 of this machine: it passes where the plan needs CUDA 13.x and
- * stops with the reason where it needs 12.x. Skipped (with the reason) where no nvcc is installed.
+ * stops with the reason where it needs 12.x. Skipped (with the reason) where no nvcc is installed:
+ * CI has none (NVIDIA's toolkit is no Debian package); the GPU machine has one.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -16,6 +17,7 @@ import { targetFromName } from "../../src/plan/target.js";
 import type { InitOptions, Plan } from "../../src/plan/types.js";
 import { nvccCheckDockerfile, nvccCheckScript } from "../../src/generate/nvcc-check.js";
 import { VERSION_AT_LEAST } from "../../src/generate/shell.js";
+import { needs, NVCC } from "../support/needs.js";
 
 const kb = loadKnowledgeBase();
 const nvcc = spawnSync("sh", ["-c", "command -v nvcc"], { encoding: "utf8" }).stdout.trim();
@@ -51,7 +53,7 @@ function runScript(lines: string[], env: Record<string, string> = {}) {
 }
 
 test("setup-native.sh: the nvcc check passes with CUDA 13.0 for a cu130 plan and stops a cu126 plan", (t) => {
-  if (!nvcc) return t.skip("no nvcc on PATH");
+  if (needs(t, NVCC)) return;
   const spark = nvccCheckScript(plan("dgx-spark", "torch\nxformers\n"));
   assert.ok(spark.length > 0);
   const ok = runScript(spark);
@@ -71,7 +73,8 @@ test("setup-native.sh: the nvcc check passes with CUDA 13.0 for a cu130 plan and
 
 test("setup-native.sh: nvcc is found through CUDA_HOME first, as torch's extension builder finds it", (t) => {
   const cudaHome = nvcc ? dirname(dirname(nvcc)) : "";
-  if (!nvcc || !existsSync(join(cudaHome, "bin", "nvcc"))) return t.skip("no nvcc on PATH");
+  if (needs(t, NVCC)) return;
+  if (!existsSync(join(cudaHome, "bin", "nvcc"))) return t.skip(`${nvcc} is not under a CUDA_HOME/bin`);
   const result = runScript(nvccCheckScript(plan("dgx-spark", "torch\nxformers\n")), {
     CUDA_HOME: cudaHome,
     PATH: "/usr/bin:/bin",
@@ -81,7 +84,7 @@ test("setup-native.sh: nvcc is found through CUDA_HOME first, as torch's extensi
 });
 
 test("Dockerfile build stage: the same check in sh stops before the build", (t) => {
-  if (!nvcc) return t.skip("no nvcc on PATH");
+  if (needs(t, NVCC)) return;
   const run = (p: Plan) => {
     const build = p.sourceBuilds.find((b) => b.needsNvcc)!;
     const lines = nvccCheckDockerfile(p, build).map((line) => line.replace(/\\$/, ""));

@@ -10,6 +10,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { needs, PYTHON3_TORCH } from "../support/needs.js";
 
 const CLI = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const FIXTURES = fileURLToPath(new URL("../../../test/memory/fixtures/", import.meta.url));
@@ -58,21 +59,24 @@ test("bad input: one line and a hint, exit 2, before any Python runs", () => {
   );
 });
 
-test("Debian's torch 1.13: the trace tier says which torch it needs", () => {
+test("Debian's torch 1.13: the trace tier says which torch it needs", (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
   assertOneLineError(
     ["--model", "gpt2-tiny.json", "--python", DEBIAN, "--tier", "trace", ...H100, "--batch", "2"],
     /trace tier needs torch >= 2\.5 .*1\.13/,
   );
 });
 
-test("--measure where torch has no CUDA: one clear line, exit 2", () => {
+test("--measure where torch has no CUDA: one clear line, exit 2", (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
   assertOneLineError(
     ["--factory", "models:tiny_mlp", "--python", DEBIAN, "--measure", ...H100, "--batch", "1..4"],
     /--measure needs a CUDA GPU: this torch has no CUDA build/,
   );
 });
 
-test("a factory that raises is one line naming the factory and its error", () => {
+test("a factory that raises is one line naming the factory and its error", (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
   assertOneLineError(
     [
       "--factory",
@@ -105,7 +109,8 @@ test("a factory that raises is one line naming the factory and its error", () =>
   );
 });
 
-test("measured search: out-of-memory is a result, the answer is the last batch under it, JSON envelope", () => {
+test("measured search: out-of-memory is a result, the answer is the last batch under it, JSON envelope", (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
   const { code, stdout, stderr } = memory([
     "--factory",
     "models:oom_above_4",
@@ -131,7 +136,8 @@ test("measured search: out-of-memory is a result, the answer is the last batch u
   assert.match(report.notes.join("\n"), /trace tier not available: .*torch >= 2\.5/);
 });
 
-test("measured search: a hung trial is killed at its limit and the search goes on", () => {
+test("measured search: a hung trial is killed at its limit and the search goes on", (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
   const { code, stdout, stderr } = memory([
     "--factory",
     "models:hang_at_8",
@@ -152,7 +158,8 @@ test("measured search: a hung trial is killed at its limit and the search goes o
   assert.match(stdout, /batch 8: did not finish within 15 s and was killed/);
 });
 
-test("seed 001's rule from a batch that ran: 8 x 0.85 x 79.6 GiB / 30 GiB = 18, without any torch trace", () => {
+test("seed 001's rule from a batch that ran: 8 x 0.85 x 79.6 GiB / 30 GiB = 18, without any torch trace", (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
   const { code, stdout, stderr } = memory([
     "--model",
     "gpt2-tiny.json",

@@ -8,6 +8,7 @@ import { findFrame, parseMemoryOutput } from "../../src/memory/payload.js";
 import { hfCacheConfig, parseBatch } from "../../src/cli/memory.js";
 import { localTransport } from "../../src/transports/local.js";
 import { runMemoryPayload } from "../../src/memory/payload.js";
+import { needs, PYTHON3_TORCH } from "../support/needs.js";
 
 const run = (stdout: string, extra: Partial<{ timedOut: boolean; code: number; stderr: string }> = {}) => ({
   stdout,
@@ -64,7 +65,8 @@ test("a model name resolves to its config.json in the local Hugging Face cache, 
   assert.equal(hfCacheConfig("org/absent", { HF_HOME: home }), null);
 });
 
-test("a hung payload is killed at its limit (a real interpreter, a factory that never returns)", async () => {
+test("a hung payload is killed at its limit (a real interpreter, a factory that never returns)", async (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
   const fixtures = new URL("../../../test/memory/fixtures/", import.meta.url).pathname;
   const started = Date.now();
   const outcome = await runMemoryPayload(

@@ -14,7 +14,11 @@ export function tempDir(prefix = "gpuprep-probe-"): string {
 /** A venv without pip (fast, no network) from Debian's python3; returns [python, site-packages]. */
 export function makeVenv(prefix?: string): [string, string] {
   const dir = tempDir(prefix);
-  execFileSync(DEBIAN_PYTHON, ["-m", "venv", "--without-pip", dir]);
+  try {
+    execFileSync(DEBIAN_PYTHON, ["-m", "venv", "--without-pip", dir], { stdio: "pipe" });
+  } catch (error) {
+    throw new Error(`python3 -m venv failed (apt-get install python3 python3-venv): ${String(error)}`);
+  }
   const version = execFileSync(DEBIAN_PYTHON, ["-c", "import sys;print('%d.%d'%sys.version_info[:2])"], {
     encoding: "utf8",
   }).trim();

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
+import { CHROMIUM as CHROMIUM_PART, requireParts } from "../support/needs.js";
 
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
@@ -47,6 +48,8 @@ export class Browser {
   }
 
   static async launch(): Promise<Browser> {
+    // Called from `before` hooks: a missing chromium fails the file's tests with the package to install.
+    requireParts(CHROMIUM_PART);
     const profile = mkdtempSync(join(tmpdir(), "gpuprep-chromium-"));
     // The flags that work on a closed network as root (see the machine notes): no background
     // fetches, no sandbox, no GPU.

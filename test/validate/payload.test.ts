@@ -10,6 +10,7 @@ import { runPayload } from "../../src/validate/payload.js";
 import { judgePayload } from "../../src/validate/judge.js";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
 import { FIXTURES } from "./fixtures.js";
+import { needs, PYTHON3_TORCH } from "../support/needs.js";
 
 const DEBIAN_PYTHON = "/usr/bin/python3";
 const kb = loadKnowledgeBase();
@@ -19,7 +20,8 @@ const find = (items: { id: string }[], id: string) => {
   return found as ReturnType<typeof judgePayload>["items"][number];
 };
 
-test("Debian CPU torch: checks fail or skip with reasons, models load, benchmarks skip", async () => {
+test("Debian CPU torch: checks fail or skip with reasons, models load, benchmarks skip", async (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
   const payload = await runPayload(DEBIAN_PYTHON, {
     only: ["checks", "benchmarks"],
     model: join(FIXTURES, "models", "hf"),
@@ -46,7 +48,8 @@ test("Debian CPU torch: checks fail or skip with reasons, models load, benchmark
   assert.ok(report.summary.fail >= 2);
 });
 
-test("a torch.save file loads; a broken one fails with the file named", async () => {
+test("a torch.save file loads; a broken one fails with the file named", async (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
   for (const [file, status, pattern] of [
     ["linear.pt", "pass", /15 parameters/],
     ["broken.pt", "fail", /cannot load broken\.pt/],
@@ -69,7 +72,8 @@ test("Python without torch: torch-import fails, every benchmark skips with the i
   assert.match(find(report.items, "bench.matmul").reason, /torch does not import/);
 });
 
-test("CPU test mode runs every benchmark path with checked results and honest figures", async () => {
+test("CPU test mode runs every benchmark path with checked results and honest figures", async (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
   const payload = await runPayload(DEBIAN_PYTHON, { device: "cpu", only: ["benchmarks"] });
   const results = Object.fromEntries(payload.benchmarks.results.map((r) => [r.name, r]));
   assert.deepEqual(Object.keys(results).sort(), ["matmul", "membw", "nccl", "sdpa", "transfer"]);
@@ -96,7 +100,8 @@ test("CPU test mode runs every benchmark path with checked results and honest fi
   assert.ok(Math.abs(row.busbwGBs - row.algbwGBs * 1) < 1e-9);
 });
 
-test("a benchmark process that runs out of time leaves a failure naming what it was doing", async () => {
+test("a benchmark process that runs out of time leaves a failure naming what it was doing", async (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
   const payload = await runPayload(DEBIAN_PYTHON, {
     device: "cpu",
     only: ["nccl", "matmul"],

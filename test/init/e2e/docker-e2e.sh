@@ -25,73 +25,11 @@ fail() {
   exit 1
 }
 
-# Our own engine: a developer's running engine, its images and its cache are never touched.
-engine_root="$cache/engine.$$"
-dockerd_pid=""
-stop_engine() {
-  if [ -n "$dockerd_pid" ] && kill -0 "$dockerd_pid" 2> /dev/null; then
-    kill "$dockerd_pid"
-    for _ in $(seq 30); do
-      kill -0 "$dockerd_pid" 2> /dev/null || break
-      sleep 1
-    done
-    kill -9 "$dockerd_pid" 2> /dev/null || true
-  fi
-  dockerd_pid=""
-  # A mount left by a killed engine would keep rm from freeing the layers.
-  grep -o " $engine_root/[^ ]*" /proc/self/mounts 2> /dev/null | sort -r | xargs -r -n 1 umount -l 2> /dev/null || true
-  rm -rf "$engine_root"
-}
-cleanup() {
-  local status=$?
-  stop_engine
-  if [ "$status" = 0 ]; then rm -rf "$work"; else echo "(kept $work for inspection)" >&2; fi
-}
-trap cleanup EXIT
-
-start_engine() { # $1: storage driver
-  mkdir -p "$engine_root/data" "$engine_root/exec"
-  dockerd --storage-driver="$1" --data-root "$engine_root/data" --exec-root "$engine_root/exec" \
-    --pidfile "$engine_root/dockerd.pid" --host "unix://$engine_root/docker.sock" \
-    --iptables=false --bridge=none > "$work/dockerd-$1.log" 2>&1 &
-  dockerd_pid=$!
-  export DOCKER_HOST="unix://$engine_root/docker.sock"
-  for _ in $(seq 60); do
-    docker info > /dev/null 2>&1 && return 0
-    kill -0 "$dockerd_pid" 2> /dev/null || break
-    sleep 1
-  done
-  return 1
-}
-
-# Debian's docker client matches Debian's engine and builds with its built-in BuildKit; a newer
-# client elsewhere on PATH may insist on the buildx plugin, which Debian does not package.
-if [ -x /usr/bin/docker ]; then
-  mkdir -p "$work/bin"
-  ln -s /usr/bin/docker "$work/bin/docker"
-  export PATH="$work/bin:$PATH"
-fi
-
-step "docker engine (private socket under $engine_root)"
-if ! start_engine overlay2; then
-  stop_engine
-  start_engine vfs || fail "dockerd did not start: $(tail -n 5 "$work/dockerd-vfs.log")"
-fi
-step "storage driver: $(docker info --format '{{.Driver}}')"
-
+# shellcheck source=test/e2e/engine.sh
+. "$repo/test/e2e/engine.sh"
+start_engine
 step "stand-in rootfs (debootstrap bookworm + python3-torch, cached in $cache)"
-rootfs_image="gpuprep-test/debian-torch:bookworm"
-if ! docker image inspect "$rootfs_image" > /dev/null 2>&1; then
-  if [ ! -s "$cache/rootfs.tar" ]; then
-    mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-    debootstrap --variant=minbase --include=python3,python3-pip,python3-numpy,python3-torch \
-      bookworm "$work/rootfs" "$mirror" > "$work/debootstrap.log" 2>&1 ||
-      fail "debootstrap: $(tail -n 5 "$work/debootstrap.log")"
-    tar -C "$work/rootfs" -cf "$cache/rootfs.tar" .
-    rm -rf "$work/rootfs"
-  fi
-  docker import "$cache/rootfs.tar" "$rootfs_image" > /dev/null
-fi
+ensure_rootfs_image
 
 step "project, wheelhouse and plan"
 cp -r "$here/project" "$work/project"

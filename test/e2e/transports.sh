@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# doctor and validate through the Docker transports, against real containers of a real engine
+# (Debian's docker.io, started by test/e2e/engine.sh on a private socket, deleted on exit):
+#   1. doctor --container NAME: the probe runs inside; torch is the container's (Debian's 1.13),
+#      the snapshot says where it came from;
+#   2. validate --container NAME: the payload's source travels on stdin; the report names the
+#      transport and the torch inside;
+#   3. doctor --image REF: a throwaway container of the image.
+# No GPU here: the checks that need CUDA fail, which is what the JSON must say, not a crash.
+# Needs root (dockerd, debootstrap), node, python3. Run by test/e2e/transports.test.ts on CI.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cache="${GPUPREP_E2E_CACHE:-/var/tmp/gpuprep-e2e}"
+work="$(mktemp -d /tmp/gpuprep-transports.XXXXXX)"
+mkdir -p "$cache"
+gpuprep() { node "$repo/dist/src/cli/main.js" "$@"; }
+step() { echo "== $*" >&2; }
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+# shellcheck source=test/e2e/engine.sh
+. "$repo/test/e2e/engine.sh"
+start_engine
+step "rootfs image $rootfs_image"
+ensure_rootfs_image
+base_torch="$(docker run --rm --network none "$rootfs_image" python3 -c 'import torch; print(torch.__version__)')"
+name="gpuprep-test-transport-$$"
+docker run -d --network none --name "$name" "$rootfs_image" sleep 900 > /dev/null
+
+# Exit 0 or 1 (findings / failed checks) is a result; 2 means gpuprep could not run.
+run_json() { # out-file, gpuprep args...
+  local out=$1 status=0
+  shift
+  gpuprep "$@" --json > "$out" 2> "$out.err" || status=$?
+  [ "$status" -le 1 ] || fail "gpuprep $* exited $status: $(head -n 3 "$out.err")"
+}
+
+step "doctor --container $name"
+run_json "$work/doctor.json" doctor --container "$name"
+step "validate --container $name"
+run_json "$work/validate.json" validate --container "$name" --quick --only checks
+step "doctor --image $rootfs_image"
+run_json "$work/doctor-image.json" doctor --image "$rootfs_image"
+
+step "checks"
+python3 - "$work" "$name" "$rootfs_image" "$base_torch" << 'PY'
+import json, sys
+work, name, image, base_torch = sys.argv[1:]
+problems = []
+def load(file):
+    return json.load(open("%s/%s" % (work, file)))
+for file, kind, ref in (("doctor.json", "container", name), ("doctor-image.json", "image", image)):
+    facts = load(file)["facts"]
+    if facts["target"]["kind"] != kind or facts["target"]["ref"] != ref:
+        problems.append("%s: target is %s, not %s %s" % (file, facts["target"], kind, ref))
+    torch = facts["python"]["torch"]
+    if torch is None or torch["version"] != base_torch:
+        problems.append("%s: torch %s, the container has %s" % (file, torch and torch["version"], base_torch))
+    executable = facts["python"]["interpreter"]["executable"]
+    if not executable.startswith("/usr/bin/python3"):
+        problems.append("%s: the interpreter is %s, not the container's" % (file, executable))
+report = load("validate.json")
+if report.get("schema") != "gpuprep.validate":
+    problems.append("validate: schema %r" % report.get("schema"))
+if report.get("transport") != "container %s" % name:
+    problems.append("validate: transport %r" % report.get("transport"))
+env = report["payload"]["env"]["result"]
+if env["torch"]["version"] != base_torch:
+    problems.append("validate: torch %s inside, the container has %s" % (env["torch"]["version"], base_torch))
+if env["cudaAvailable"]:
+    problems.append("validate: CUDA available in a container without a GPU?")
+for problem in problems:
+    print("FAIL:", problem, file=sys.stderr)
+sys.exit(1 if problems else 0)
+PY
+docker rm -f "$name" > /dev/null
+echo "transports e2e: ok (doctor and validate inside $name, doctor in $rootfs_image; torch $base_torch)"
