@@ -3,9 +3,9 @@
  * the flags are parsed. -v logs every process gpuprep starts, so "no `gpuprep: ran` line" is the
  * proof that nothing ran before the error.
  */
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +15,7 @@ const FACTS = fileURLToPath(new URL("../../../test/fixtures/facts/", import.meta
 const REPORTS = fileURLToPath(new URL("../../../test/fixtures/validate/", import.meta.url));
 
 const dir = mkdtempSync(join(tmpdir(), "gpuprep-output-paths-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
 const aFile = join(dir, "a-file");
 writeFileSync(aFile, "x");
 const aDir = join(dir, "a-dir");

@@ -1,7 +1,7 @@
 /** issue 17: -v/--verbose prints each process gpuprep starts, shell-quoted, with its time in ms, on stderr. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, symlinkSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../support/cli.js";
@@ -25,6 +25,7 @@ test("the logged command is shell-quoted: a path with a space comes out as one w
   const python = join(dir, "my python");
   symlinkSync(PYTHON, python);
   const { stderr } = runCli(["doctor", "--verbose", "--fast", "--python", python]);
+  rmSync(dir, { recursive: true, force: true });
   assert.ok(stderr.includes(`gpuprep: ran '${python}' - --fast --child-timeout `), stderr);
 });
 
