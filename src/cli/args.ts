@@ -1,16 +1,60 @@
-/** Flag parsing on node:util's parseArgs, turning its errors into one-line UserErrors. */
+/**
+ * Flag parsing on node:util's parseArgs, for every command: the flags they all take (-q, -v), the
+ * check of output paths before any work starts, and parseArgs' errors as one-line UserErrors.
+ */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UserError, errorMessage } from "../errors.js";
+import { configureConsole } from "../util/console-status.js";
+import { checkOutputPath } from "../util/write-output.js";
 
 export type ParsedArgs<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
 
-/** parseArgs in strict mode; unknown flags and missing values become `gpuprep: error: ...` plus a hint. */
-export function parseCommandArgs<T extends ParseArgsConfig>(command: string, config: T): ParsedArgs<T> {
+/** Taken by every command, so they are parsed here once and never declared by a command. */
+export const COMMON_OPTIONS = {
+  quiet: { type: "boolean", short: "q" },
+  verbose: { type: "boolean", short: "v" },
+} as const;
+
+export const COMMON_HELP = `common flags (every command):
+  -q, --quiet         no progress line on the terminal
+  -v, --verbose       print each command gpuprep runs, with its time, on stderr`;
+
+export interface CommandArgsOptions {
+  /** Flags naming a file or directory the command writes: checked before anything runs. */
+  outputs?: readonly string[];
+  /** Flags naming a directory the command creates and writes into. */
+  outputDirs?: readonly string[];
+}
+
+/**
+ * parseArgs in strict mode; unknown flags and missing values become `gpuprep: error: ...` plus a
+ * hint. Sets -q/-v for the whole run and checks the output paths named in `options.outputs`.
+ */
+export function parseCommandArgs<T extends ParseArgsConfig>(
+  command: string,
+  config: T,
+  options: CommandArgsOptions = {},
+): ParsedArgs<T> {
+  let parsed: ParsedArgs<T>;
   try {
-    return parseArgs(config); // strict by default: unknown flags throw
+    // strict by default: unknown flags throw
+    parsed = parseArgs({ ...config, options: { ...config.options, ...COMMON_OPTIONS } }) as ParsedArgs<T>;
   } catch (error) {
     // parseArgs messages run on with advice about "--"; keep the first sentence.
     const message = errorMessage(error).split(". ")[0]?.replace(/\.$/, "") ?? "invalid arguments";
     throw new UserError(`${command}: ${message}`, `run \`gpuprep ${command} --help\` for the flags it takes`);
   }
+  const values = parsed.values as Record<string, unknown>;
+  // Only switched on here: `gpuprep -v doctor` set it before the command's flags were parsed.
+  if (values.quiet === true) configureConsole({ quiet: true });
+  if (values.verbose === true) configureConsole({ verbose: true });
+  for (const flag of options.outputs ?? []) {
+    const value = values[flag];
+    if (typeof value === "string") checkOutputPath(value, `--${flag}`, command);
+  }
+  for (const flag of options.outputDirs ?? []) {
+    const value = values[flag];
+    if (typeof value === "string") checkOutputPath(value, `--${flag}`, command, "dir");
+  }
+  return parsed;
 }

@@ -12,6 +12,22 @@ import { makeStyle, useColor } from "../report/style.js";
 import { readFactsFile, writeFactsFile } from "../facts/io.js";
 import type { Facts } from "../facts/schema.js";
 import { gatherFacts } from "../gather/index.js";
+import { startProgress, type Progress } from "../util/console-status.js";
+
+/** What the progress line says doctor waits for: the probe, whose torch import takes seconds. */
+function progressDetail(values: {
+  python?: string;
+  container?: string;
+  image?: string;
+  ssh?: string;
+  fast?: boolean;
+}): string {
+  const python = values.python ?? "python";
+  if (values.container !== undefined) return `probing ${python} in container ${values.container}`;
+  if (values.image !== undefined) return `probing ${python} in image ${values.image}`;
+  if (values.ssh !== undefined) return `probing ${python} on ${values.ssh}`;
+  return `probing ${python}${values.fast ? "" : " (imports torch)"}`;
+}
 
 /**
  * The rules, the knowledge base and the renderers are loaded while the probe runs, not before it
@@ -81,12 +97,25 @@ export const doctorCommand: Command = {
   name: "doctor",
   summary: "what is wrong with PyTorch on this GPU, the evidence, and the exact fix",
   help: HELP,
+  examples: [
+    ["gpuprep doctor", "the active venv (else python3) on this machine"],
+    ["gpuprep doctor --python .venv/bin/python --json", "one interpreter, the report as JSON"],
+    ["gpuprep doctor --image nvcr.io/nvidia/pytorch:25.10-py3", "inside a fresh container of an image"],
+    [
+      "gpuprep doctor --ssh gpu-node-1 --save node1.json --sarif doctor.sarif",
+      "a remote host; keep the facts and a SARIF report",
+    ],
+  ],
   async run(argv) {
-    const { values, positionals } = parseCommandArgs("doctor", {
-      args: argv,
-      options: OPTIONS,
-      allowPositionals: true,
-    });
+    const { values, positionals } = parseCommandArgs(
+      "doctor",
+      {
+        args: argv,
+        options: OPTIONS,
+        allowPositionals: true,
+      },
+      { outputs: ["save", "sarif"] },
+    );
     if (positionals.length > 0) {
       throw new UserError(
         `doctor: unexpected argument "${positionals[0]}"`,
@@ -115,11 +144,13 @@ export const doctorCommand: Command = {
     }
 
     let facts: Facts;
+    let progress: Progress = { update: () => {}, end: () => {} };
     let diagnosis: ReturnType<typeof loadDiagnosis>;
     if (values.from !== undefined) {
       facts = readFactsFile(values.from);
       diagnosis = loadDiagnosis();
     } else {
+      progress = startProgress("doctor", progressDetail(values));
       const gathering = gatherFacts({
         python: values.python,
         container: values.container,
@@ -133,10 +164,12 @@ export const doctorCommand: Command = {
       diagnosis = loadDiagnosis();
       diagnosis.catch(() => {}); // awaited below; a gathering error must not leave it unhandled
       facts = await gathering;
+      progress.update("diagnosing");
       if (values.save !== undefined) writeFactsFile(values.save, facts);
     }
 
     const { kb, diagnose, RULES, renderText, renderJson, renderSarif } = await diagnosis;
+    progress.end(); // gone before the report is printed
     const findings = diagnose(facts, kb);
     const exitCode = findings.some((f) => f.severity === "error") ? EXIT_FINDINGS : EXIT_OK;
     if (values.sarif !== undefined)

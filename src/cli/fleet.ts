@@ -75,13 +75,6 @@ Common:
   --html FILE              self-contained HTML with a node x check matrix
   --junit FILE             JUnit XML, one testcase per node
 
-examples:
-  salloc -N 16 -p gpu && gpuprep fleet doctor --slurm
-  gpuprep fleet doctor --slurm -p gpu --nodes 16 --container-image nvcr.io#nvidia/pytorch:25.10-py3
-  gpuprep fleet doctor --slurm -p gpu --submit && gpuprep fleet collect 123456
-  gpuprep fleet doctor --kube --image ghcr.io/me/train:1 --html fleet.html
-  gpuprep fleet doctor --from snapshots/ --junit fleet.xml
-
 exit status: 0 no errors, 1 errors found (drift, a node's finding, a node not checked), 2 gpuprep
 itself could not run`;
 
@@ -121,12 +114,16 @@ export const FLEET_OPTIONS = {
 type Values = ReturnType<typeof parseFleetArgs>["values"];
 
 function parseFleetArgs(sub: string, argv: string[]) {
-  return parseCommandArgs(`fleet ${sub}`, {
-    args: argv,
-    options: FLEET_OPTIONS,
-    allowPositionals: true,
-    tokens: true,
-  });
+  return parseCommandArgs(
+    `fleet ${sub}`,
+    {
+      args: argv,
+      options: FLEET_OPTIONS,
+      allowPositionals: true,
+      tokens: true,
+    },
+    { outputs: ["html", "junit"], outputDirs: ["save", "job-dir"] },
+  );
 }
 
 export function positiveInt(text: string | undefined, flag: string, fallback: number): number {
@@ -353,6 +350,18 @@ export const fleetCommand: Command = {
   name: "fleet",
   summary: "doctor / validate across Slurm or Kubernetes nodes, drift between them",
   help: HELP,
+  examples: [
+    ["salloc -N 16 -p gpu && gpuprep fleet doctor --slurm", "every node of a Slurm allocation"],
+    [
+      "gpuprep fleet doctor --slurm -p gpu --nodes 16 --container-image nvcr.io#nvidia/pytorch:25.10-py3",
+      "16 nodes, inside an image",
+    ],
+    [
+      "gpuprep fleet doctor --kube --image ghcr.io/me/train:1 --html fleet.html",
+      "every GPU node of a Kubernetes cluster",
+    ],
+    ["gpuprep fleet doctor --from snapshots/ --junit fleet.xml", "snapshots saved with --save, merged again"],
+  ],
   async run(argv) {
     const [sub, ...rest] = argv;
     if (sub === "doctor" || sub === "scan") return runDoctor(sub, rest);
@@ -370,8 +379,8 @@ export const fleetCommand: Command = {
     throw new UserError(
       sub === undefined
         ? "fleet: which check? doctor, scan, validate or collect"
-        : `fleet: unknown subcommand "${sub}"`,
-      "run `gpuprep fleet --help`",
+        : `unknown fleet subcommand '${sub}'`,
+      "subcommands: doctor, scan, validate, collect (`gpuprep help fleet`)",
     );
   },
 };

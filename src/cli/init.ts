@@ -244,6 +244,14 @@ export const initCommand: Command = {
   name: "init",
   summary: "plan and write a working setup (NGC container or native uv) for a project on a GPU",
   help: HELP,
+  examples: [
+    ["gpuprep init --dry-run", "the plan for this project on this machine; nothing written"],
+    ["gpuprep init --target dgx-spark --strategy container", "an NGC container setup for a DGX Spark"],
+    [
+      "gpuprep init --from node1.json --strategy native --python 3.12",
+      "a uv venv for the machine in a snapshot",
+    ],
+  ],
   async run(argv) {
     const { values, positionals } = parseCommandArgs("init", {
       args: argv,

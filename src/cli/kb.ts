@@ -14,6 +14,8 @@ import { majorMinor } from "../util/version.js";
 import { renderJsonDocument } from "../report/envelope.js";
 
 const KB_SCHEMA = "gpuprep.kb";
+/** Every KB value that is missing prints as this: the KB records only what a source states. */
+const NOT_SOURCED = "not sourced";
 const KB_SCHEMA_VERSION = 1;
 
 const HELP = `gpuprep kb: the compatibility knowledge base
@@ -37,10 +39,20 @@ flags:
 
 type Print = (line?: string) => void;
 
+const KB_SUBJECTS = ["gpu", "cuda", "torch", "ngc", "ext", "resolve", "update"];
+
 export const kbCommand: Command = {
   name: "kb",
   summary: "the compatibility knowledge: GPUs, CUDA, PyTorch builds, NGC images",
   help: HELP,
+  examples: [
+    ["gpuprep kb gpu 5070ti", "a GPU: capability, memory, peaks, driver floor"],
+    ["gpuprep kb ngc 25.01", "an NGC PyTorch image and the GPUs it covers"],
+    [
+      'gpuprep kb resolve --gpu "NVIDIA GB10" --driver 580.95.05',
+      "the torch builds and images that run there",
+    ],
+  ],
   async run(argv) {
     const { values, positionals } = parseCommandArgs("kb", {
       args: argv,
@@ -64,6 +76,9 @@ export const kbCommand: Command = {
         "kb: which topic?",
         "gpuprep kb gpu|cuda|torch|ngc|ext|resolve|update (see --help)",
       );
+    // Named before anything else: `kb foo` is an unknown subject, not a missing name.
+    if (!KB_SUBJECTS.includes(topic))
+      throw new UserError(`unknown kb subject '${topic}'`, `subjects: ${KB_SUBJECTS.join(", ")}`);
     if (extra.length > 0)
       throw new UserError(`kb ${topic}: unexpected argument "${extra[0]}"`, "quote names with spaces");
     if (topic === "update") return update(values["index-url"] ?? DEFAULT_INDEX_URL, json, print);
@@ -83,13 +98,8 @@ export const kbCommand: Command = {
         return showTorch(kb, subject!, json, print, style);
       case "ngc":
         return showNgc(kb, subject, json, print, style);
-      case "ext":
+      default: // "ext", the one subject left after the checks above
         return showExtension(kb, subject!, json, print, style);
-      default:
-        throw new UserError(
-          `kb: unknown topic "${topic}"`,
-          "topics: gpu, cuda, torch, ngc, ext, resolve, update",
-        );
     }
   },
 };
@@ -137,7 +147,7 @@ async function showGpu(
   const arch = kb.arch(gpu.computeCapability);
   if (emit(json, "gpu", { gpu, arch }, print)) return 0;
   const peak = gpu.peakTflops;
-  const fmt = (value: number | null, unit: string) => (value === null ? "unknown" : `${value} ${unit}`);
+  const fmt = (value: number | null, unit: string) => (value === null ? NOT_SOURCED : `${value} ${unit}`);
   print(style.bold(gpu.name));
   print(
     `  compute capability  ${gpu.computeCapability} (sm_${gpu.computeCapability.replace(".", "")}), ${gpu.architecture}`,
@@ -179,7 +189,7 @@ async function showCuda(
       `  minor-version compat from ${toolkit.minorCompatMinDriverLinux} (runs, but cannot JIT PTX newer than the driver)`,
     );
   print(
-    `  compiles for        ${toolkit.sassTargets ? toolkit.sassTargets.map((sm) => `sm_${sm}`).join(" ") : "not recorded"}`,
+    `  compiles for        ${toolkit.sassTargets ? toolkit.sassTargets.map((sm) => `sm_${sm}`).join(" ") : NOT_SOURCED}`,
   );
   if (toolkit.ptxIsa) print(`  PTX ISA             ${toolkit.ptxIsa}`);
   printSources(print, style, toolkit.sources);
@@ -210,11 +220,11 @@ async function showTorch(
       build.confidence,
     ].filter(Boolean);
     print(
-      `  ${build.variant.padEnd(6)} ${build.platform.padEnd(14)} ${(build.archList.join(" ") || "arch list unknown").padEnd(62)} ${style.dim(flags.join(", "))}`,
+      `  ${build.variant.padEnd(6)} ${build.platform.padEnd(14)} ${(build.archList.join(" ") || `arch list ${NOT_SOURCED}`).padEnd(62)} ${style.dim(flags.join(", "))}`,
     );
     print(
       style.dim(
-        `         Python ${build.pythons.join(" ")}; numpy ${build.numpyBuildMajor ?? "?"}.x ABI; ${build.indexUrl}`,
+        `         Python ${build.pythons.join(" ")}; numpy ${build.numpyBuildMajor === null ? `ABI ${NOT_SOURCED}` : `${build.numpyBuildMajor}.x ABI`}; ${build.indexUrl}`,
       ),
     );
   }
@@ -228,8 +238,6 @@ async function showTorch(
   );
   return 0;
 }
-
-const NOT_SOURCED = "not sourced";
 
 function yesNo(value: boolean | null): string {
   return value === null ? NOT_SOURCED : value ? "yes" : "no";
@@ -349,7 +357,7 @@ async function showExtension(
   print(style.bold(row.name));
   print(`  ${row.summary}`);
   print(
-    `  GPUs: ${row.supportedComputeCapabilities.join(", ") || "not recorded"}; platforms: ${row.platforms.join(", ") || "not recorded"}; from: ${row.distribution.join(", ")}`,
+    `  GPUs: ${row.supportedComputeCapabilities.join(", ") || NOT_SOURCED}; platforms: ${row.platforms.join(", ") || NOT_SOURCED}; from: ${row.distribution.join(", ")}`,
   );
   if (row.buildFromSourceFor.length > 0)
     print(`  build from source for: ${row.buildFromSourceFor.join(", ")}`);

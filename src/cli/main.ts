@@ -4,6 +4,8 @@ import { UserError, errorMessage } from "../errors.js";
 import { EXIT_TOOL_ERROR, type Command } from "./command.js";
 import { TOOL_VERSION } from "../version.js";
 import { oneLine } from "../report/terminal.js";
+import { configureConsole, endProgress } from "../util/console-status.js";
+import { COMMON_HELP } from "./args.js";
 
 /** Loaded lazily so `gpuprep kb` does not pay for the doctor's imports and the reverse. */
 const COMMANDS: Record<string, () => Promise<Command>> = {
@@ -35,12 +37,49 @@ function usage(): string {
     "",
     ...lines,
     "",
-    "Run `gpuprep <command> --help` for a command's flags.",
+    "Every command takes -q/--quiet (no progress line) and -v/--verbose (each command run, timed).",
+    "Run `gpuprep help <command>` (or `gpuprep <command> --help`) for a command's flags and examples.",
   ].join("\n");
 }
 
+/** `gpuprep help CMD` prints what `gpuprep CMD --help` prints: both come from here. */
+async function printCommandHelp(name: string): Promise<number> {
+  const load = COMMANDS[name];
+  if (!load) {
+    throw new UserError(`unknown topic '${name}'`, `topics: ${Object.keys(COMMANDS).join(", ")}`);
+  }
+  console.log(renderHelp(await load()));
+  return 0;
+}
+
+/** A command's own text, its examples (a comment line each, so they paste into a shell), the common flags. */
+export function renderHelp(command: Command): string {
+  const examples = command.examples.map(([invocation, what]) => `  # ${what}\n  ${invocation}`);
+  return [command.help, "", "Examples:", ...examples, "", COMMON_HELP].join("\n");
+}
+
+/** -q and -v may also come before the command: `gpuprep -v doctor`. */
+function takeLeadingCommonFlags(argv: string[]): string[] {
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const flag = argv[i];
+    if (flag === "-q" || flag === "--quiet") configureConsole({ quiet: true });
+    else if (flag === "-v" || flag === "--verbose") configureConsole({ verbose: true });
+    else break;
+  }
+  return argv.slice(i);
+}
+
 export async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
+  const [name, ...rest] = takeLeadingCommonFlags(argv);
+  if (name === "help" && rest.length > 0) {
+    if (rest.length > 1)
+      throw new UserError(
+        `help: one topic at a time, not "${rest.join(" ")}"`,
+        `e.g. gpuprep help ${rest[0]}`,
+      );
+    return printCommandHelp(rest[0]!);
+  }
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     console.log(usage());
     return 0;
@@ -53,15 +92,14 @@ export async function main(argv: string[]): Promise<number> {
   if (!load) {
     throw new UserError(`unknown command "${name}"`, `commands: ${Object.keys(COMMANDS).join(", ")}`);
   }
-  const command = await load();
-  if (rest.includes("--help") || rest.includes("-h")) {
-    console.log(command.help);
-    return 0;
-  }
-  return command.run(rest);
+  // Only before `--`: what follows it is passed on (fleet's srun arguments).
+  const flags = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+  if (flags.includes("--help") || flags.includes("-h")) return printCommandHelp(name);
+  return (await load()).run(rest);
 }
 
 export function reportFatal(error: unknown): number {
+  endProgress(); // the error gets its own line, not the tail of the progress line
   const known = asUserError(error);
   if (known) {
     process.stderr.write(`gpuprep: error: ${oneLine(known.message)}\n`);

@@ -298,12 +298,26 @@ export const memoryCommand: Command = {
   name: "memory",
   summary: "will a training step fit on the GPU, and the largest batch that does",
   help: HELP,
+  examples: [
+    [
+      'gpuprep memory --model ./config.json --target "H100 SXM"',
+      "the largest batch that fits, for a GPU you name",
+    ],
+    [
+      "gpuprep memory --model ./config.json --task finetune-lora --amp bf16 --seq-len 2048",
+      "a LoRA fine-tune on this machine's GPU",
+    ],
+    [
+      "gpuprep memory --factory train:build_model --batch 32 --measure",
+      "your own model, also measured on the real GPU",
+    ],
+  ],
   async run(argv) {
-    const { values, positionals } = parseCommandArgs("memory", {
-      args: argv,
-      options: OPTIONS,
-      allowPositionals: true,
-    });
+    const { values, positionals } = parseCommandArgs(
+      "memory",
+      { args: argv, options: OPTIONS, allowPositionals: true },
+      { outputs: ["html"] },
+    );
     if (positionals.length > 0) {
       throw new UserError(
         `memory: unexpected argument "${positionals[0]}"`,

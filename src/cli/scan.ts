@@ -9,6 +9,7 @@ import { EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_ERROR, type Command } from "./command
 import { parseCommandArgs } from "./args.js";
 import { makeStyle, useColor, type Style } from "../report/style.js";
 import { findBinaries, scanFiles, coverageOf, distinctTargets, type FileScan } from "../fatbin/index.js";
+import { startProgress } from "../util/console-status.js";
 import {
   coverageFor,
   formatComputeCapability,
@@ -101,17 +102,6 @@ interface LibraryReport {
   verdict: CoverageVerdict | null;
 }
 
-function progressReporter(): ((p: { done: number; total: number }) => void) | undefined {
-  if (!process.stderr.isTTY) return undefined;
-  let last = 0;
-  return ({ done, total }) => {
-    const now = Date.now();
-    if (now - last < 100 && done < total) return;
-    last = now;
-    process.stderr.write(`\rscanning ${done}/${total}${done === total ? "\n" : ""}`);
-  };
-}
-
 const VERDICT_TEXT: Record<CoverageVerdict["how"], string> = {
   sass: "native",
   "ptx-jit": "ptx-jit",
@@ -173,6 +163,14 @@ export const scanCommand: Command = {
   name: "scan",
   summary: "which GPU architectures the CUDA code in .so files covers",
   help: HELP,
+  examples: [
+    ["gpuprep scan --python .venv/bin/python", "every binary that venv imports, judged for the local GPU"],
+    ["gpuprep scan build/lib/my_ext.so --gpu sm_120", "one extension, judged for a Blackwell RTX GPU"],
+    [
+      "gpuprep scan /usr/local/cuda/lib64 --all --json",
+      "a directory, libraries without CUDA code too, as JSON",
+    ],
+  ],
   async run(argv) {
     const { values, positionals } = parseCommandArgs("scan", {
       args: argv,
@@ -201,8 +199,17 @@ export const scanCommand: Command = {
     const named = values.gpu !== undefined ? await deviceFromFlag(values.gpu) : null;
     const local = values.gpu === undefined ? localDevice() : Promise.resolve(null);
 
-    const files = await findBinaries(roots);
-    const scans: FileScan[] = await scanFiles(files, { onProgress: progressReporter() });
+    const progress = startProgress("scan", "finding binaries");
+    let scans: FileScan[];
+    let files: string[];
+    try {
+      files = await findBinaries(roots);
+      scans = await scanFiles(files, {
+        onProgress: ({ done, total }) => progress.update(`${done}/${total} files`),
+      });
+    } finally {
+      progress.end(); // gone before the report (or an error) is printed
+    }
     const device = named ?? (await local);
     const explicit = new Set(positionals);
     const reports: LibraryReport[] = scans

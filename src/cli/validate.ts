@@ -24,6 +24,7 @@ import { renderText, toHtmlReport, toJUnitSuites } from "../report/validate.js";
 import { parseCommandArgs } from "./args.js";
 import { EXIT_FINDINGS, EXIT_OK, type Command } from "./command.js";
 import { makeStyle, useColor } from "../report/style.js";
+import { startProgress } from "../util/console-status.js";
 
 const HELP = `gpuprep validate: environment checks and GPU benchmarks against the hardware's own peak
 
@@ -55,24 +56,36 @@ export const validateCommand: Command = {
   name: "validate",
   summary: "environment checks and GPU benchmarks against the hardware's peak",
   help: HELP,
+  examples: [
+    ["gpuprep validate --quick", "the checks and fewer benchmark shapes, with python3"],
+    [
+      "gpuprep validate --python .venv/bin/python --only matmul,sdpa --junit validate.xml",
+      "two benchmarks, JUnit for CI",
+    ],
+    ["gpuprep validate --from report.json --html report.html", "a saved --json report again, as HTML"],
+  ],
   async run(argv) {
-    const { values } = parseCommandArgs("validate", {
-      args: argv,
-      options: {
-        python: { type: "string" },
-        container: { type: "string" },
-        image: { type: "string" },
-        ssh: { type: "string" },
-        quick: { type: "boolean" },
-        only: { type: "string" },
-        model: { type: "string" },
-        json: { type: "boolean" },
-        junit: { type: "string" },
-        html: { type: "string" },
-        from: { type: "string" },
+    const { values } = parseCommandArgs(
+      "validate",
+      {
+        args: argv,
+        options: {
+          python: { type: "string" },
+          container: { type: "string" },
+          image: { type: "string" },
+          ssh: { type: "string" },
+          quick: { type: "boolean" },
+          only: { type: "string" },
+          model: { type: "string" },
+          json: { type: "boolean" },
+          junit: { type: "string" },
+          html: { type: "string" },
+          from: { type: "string" },
+        },
+        allowPositionals: false,
       },
-      allowPositionals: false,
-    });
+      { outputs: ["junit", "html"] },
+    );
     const places = (["container", "image", "ssh", "from"] as const).filter((k) => values[k] !== undefined);
     if (places.length > 1) {
       throw new UserError(
@@ -88,7 +101,13 @@ export const validateCommand: Command = {
       payload = saved.payload;
       transport = saved.transport;
     } else if (places.length === 0) {
-      payload = await runPayload(values.python ?? "python3", payloadOptions(values, true));
+      const options = payloadOptions(values, true);
+      const progress = startProgress("validate", `checks and benchmarks in ${values.python ?? "python3"}`);
+      try {
+        payload = await runPayload(values.python ?? "python3", options);
+      } finally {
+        progress.end(); // gone before the report (or an error) is printed
+      }
     } else {
       // The same transports as doctor: the payload's source travels on stdin, nothing is installed.
       const remote = chooseTransport({
@@ -97,7 +116,13 @@ export const validateCommand: Command = {
         image: values.image,
         ssh: values.ssh,
       });
-      payload = await runPayloadThrough(remote, payloadOptions(values, false));
+      const options = payloadOptions(values, false);
+      const progress = startProgress("validate", `checks and benchmarks in ${remote.describe()}`);
+      try {
+        payload = await runPayloadThrough(remote, options);
+      } finally {
+        progress.end();
+      }
       transport = `${remote.kind} ${remote.ref ?? ""}`.trim();
     }
     const report = judgePayload(payload, kb, { transport });

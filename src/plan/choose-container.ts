@@ -153,8 +153,9 @@ export function chooseContainer(
   decisions.push({
     topic: "protected packages",
     choice:
-      protectedPackages.map((p) => `${p.name}==${p.version ?? "?"}`).join(", ") +
-      ", and every other package the image ships",
+      protectedPackages
+        .map((p) => (p.version ? `${p.name}==${p.version}` : `${p.name} (version not sourced)`))
+        .join(", ") + ", and every other package the image ships",
     reason:
       "the project's requirements are installed into the image's own Python with a constraints file that pins what the image provides (written at build time from `pip list`), so no install can replace its CUDA builds",
     sources,

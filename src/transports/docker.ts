@@ -1,6 +1,7 @@
 /** The probe run inside a running container (docker exec) or a fresh container of an image (docker run). */
 import { UserError } from "../errors.js";
-import { CommandNotFoundError, runCommand, runWithInput } from "./spawn.js";
+import { CommandNotFoundError, runCommand, runWithInput, shellQuote } from "./spawn.js";
+import { dockerOwnError } from "./tool-error.js";
 import type { RunResult, Transport } from "./types.js";
 
 const DOCKER = "docker";
@@ -28,9 +29,21 @@ export async function hostHasNvidiaRuntime(): Promise<boolean> {
   return hook?.code === 0 && hook.stdout.trim() !== "";
 }
 
-async function runDocker(args: string[], script: string, timeoutMs: number): Promise<RunResult> {
+/**
+ * Runs docker; when docker itself failed (daemon down, image not found, no such container), its
+ * own first line becomes the error, with the command to try by hand, instead of whatever the
+ * probe's parser would make of usage boilerplate.
+ */
+async function runDocker(
+  args: string[],
+  script: string,
+  timeoutMs: number,
+  where: string,
+  tryByHand: string,
+): Promise<RunResult> {
+  let result: RunResult;
   try {
-    return await runWithInput(DOCKER, args, script, timeoutMs);
+    result = await runWithInput(DOCKER, args, script, timeoutMs);
   } catch (error) {
     if (error instanceof CommandNotFoundError) {
       throw new UserError(
@@ -40,6 +53,9 @@ async function runDocker(args: string[], script: string, timeoutMs: number): Pro
     }
     throw error;
   }
+  const own = dockerOwnError(result, args[0] === "run" ? "run" : "exec");
+  if (own) throw new UserError(`docker could not start ${where}: ${own}`, `try it by hand: ${tryByHand}`);
+  return result;
 }
 
 export function containerTransport(container: string, python = "python3"): Transport {
@@ -49,7 +65,13 @@ export function containerTransport(container: string, python = "python3"): Trans
     python,
     describe: () => `${python} in container ${container}`,
     runPython: (script, args, timeoutMs) =>
-      runDocker(containerCommand(container, python, args), script, timeoutMs),
+      runDocker(
+        containerCommand(container, python, args),
+        script,
+        timeoutMs,
+        `${python} in container ${container}`,
+        `docker exec ${shellQuote(container)} ${shellQuote(python)} -V`,
+      ),
   };
 }
 
@@ -60,6 +82,12 @@ export function imageTransport(image: string, python = "python3", gpus?: boolean
     python,
     describe: () => `${python} in a new container of image ${image}`,
     runPython: async (script, args, timeoutMs) =>
-      runDocker(imageCommand(image, python, args, gpus ?? (await hostHasNvidiaRuntime())), script, timeoutMs),
+      runDocker(
+        imageCommand(image, python, args, gpus ?? (await hostHasNvidiaRuntime())),
+        script,
+        timeoutMs,
+        `${python} in a new container of image ${image}`,
+        `docker run --rm ${shellQuote(image)} ${shellQuote(python)} -V`,
+      ),
   };
 }

@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import type { RunResult } from "./types.js";
+import { logVerbose } from "../util/console-status.js";
 
 export class CommandNotFoundError extends Error {
   constructor(readonly command: string) {
@@ -51,7 +52,22 @@ class CappedBuffer {
   }
 }
 
+/** -v: what ran, as a shell would take it, how long it took and how it ended. */
+function logRun(command: string, args: string[], startedAt: number, outcome: string): void {
+  const ms = Math.round(performance.now() - startedAt);
+  logVerbose(`ran ${[command, ...args].map(shownWord).join(" ")} (${ms} ms, ${outcome})`);
+}
+
+/** A word as -v shows it: shell-quoted; an inline script (`python -c '...'`) cut to its start. */
+function shownWord(word: string): string {
+  const firstLine = word.split("\n")[0] ?? "";
+  if (firstLine === word && word.length <= MAX_SHOWN_WORD) return shellQuote(word);
+  return `${shellQuote(firstLine.slice(0, MAX_SHOWN_WORD))}…`;
+}
+const MAX_SHOWN_WORD = 100;
+
 export function runCommand(command: string, args: string[], options: RunOptions): Promise<RunResult> {
+  const startedAt = performance.now();
   return new Promise((resolve, reject) => {
     // detached: the child leads its own process group, so a kill reaches wrappers and their children.
     const child = spawn(command, args, {
@@ -80,6 +96,12 @@ export function runCommand(command: string, args: string[], options: RunOptions)
       // A child that exited may have left processes in its group; none of them is ours to keep.
       killGroup(child.pid);
       const truncated = stdout.truncated || stderr.truncated;
+      logRun(
+        command,
+        args,
+        startedAt,
+        timedOut ? "killed at its time limit" : exit?.signal ? `signal ${exit.signal}` : `exit ${exit?.code}`,
+      );
       resolve({
         stdout: stdout.text(),
         stderr: stderr.text(),
@@ -111,6 +133,7 @@ export function runCommand(command: string, args: string[], options: RunOptions)
       settled = true;
       for (const timer of timers) clearTimeout(timer);
       for (const pipe of pipes) pipe.destroy();
+      logRun(command, args, startedAt, `could not start: ${error.code ?? error.message}`);
       reject(error.code === "ENOENT" || error.code === "EACCES" ? new CommandNotFoundError(command) : error);
     });
     child.on("exit", (code, signal) => {

@@ -125,5 +125,5 @@ test("bad --from input: one line, exit 2", () => {
   assert.equal(both.status, 2);
   const sub = gpuprep(["fleet", "inspect"]);
   assert.equal(sub.status, 2);
-  assert.match(sub.stderr, /unknown subcommand "inspect"/);
+  assert.match(sub.stderr, /unknown fleet subcommand 'inspect'/);
 });
