@@ -31,8 +31,11 @@ export const allocConfInvalid: Rule = {
     );
     const malformed = malformedEntries(value);
     if (!torchError && malformed.length === 0) return [];
+    // Rejected at CUDA init, it is why torch sees no GPU: one finding with torch-cuda-unavailable.
+    const blocksCuda = torchError !== undefined && live?.cudaAvailable === false;
     return [
       makeFinding(this, {
+        ...(blocksCuda ? { cause: "cuda-unavailable", subject: "torch" } : {}),
         message: torchError
           ? `torch rejects ${name}=${JSON.stringify(value)}: ${torchError.split("\n")[0]}.`
           : `${name}=${JSON.stringify(value)} has entries that are not option:value pairs (${malformed.join(", ")}); torch raises on the first CUDA allocation.`,

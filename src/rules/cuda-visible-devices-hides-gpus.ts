@@ -21,6 +21,8 @@ export const cudaVisibleDevicesHidesGpus: Rule = {
     return [
       makeFinding(this, {
         severity: hidesAll ? "error" : "warning",
+        // Hiding every GPU is why torch sees none: one finding with torch-cuda-unavailable.
+        ...(hidesAll ? { cause: "cuda-unavailable", subject: "torch" } : {}),
         message: hidesAll
           ? `CUDA_VISIBLE_DEVICES=${JSON.stringify(visible)} hides every GPU: nvidia-smi lists ${gpus.length}, torch sees none.`
           : `CUDA_VISIBLE_DEVICES=${JSON.stringify(visible)} limits torch to ${seen} of the ${gpus.length} GPUs nvidia-smi lists.`,

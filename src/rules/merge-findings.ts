@@ -18,6 +18,9 @@ const LEADS: Record<string, string[]> = {
     "torch-binary-arch-missing",
     "torch-kernel-launch-failed",
   ],
+  // torch sees no GPU that nvidia-smi lists: a variable that hides them or a rejected allocator
+  // setting names the cause and its fix; "torch cannot use the GPU" is then their symptom.
+  "cuda-unavailable": ["cuda-visible-devices-hides-gpus", "alloc-conf-invalid", "torch-cuda-unavailable"],
 };
 
 const RANK: Record<Severity, number> = { error: 0, warning: 1, info: 2 };

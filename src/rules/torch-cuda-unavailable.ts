@@ -16,6 +16,8 @@ export const torchCudaUnavailable: Rule = {
       visible !== undefined ? ` (CUDA_VISIBLE_DEVICES=${JSON.stringify(visible)} may hide the GPUs)` : "";
     return [
       makeFinding(this, {
+        cause: "cuda-unavailable",
+        subject: "torch",
         message: `torch ${live.version} (CUDA ${live.cudaBuilt}) sees no usable GPU although nvidia-smi lists ${smiGpus(facts).length}${hint}: ${live.cudaInitError ?? "torch.cuda.is_available() is False"}.`,
         evidence: [
           ev("torch.cuda.is_available()", live.cudaAvailable),

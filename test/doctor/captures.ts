@@ -257,4 +257,16 @@ export const DERIVED: Record<string, () => Facts> = {
       extension(f, "xformers").error =
         "ImportError: /tmp/gpuprep-states.GzQcOL/sm80-site/xformers/_sm80.cpython-312-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi";
     }),
+  "h100-cuda-unknown-error": () =>
+    derive("h100-healthy", (facts) => {
+      // torch's own message when cuInit fails with CUDA_ERROR_UNKNOWN (c10/cuda/CUDAFunctions.cpp).
+      Object.assign(facts.python.torchLive.result!, {
+        cudaAvailable: false,
+        cudaInitError:
+          "CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.",
+        deviceCount: 0,
+        devices: [],
+        kernel: { ran: false, ok: false, error: null },
+      });
+    }),
 };

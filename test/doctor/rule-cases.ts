@@ -134,18 +134,26 @@ export const ROWS: Row[] = [
   },
   {
     capture: "h100-cuda-visible-devices-empty",
-    fires: { "cuda-visible-devices-hides-gpus": "error", "torch-cuda-unavailable": "error" },
-    silent: ["cpu-only-torch", "nvidia-driver-unavailable", "torch-arch-not-covered"],
+    fires: { "cuda-visible-devices-hides-gpus": "error" },
+    // torch-cuda-unavailable is the symptom of this cause: merged into the finding above.
+    silent: [
+      "torch-cuda-unavailable",
+      "cpu-only-torch",
+      "nvidia-driver-unavailable",
+      "torch-arch-not-covered",
+    ],
   },
   {
     capture: "h100-cuda-visible-devices-invalid",
-    fires: { "cuda-visible-devices-hides-gpus": "error", "torch-cuda-unavailable": "error" },
-    silent: ["cpu-only-torch", "nvidia-driver-unavailable"],
+    fires: { "cuda-visible-devices-hides-gpus": "error" },
+    // torch-cuda-unavailable is the symptom of this cause: merged into the finding above.
+    silent: ["torch-cuda-unavailable", "cpu-only-torch", "nvidia-driver-unavailable"],
   },
   {
     capture: "h100-alloc-conf-invalid",
-    fires: { "alloc-conf-invalid": "error", "torch-cuda-unavailable": "error" },
-    silent: ["cpu-only-torch", "cuda-visible-devices-hides-gpus"],
+    fires: { "alloc-conf-invalid": "error" },
+    // torch-cuda-unavailable is the symptom of this cause: merged into the finding above.
+    silent: ["torch-cuda-unavailable", "cpu-only-torch", "cuda-visible-devices-hides-gpus"],
   },
   {
     // One cause, one finding: the import error ("no kernel image") is merged into extension-arch-missing.
@@ -462,5 +470,12 @@ export const ROWS: Row[] = [
     capture: "h100-nccl-p2p-disabled",
     fires: {},
     silent: ["nccl-transport-disabled"],
+  },
+  {
+    // torch sees no GPU with no cause gpuprep can name (nvidia_uvm, a broken driver state): the
+    // generic finding stands alone.
+    capture: "h100-cuda-unknown-error",
+    fires: { "torch-cuda-unavailable": "error" },
+    silent: ["cuda-visible-devices-hides-gpus", "alloc-conf-invalid", "torch-driver-too-old"],
   },
 ];
