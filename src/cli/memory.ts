@@ -4,10 +4,7 @@
  * on the GPU (--measure), or scaled from a batch that already ran (seed 001's rule).
  * Exit 0: fits; 1: does not fit even at the smallest batch; 2: could not run.
  */
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
-import { UserError, errorMessage } from "../errors.js";
+import { UserError } from "../errors.js";
 import { readFactsFile } from "../facts/io.js";
 import type { Facts } from "../facts/schema.js";
 import { chooseTransport, gatherFacts } from "../gather/index.js";
@@ -27,13 +24,23 @@ import { MEMORY_REPORT_SCHEMA, MEMORY_REPORT_VERSION, type MemoryReport } from "
 import { measuredSearch, type TrialOutcome } from "../memory/search.js";
 import { traceMaxBatch } from "../memory/trace-search.js";
 import { CUDA_CONTEXT_BYTES, TRACE_TORCH_NEEDED, traceEstimate } from "../memory/trace-tier.js";
-import type { MemoryEstimate, ModelSource, WorkSpec } from "../memory/types.js";
+import type { MemoryEstimate, ModelSource } from "../memory/types.js";
 import { renderJsonDocument } from "../report/envelope.js";
 import { renderMemoryText } from "../report/memory-text.js";
 import { makeStyle, useColor } from "../report/style.js";
 import type { Transport } from "../transports/types.js";
 import { writeOutputFile } from "../util/write-output.js";
 import { parseCommandArgs } from "./args.js";
+import {
+  OPTIONS,
+  modelSource,
+  oneOf,
+  parseBatch,
+  positiveInt,
+  positiveNumber,
+  workSpec,
+  type Values,
+} from "./memory-input.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_ERROR, type Command } from "./command.js";
 
 const HELP = `gpuprep memory: will this training step fit on the GPU, and the largest batch that does
@@ -74,225 +81,7 @@ without a CUDA build it traces CPU kernels, whose figures lean high.
 exit: 0 fits, 1 does not fit even at the smallest batch (the report says how much is missing),
 2 could not run`;
 
-const OPTIONS = {
-  model: { type: "string" },
-  factory: { type: "string" },
-  task: { type: "string" },
-  amp: { type: "string" },
-  dtype: { type: "string" },
-  optimizer: { type: "string" },
-  "grad-checkpointing": { type: "boolean" },
-  "seq-len": { type: "string" },
-  "image-size": { type: "string" },
-  batch: { type: "string" },
-  "lora-rank": { type: "string" },
-  "lora-alpha": { type: "string" },
-  "lora-targets": { type: "string" },
-  eval: { type: "boolean" },
-  measure: { type: "boolean" },
-  margin: { type: "string" },
-  tier: { type: "string" },
-  target: { type: "string" },
-  from: { type: "string" },
-  python: { type: "string" },
-  container: { type: "string" },
-  image: { type: "string" },
-  ssh: { type: "string" },
-  "current-batch": { type: "string" },
-  "current-memory": { type: "string" },
-  pid: { type: "string" },
-  timeout: { type: "string" },
-  json: { type: "boolean" },
-  html: { type: "string" },
-  // Tests only: run trials on the CPU (their "memory" is the process's RSS).
-  "trial-device": { type: "string" },
-} as const;
-
-type Values = ReturnType<typeof parseCommandArgs<{ args: string[]; options: typeof OPTIONS }>>["values"];
-
 const GIB = 1024 ** 3;
-
-function oneOf<T extends string>(
-  flag: string,
-  value: string | undefined,
-  allowed: readonly T[],
-  fallback: T,
-): T {
-  if (value === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(value)) {
-    throw new UserError(
-      `memory: --${flag} ${value} is not one of ${allowed.join(", ")}`,
-      `pass --${flag} ${allowed[0]}`,
-    );
-  }
-  return value as T;
-}
-
-function positiveInt(flag: string, value: string | undefined): number | null {
-  if (value === undefined) return null;
-  if (!/^\d+$/.test(value) || Number(value) < 1) {
-    throw new UserError(`memory: --${flag} ${value} is not a positive whole number`, `e.g. --${flag} 8`);
-  }
-  return Number(value);
-}
-
-function positiveNumber(flag: string, value: string | undefined): number | null {
-  if (value === undefined) return null;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0)
-    throw new UserError(`memory: --${flag} ${value} is not a positive number`, `e.g. --${flag} 10`);
-  return n;
-}
-
-export function parseBatch(value: string | undefined): { min: number; max: number; range: boolean } {
-  if (value === undefined) return { min: 1, max: 1024, range: true };
-  const range = /^(\d+)\.\.(\d+)$/.exec(value);
-  if (range) {
-    const min = Number(range[1]);
-    const max = Number(range[2]);
-    if (min >= 1 && max >= min) return { min, max, range: true };
-  } else if (/^\d+$/.test(value) && Number(value) >= 1) {
-    return { min: Number(value), max: Number(value), range: false };
-  }
-  throw new UserError(
-    `memory: --batch ${value} is neither a batch nor a range`,
-    "e.g. --batch 8 or --batch 1..512",
-  );
-}
-
-export function workSpec(values: Values): WorkSpec {
-  const task = oneOf(
-    "task",
-    values.task,
-    ["train", "finetune-lora", "finetune-qlora", "infer"] as const,
-    "train",
-  );
-  const amp = values.amp === undefined ? null : oneOf("amp", values.amp, ["bf16", "fp16"] as const, "bf16");
-  const dtype = oneOf("dtype", values.dtype, ["float32", "bfloat16", "float16"] as const, "float32");
-  const optimizer = oneOf(
-    "optimizer",
-    values.optimizer,
-    ["adamw", "adamw8bit", "sgd", "adafactor"] as const,
-    "adamw",
-  );
-  const imageSize = positiveInt("image-size", values["image-size"]);
-  const seqLen = positiveInt("seq-len", values["seq-len"]) ?? (imageSize === null ? 512 : null);
-  const rank = positiveInt("lora-rank", values["lora-rank"]) ?? 16;
-  const alpha = positiveNumber("lora-alpha", values["lora-alpha"]) ?? 2 * rank;
-  const targets = (values["lora-targets"] ?? "")
-    .split(",")
-    .map((t) => t.trim())
-    .filter(Boolean);
-  const lora = task === "finetune-lora" || task === "finetune-qlora" ? { rank, alpha, targets } : null;
-  if (lora === null && (values["lora-rank"] || values["lora-targets"])) {
-    throw new UserError(
-      "memory: --lora-rank/--lora-targets apply to --task finetune-lora",
-      "add --task finetune-lora",
-    );
-  }
-  return {
-    task,
-    amp,
-    dtype,
-    optimizer,
-    gradCheckpointing: values["grad-checkpointing"] === true,
-    seqLen,
-    imageSize,
-    evalStep: values.eval === true,
-    lora,
-  };
-}
-
-/** The model source, checked here so a wrong path is one line before any Python starts. */
-export function modelSource(
-  values: Values,
-  env: NodeJS.ProcessEnv = process.env,
-): ModelSource & { data?: Record<string, unknown> } {
-  if ((values.model === undefined) === (values.factory === undefined)) {
-    throw new UserError(
-      "memory: name the model with one of --model or --factory",
-      "e.g. --model ./my-model/config.json",
-    );
-  }
-  if (values.factory !== undefined) {
-    if (!/^[A-Za-z_][\w.]*:[A-Za-z_]\w*$/.test(values.factory)) {
-      throw new UserError(
-        `memory: --factory ${values.factory} is not module:function`,
-        "e.g. --factory my_models:build",
-      );
-    }
-    return { kind: "factory", spec: values.factory, cwd: process.cwd() };
-  }
-  const given = values.model as string;
-  const local = resolve(given);
-  if (existsSync(local)) {
-    const path = statSync(local).isDirectory() ? join(local, "config.json") : local;
-    return { kind: "config", path, data: readConfig(path) };
-  }
-  if (given.includes("/") && !/^[\w.-]+\/[\w.-]+$/.test(given)) {
-    throw new UserError(
-      `memory: --model ${given} does not exist`,
-      "pass a config.json, a model directory or a cached model name",
-    );
-  }
-  const cached = hfCacheConfig(given, env);
-  if (cached === null) {
-    throw new UserError(
-      `memory: --model ${given} is neither a path nor a model in the local Hugging Face cache`,
-      "gpuprep never downloads: pass the model's config.json, or fetch it once with huggingface-cli",
-    );
-  }
-  return { kind: "hf-cache", name: given, path: cached, data: readConfig(cached) };
-}
-
-function readConfig(path: string): Record<string, unknown> {
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    throw new UserError(
-      `memory: cannot read ${path} (${errorMessage(error).split("\n")[0]})`,
-      "pass a Hugging Face config.json, or a directory holding one",
-    );
-  }
-  if (
-    !data ||
-    typeof data !== "object" ||
-    typeof (data as { model_type?: unknown }).model_type !== "string"
-  ) {
-    throw new UserError(
-      `memory: ${path} has no "model_type": not a Hugging Face config.json`,
-      "pass the model's config.json",
-    );
-  }
-  return data as Record<string, unknown>;
-}
-
-/** HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub: models--ORG--NAME/snapshots/<rev>/config.json. */
-export function hfCacheConfig(name: string, env: NodeJS.ProcessEnv): string | null {
-  const hub =
-    env.HF_HUB_CACHE ??
-    join(env.HF_HOME ?? join(env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "huggingface"), "hub");
-  const snapshots = join(hub, `models--${name.replace(/\//g, "--")}`, "snapshots");
-  let revisions: string[];
-  try {
-    revisions = readdirSync(snapshots);
-  } catch {
-    return null;
-  }
-  // The revision refs/main points at, else any snapshot that has a config.
-  let main: string | null = null;
-  try {
-    main = readFileSync(join(hub, `models--${name.replace(/\//g, "--")}`, "refs", "main"), "utf8").trim();
-  } catch {
-    main = null;
-  }
-  for (const rev of main ? [main, ...revisions] : revisions) {
-    const path = join(snapshots, rev, "config.json");
-    if (existsSync(path)) return path;
-  }
-  return null;
-}
 
 export const memoryCommand: Command = {
   name: "memory",

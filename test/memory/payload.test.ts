@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findFrame, parseMemoryOutput } from "../../src/memory/payload.js";
-import { hfCacheConfig, parseBatch } from "../../src/cli/memory.js";
+import { hfCacheConfig, parseBatch } from "../../src/cli/memory-input.js";
 import { localTransport } from "../../src/transports/local.js";
 import { runMemoryPayload } from "../../src/memory/payload.js";
 import { needs, PYTHON3_TORCH } from "../support/needs.js";
