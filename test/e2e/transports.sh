@@ -5,7 +5,9 @@
 #      the snapshot says where it came from;
 #   2. validate --container NAME: the payload's source travels on stdin; the report names the
 #      transport and the torch inside;
-#   3. doctor --image REF: a throwaway container of the image.
+#   3. doctor --image REF: a throwaway container of the image;
+#   4. memory --container NAME: the trace tier asks the container's Python, whose torch (1.13) is too
+#      old for it, so the report falls back to the formula tier and says why.
 # No GPU here: the checks that need CUDA fail, which is what the JSON must say, not a crash.
 # Needs root (dockerd, debootstrap), node, python3. Run by test/e2e/transports.test.ts on CI.
 set -euo pipefail
@@ -43,6 +45,13 @@ run_json "$work/validate.json" validate --container "$name" --quick --only check
 step "doctor --image $rootfs_image"
 run_json "$work/doctor-image.json" doctor --image "$rootfs_image"
 
+step "memory --container $name"
+cat > "$work/config.json" << 'JSON'
+{"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_embd": 256, "n_head": 4, "n_layer": 4,
+ "n_positions": 512, "vocab_size": 8000}
+JSON
+run_json "$work/memory.json" memory --container "$name" --model "$work/config.json" --target "H100 SXM" --batch 4
+
 step "checks"
 python3 - "$work" "$name" "$rootfs_image" "$base_torch" << 'PY'
 import json, sys
@@ -70,9 +79,15 @@ if env["torch"]["version"] != base_torch:
     problems.append("validate: torch %s inside, the container has %s" % (env["torch"]["version"], base_torch))
 if env["cudaAvailable"]:
     problems.append("validate: CUDA available in a container without a GPU?")
+memory = load("memory.json")
+tiers = [e.get("tier") for e in memory.get("estimates", [])]
+if memory.get("schema") != "gpuprep.memory" or tiers != ["formula"]:
+    problems.append("memory: schema %r, tiers %r" % (memory.get("schema"), tiers))
+if not any(base_torch in note for note in memory.get("notes", [])):
+    problems.append("memory: no note names the container's torch %s: %r" % (base_torch, memory.get("notes")))
 for problem in problems:
     print("FAIL:", problem, file=sys.stderr)
 sys.exit(1 if problems else 0)
 PY
 docker rm -f "$name" > /dev/null
-echo "transports e2e: ok (doctor and validate inside $name, doctor in $rootfs_image; torch $base_torch)"
+echo "transports e2e: ok (doctor, validate and memory inside $name, doctor in $rootfs_image; torch $base_torch)"

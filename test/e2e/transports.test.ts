@@ -12,11 +12,11 @@ const script = fileURLToPath(new URL("../../../test/e2e/transports.sh", import.m
 const wanted = process.env["CI"] === "true" || process.env["GPUPREP_DOCKER_E2E"] === "1";
 
 test(
-  "transports e2e: doctor --container, validate --container and doctor --image run inside real containers",
+  "transports e2e: doctor --container, validate --container, memory --container and doctor --image run inside real containers",
   { skip: wanted ? false : "set GPUPREP_DOCKER_E2E=1 (root, docker.io, debootstrap) to run" },
   () => {
     const result = spawnSync("bash", [script], { encoding: "utf8", timeout: 15 * 60_000 });
     assert.equal(result.status, 0, `${result.stderr.slice(-4000)}`);
-    assert.match(result.stdout, /transports e2e: ok \(doctor and validate inside /);
+    assert.match(result.stdout, /transports e2e: ok \(doctor, validate and memory inside /);
   },
 );
