@@ -3,6 +3,7 @@
 import { UserError, errorMessage } from "../errors.js";
 import { EXIT_TOOL_ERROR, type Command } from "./command.js";
 import { TOOL_VERSION } from "../version.js";
+import { envelope } from "../report/envelope.js";
 import { oneLine } from "../report/terminal.js";
 import { configureConsole, endProgress } from "../util/console-status.js";
 import { COMMON_HELP } from "./args.js";
@@ -98,18 +99,39 @@ export async function main(argv: string[]): Promise<number> {
   return (await load()).run(rest);
 }
 
-export function reportFatal(error: unknown): number {
+export const ERROR_SCHEMA_ID = "gpuprep.error";
+export const ERROR_SCHEMA_VERSION = 1;
+
+/**
+ * The one-line message (and hint) on stderr; under --json also one JSON line after them, so a
+ * script that reads JSON gets the failure in the same contract as a result (the envelope, then
+ * `error`), with the exit status it will see.
+ */
+export function reportFatal(error: unknown, json = false): number {
   endProgress(); // the error gets its own line, not the tail of the progress line
   const known = asUserError(error);
-  if (known) {
-    process.stderr.write(`gpuprep: error: ${oneLine(known.message)}\n`);
-    if (known.hint) process.stderr.write(`  hint: ${oneLine(known.hint)}\n`);
-  } else {
-    process.stderr.write(`gpuprep: internal error: ${oneLine(errorMessage(error))}\n`);
-    process.stderr.write("  hint: rerun with GPUPREP_DEBUG=1 for the stack trace, and report it\n");
+  const message = oneLine(known ? known.message : errorMessage(error));
+  const hint = known
+    ? known.hint
+      ? oneLine(known.hint)
+      : null
+    : "rerun with GPUPREP_DEBUG=1 for the stack trace, and report it";
+  process.stderr.write(`gpuprep: ${known ? "error" : "internal error"}: ${message}\n`);
+  if (hint) process.stderr.write(`  hint: ${hint}\n`);
+  if (json) {
+    const body = { error: { kind: known ? "usage" : "internal", message, hint }, exitCode: EXIT_TOOL_ERROR };
+    process.stderr.write(
+      JSON.stringify({ ...envelope(ERROR_SCHEMA_ID, ERROR_SCHEMA_VERSION), ...body }) + "\n",
+    );
   }
   if (process.env.GPUPREP_DEBUG) process.stderr.write(`${(error as Error)?.stack ?? ""}\n`);
   return EXIT_TOOL_ERROR;
+}
+
+/** --json among the flags (not after `--`, where fleet passes srun's own arguments). */
+function wantsJson(argv: string[]): boolean {
+  const flags = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
+  return flags.includes("--json");
 }
 
 /**
@@ -159,6 +181,6 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.exitCode = reportFatal(error);
+    process.exitCode = reportFatal(error, wantsJson(process.argv.slice(2)));
   },
 );
