@@ -6,6 +6,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UserError, errorMessage } from "../errors.js";
 import { configureConsole } from "../util/console-status.js";
 import { checkOutputPath } from "../util/write-output.js";
+import { disableKnowledgeBaseOverlay } from "../kb/index.js";
 
 export type ParsedArgs<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
 
@@ -13,11 +14,14 @@ export type ParsedArgs<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<
 export const COMMON_OPTIONS = {
   quiet: { type: "boolean", short: "q" },
   verbose: { type: "boolean", short: "v" },
+  "no-overlay": { type: "boolean" },
 } as const;
 
 export const COMMON_HELP = `common flags (every command):
   -q, --quiet         no progress line on the terminal
-  -v, --verbose       print each command gpuprep runs, with its time, on stderr`;
+  -v, --verbose       print each command gpuprep runs, with its time, on stderr
+  --no-overlay        the knowledge base as released, without what \`gpuprep kb update\` fetched
+                      (reports say when an overlay was used)`;
 
 export interface CommandArgsOptions {
   /** Flags naming a file or directory the command writes: checked before anything runs. */
@@ -48,6 +52,7 @@ export function parseCommandArgs<T extends ParseArgsConfig>(
   // Only switched on here: `gpuprep -v doctor` set it before the command's flags were parsed.
   if (values.quiet === true) configureConsole({ quiet: true });
   if (values.verbose === true) configureConsole({ verbose: true });
+  if (values["no-overlay"] === true) disableKnowledgeBaseOverlay();
   for (const flag of options.outputs ?? []) {
     const value = values[flag];
     if (typeof value === "string") checkOutputPath(value, `--${flag}`, command);

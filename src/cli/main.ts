@@ -4,6 +4,7 @@ import { UserError, errorMessage } from "../errors.js";
 import { EXIT_TOOL_ERROR, type Command } from "./command.js";
 import { TOOL_VERSION } from "../version.js";
 import { envelope } from "../report/envelope.js";
+import { disableKnowledgeBaseOverlay } from "../kb/index.js";
 import { oneLine } from "../report/terminal.js";
 import { configureConsole, endProgress } from "../util/console-status.js";
 import { COMMON_HELP } from "./args.js";
@@ -59,13 +60,14 @@ export function renderHelp(command: Command): string {
   return [command.help, "", "Examples:", ...examples, "", COMMON_HELP].join("\n");
 }
 
-/** -q and -v may also come before the command: `gpuprep -v doctor`. */
+/** -q, -v and --no-overlay may also come before the command: `gpuprep -v doctor`. */
 function takeLeadingCommonFlags(argv: string[]): string[] {
   let i = 0;
   for (; i < argv.length; i++) {
     const flag = argv[i];
     if (flag === "-q" || flag === "--quiet") configureConsole({ quiet: true });
     else if (flag === "-v" || flag === "--verbose") configureConsole({ verbose: true });
+    else if (flag === "--no-overlay") disableKnowledgeBaseOverlay();
     else break;
   }
   return argv.slice(i);

@@ -4,16 +4,25 @@
  * know. Bump a document's version on any incompatible change to its fields.
  */
 import { TOOL_VERSION } from "../version.js";
+import { knowledgeBaseOverlay, type OverlayInUse } from "../kb/index.js";
 
 export interface Envelope {
   /** "gpuprep.doctor", "gpuprep.scan", ... */
   schema: string;
   schemaVersion: number;
   tool: { name: "gpuprep"; version: string };
+  /** Present when the knowledge base had the user's overlay merged in (`gpuprep kb update`). */
+  kbOverlay?: OverlayInUse;
 }
 
 export function envelope(schema: string, schemaVersion: number): Envelope {
-  return { schema, schemaVersion, tool: { name: "gpuprep", version: TOOL_VERSION } };
+  const overlay = knowledgeBaseOverlay();
+  return {
+    schema,
+    schemaVersion,
+    tool: { name: "gpuprep", version: TOOL_VERSION },
+    ...(overlay ? { kbOverlay: overlay } : {}),
+  };
 }
 
 /** The envelope first, then the document's own fields; two-space indentation everywhere. */

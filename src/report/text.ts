@@ -5,6 +5,7 @@ import type { Finding, Severity } from "../rules/types.js";
 import { summarize } from "../rules/diagnose.js";
 import type { Style } from "./style.js";
 import { machineSummary } from "./machine-summary.js";
+import { knowledgeBaseOverlay } from "../kb/index.js";
 
 const GROUPS: { severity: Severity; heading: string; mark: string }[] = [
   { severity: "error", heading: "Errors", mark: "✗" },
@@ -46,6 +47,12 @@ export function renderText(facts: Facts, findings: Finding[], style: Style): str
   row("python", m.python);
   row("torch", m.torch);
   row("numpy", m.numpy);
+  const overlay = knowledgeBaseOverlay();
+  if (overlay)
+    row(
+      "kb",
+      `with the overlay ${overlay.path} (${overlay.torchBuilds} torch builds from ${overlay.indexUrl}, ${overlay.fetchedAt}); --no-overlay for the release's`,
+    );
   lines.push("");
 
   for (const group of GROUPS) {

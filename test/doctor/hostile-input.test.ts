@@ -57,6 +57,13 @@ function assertOneLineError(args: string[], pattern: RegExp, forbidden?: RegExp)
   assert.equal(code, 2, `exit code for ${args.join(" ")}: ${stderr}`);
   assert.equal(stdout, "");
   const lines = stderr.trimEnd().split("\n");
+  // Under --json a third line is the same error as a gpuprep.error document (message repeated,
+  // the input not echoed any more than in the line above it).
+  if (args.includes("--json")) {
+    const doc = JSON.parse(lines.pop() ?? "") as { schema: string; error: { message: string } };
+    assert.equal(doc.schema, "gpuprep.error");
+    assert.equal(`gpuprep: error: ${doc.error.message}`, lines[0]);
+  }
   assert.equal(lines.length, 2, `want an error line and a hint, got:\n${stderr}`);
   assert.match(lines[0] ?? "", /^gpuprep: error: /);
   assert.match(lines[0] ?? "", pattern);
