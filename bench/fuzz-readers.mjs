@@ -21,44 +21,16 @@
 // Usage: node bench/fuzz-readers.mjs [N=1000000] [SEED=1] [--only I] [--save DIR]
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { Worker } from "node:worker_threads";
 import { readProject } from "../dist/src/gather/project.js";
 import { UserError } from "../dist/src/errors.js";
+import { classify, cpuMs, fuzzArguments, seededRandom, startWatchdog } from "./fuzz-harness.mjs";
 
-const args = process.argv.slice(2);
-const flag = (name) => {
-  const at = args.indexOf(name);
-  if (at < 0) return null;
-  const value = args[at + 1];
-  args.splice(at, 2);
-  return value;
-};
-const only = flag("--only");
-const saveDir = flag("--save");
-// --until 04:53: stop at that UTC time (or after N inputs) and report the exact count run.
-const until = flag("--until");
-const deadline =
-  until === null ? Infinity : Date.parse(`${new Date().toISOString().slice(0, 11)}${until}:00Z`);
-const N = Number(args[0] ?? 1_000_000);
-const SEED = Number(args[1] ?? 1) >>> 0 || 1;
+const { only, save: saveDir, deadline, N, SEED } = fuzzArguments();
 const HANG_MS = 10_000;
 /** Largest mutated file: twice the readers' 4 MiB manifest cap, so the cap itself is exercised. */
 const MAX_INPUT = 8 * 1024 * 1024;
 
-// A small PRNG (mulberry32) re-seeded per input from (SEED, i): any input can be rebuilt alone.
-let state = 1;
-const random = () => {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-};
-const reseed = (i) => (state = (Math.imul(SEED, 0x9e3779b1) ^ Math.imul(i + 1, 0x85ebca6b)) >>> 0);
-const pick = (n) => Math.floor(random() * n);
-const choose = (list) => list[pick(list.length)];
-/** Like choose, but the later (costlier) entries of `list` come rarely: about 1 in 30 is the last. */
-const chooseSmall = (list) => list[Math.floor(random() ** 3 * list.length)];
+const { random, reseed, pick, choose, chooseSmall } = seededRandom(SEED);
 
 // ------------------------------------------------------------------ seeds
 
@@ -367,39 +339,7 @@ for (const project of projects)
   }
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 
-// The watchdog: a synchronous hang blocks this thread's timers, so another thread watches.
-const progress = new Int32Array(new SharedArrayBuffer(8));
-const watchdog = new Worker(
-  `const { workerData } = require("node:worker_threads");
-   const p = new Int32Array(workerData.buffer);
-   let last = -1, since = Date.now(), told = false;
-   setInterval(() => {
-     const now = Atomics.load(p, 0);
-     if (now !== last) { last = now; since = Date.now(); told = false; return; }
-     if (!told && Date.now() - since > ${HANG_MS}) {
-       told = true;
-       process.stderr.write("HANG: input " + (now - 1) + " running for more than ${HANG_MS / 1000} s\\n");
-     }
-   }, 1000).unref();`,
-  { eval: true, workerData: { buffer: progress.buffer } },
-);
-watchdog.unref();
-
-/** CPU milliseconds (user + system) since `start`: the machine is shared, so wall time overstates. */
-const cpuMs = (start) => {
-  const { user, system } = process.cpuUsage(start);
-  return (user + system) / 1000;
-};
-
-// eslint-disable-next-line no-control-regex
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-function classify(error) {
-  if (!(error instanceof UserError)) return "crash";
-  if (UNPRINTABLE.test(error.message) || (error.hint !== null && UNPRINTABLE.test(error.hint)))
-    return "bad-error (control character or newline)";
-  if (error.message.length > 300) return "bad-error (longer than 300 characters)";
-  return "user-error";
-}
+const progress = startWatchdog(HANG_MS);
 
 function runOne(i) {
   const { project, changed } = makeInput(i);
