@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by the Docker end-to-end scripts (test/init/e2e/docker-e2e.sh, test/e2e/transports.sh):
+# Sourced by test/e2e/prelude.sh (the Docker end-to-end scripts) and by .ci/run:
 # a Docker engine of their own on a private socket and data root, the Debian + torch rootfs image
 # they build on, and cleanup. A developer's running engine, its images and cache are never touched.
 # Expects: set -euo pipefail, $work (a temp dir), $cache (kept between runs), step and fail.

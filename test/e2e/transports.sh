@@ -12,17 +12,8 @@
 # Needs root (dockerd, debootstrap), node, python3. Run by test/e2e/transports.test.ts on CI.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cache="${GPUPREP_E2E_CACHE:-/var/tmp/gpuprep-e2e}"
-work="$(mktemp -d /tmp/gpuprep-transports.XXXXXX)"
-mkdir -p "$cache"
-gpuprep() { node "$repo/dist/src/cli/main.js" "$@"; }
-step() { echo "== $*" >&2; }
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-# shellcheck source=test/e2e/engine.sh
-. "$repo/test/e2e/engine.sh"
+# shellcheck source=test/e2e/prelude.sh
+. "$repo/test/e2e/prelude.sh"
 start_engine
 step "rootfs image $rootfs_image"
 ensure_rootfs_image

@@ -15,18 +15,8 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 here="$repo/test/init/e2e"
-cache="${GPUPREP_E2E_CACHE:-/var/tmp/gpuprep-e2e}"
-work="$(mktemp -d /tmp/gpuprep-e2e.XXXXXX)"
-mkdir -p "$cache"
-gpuprep() { node "$repo/dist/src/cli/main.js" "$@"; }
-step() { echo "== $*" >&2; }
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-
-# shellcheck source=test/e2e/engine.sh
-. "$repo/test/e2e/engine.sh"
+# shellcheck source=test/e2e/prelude.sh
+. "$repo/test/e2e/prelude.sh"
 start_engine
 step "stand-in rootfs (debootstrap bookworm + python3-torch, cached in $cache)"
 ensure_rootfs_image
