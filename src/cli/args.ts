@@ -63,3 +63,19 @@ export function parseCommandArgs<T extends ParseArgsConfig>(
   }
   return parsed;
 }
+
+/**
+ * Where the command runs is one place: of `flags` (container, image, ssh, from...) at most one may
+ * be given; the first two given are named in the error.
+ */
+export function onePlace(
+  command: string,
+  values: Record<string, unknown>,
+  flags: readonly string[],
+  hint: string,
+): string | null {
+  const given = flags.filter((flag) => values[flag] !== undefined);
+  if (given.length > 1)
+    throw new UserError(`${command}: --${given[0]} and --${given[1]} cannot be combined`, hint);
+  return given[0] ?? null;
+}

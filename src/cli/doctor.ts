@@ -7,7 +7,7 @@ import { writeText } from "../report/terminal.js";
 import { writeOutputFile } from "../util/write-output.js";
 import { UserError } from "../errors.js";
 import { EXIT_FINDINGS, EXIT_OK, type Command } from "./command.js";
-import { parseCommandArgs } from "./args.js";
+import { onePlace, parseCommandArgs } from "./args.js";
 import { makeStyle, useColor } from "../report/style.js";
 import { readFactsFile, writeFactsFile } from "../facts/io.js";
 import type { Facts } from "../facts/schema.js";
@@ -123,13 +123,7 @@ export const doctorCommand: Command = {
       );
     }
     // --python names the interpreter, also inside a container, image or ssh host.
-    const places = (["container", "image", "ssh", "from"] as const).filter((k) => values[k] !== undefined);
-    if (places.length > 1) {
-      throw new UserError(
-        `doctor: --${places[0]} and --${places[1]} cannot be combined`,
-        "name one place to check",
-      );
-    }
+    onePlace("doctor", values, ["container", "image", "ssh", "from"], "name one place to check");
     if (
       values.from !== undefined &&
       (values.python !== undefined ||

@@ -30,7 +30,7 @@ import { renderMemoryText } from "../report/memory-text.js";
 import { makeStyle, useColor } from "../report/style.js";
 import type { Transport } from "../transports/types.js";
 import { writeOutputFile } from "../util/write-output.js";
-import { parseCommandArgs } from "./args.js";
+import { onePlace, parseCommandArgs } from "./args.js";
 import {
   OPTIONS,
   modelSource,
@@ -113,9 +113,7 @@ export const memoryCommand: Command = {
         "run `gpuprep memory --help` for the flags it takes",
       );
     }
-    const places = (["container", "image", "ssh"] as const).filter((k) => values[k] !== undefined);
-    if (places.length > 1)
-      throw new UserError(`memory: --${places[0]} and --${places[1]} cannot be combined`, "name one place");
+    onePlace("memory", values, ["container", "image", "ssh"], "name one place");
     const work = workSpec(values);
     const batch = parseBatch(values.batch);
     const tier = oneOf("tier", values.tier, ["trace", "formula", "auto"] as const, "auto");

@@ -21,7 +21,7 @@ import {
 } from "../validate/payload.js";
 import { REPORT_SCHEMA_ID, type ValidateReport } from "../validate/report.js";
 import { renderText, toHtmlReport, toJUnitSuites } from "../report/validate.js";
-import { parseCommandArgs } from "./args.js";
+import { onePlace, parseCommandArgs } from "./args.js";
 import { EXIT_FINDINGS, EXIT_OK, type Command } from "./command.js";
 import { makeStyle, useColor } from "../report/style.js";
 import { startProgress } from "../util/console-status.js";
@@ -86,13 +86,12 @@ export const validateCommand: Command = {
       },
       { outputs: ["junit", "html"] },
     );
-    const places = (["container", "image", "ssh", "from"] as const).filter((k) => values[k] !== undefined);
-    if (places.length > 1) {
-      throw new UserError(
-        `validate: --${places[0]} and --${places[1]} cannot be combined`,
-        "name one place to validate",
-      );
-    }
+    const place = onePlace(
+      "validate",
+      values,
+      ["container", "image", "ssh", "from"],
+      "name one place to validate",
+    );
     const kb = loadKnowledgeBase();
     let payload: Payload;
     let transport = "local";
@@ -100,7 +99,7 @@ export const validateCommand: Command = {
       const saved = readSaved(values.from);
       payload = saved.payload;
       transport = saved.transport;
-    } else if (places.length === 0) {
+    } else if (place === null) {
       const options = payloadOptions(values, true);
       const progress = startProgress("validate", `checks and benchmarks in ${values.python ?? "python3"}`);
       try {
