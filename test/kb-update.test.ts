@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { KnowledgeBase } from "../src/kb/index.js";
-import { loadData, loadPackagedData } from "../src/kb/load.js";
+import { loadPackagedData, mergeOverlay } from "../src/kb/load.js";
+import { readOverlay } from "../src/kb/overlay.js";
 import { filesFromIndexPage, parseWheelName } from "../src/kb/update.js";
 
 const run = promisify(execFile);
@@ -80,7 +81,7 @@ for (const htmlOnly of [false, true]) {
       assert.deepEqual(summary.releases.sort(), ["2.11", "2.14"]);
       assert.match(requests[0] ?? "", /^\/whl\/torch\/ application\/vnd\.pypi\.simple\.v1\+json/);
 
-      const kb = new KnowledgeBase(loadData(overlayPath));
+      const kb = new KnowledgeBase(mergeOverlay(loadPackagedData(), readOverlay(overlayPath)));
       // a known build keeps its sourced arch list and gains the free-threaded wheel
       const known = kb.torchBuild("2.11", "cu130", "linux-aarch64")!;
       assert.deepEqual(known.archList, ["sm_80", "sm_90", "sm_100", "sm_110", "sm_120"]);

@@ -1,6 +1,6 @@
 /**
  * Loads the packaged knowledge-base tables (src/kb/data/*.json, copied into dist/ by the build),
- * checks every row against its schema, and merges the user's overlay (written by `gpuprep kb
+ * checks every row against its schema, and merges an overlay (written by `gpuprep kb
  * update`) over them.
  */
 import { readFileSync } from "node:fs";
@@ -28,7 +28,7 @@ import {
   torchBuildRowSchema,
   wheelPythonsRowSchema,
 } from "./schema.js";
-import { readOverlay, type Overlay } from "./overlay.js";
+import type { Overlay } from "./overlay.js";
 
 export interface KnowledgeBaseData {
   archs: ArchRow[];
@@ -123,9 +123,4 @@ export function mergeOverlay(data: KnowledgeBaseData, overlay: Overlay | null): 
     }
   }
   return { ...data, torchBuilds };
-}
-
-/** Packaged data plus the user's overlay, if one exists and is valid. */
-export function loadData(overlayPath?: string): KnowledgeBaseData {
-  return mergeOverlay(loadPackagedData(), readOverlay(overlayPath));
 }
