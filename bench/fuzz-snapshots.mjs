@@ -21,7 +21,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseFacts } from "../dist/src/facts/io.js";
 import { loadKnowledgeBase } from "../dist/src/kb/index.js";
-import { diagnose } from "../dist/src/rules/diagnose.js";
+import { diagnose } from "../dist/src/diagnose/diagnose.js";
 import { renderText } from "../dist/src/report/text.js";
 import { renderJson } from "../dist/src/report/json.js";
 import { makeStyle } from "../dist/src/report/style.js";

@@ -3,5 +3,5 @@ export * from "./facts/schema.js";
 export { parseFacts, readFactsFile, writeFactsFile } from "./facts/io.js";
 export { KnowledgeBase, loadKnowledgeBase } from "./kb/index.js";
 export * from "./kb/compat.js";
-export type { Finding, Rule, Severity, Evidence, Fix } from "./rules/types.js";
+export type { Finding, Rule, Severity, Evidence, Fix } from "./rule-helpers/types.js";
 export { UserError } from "./errors.js";

@@ -36,7 +36,7 @@ function progressDetail(values: {
 async function loadDiagnosis() {
   const [{ loadKnowledgeBase }, { diagnose }, { RULES }, text, json, sarif] = await Promise.all([
     import("../kb/index.js"),
-    import("../rules/diagnose.js"),
+    import("../diagnose/diagnose.js"),
     import("../rules/registry.js"),
     import("../report/text.js"),
     import("../report/json.js"),

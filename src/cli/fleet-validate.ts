@@ -5,9 +5,9 @@
  */
 import { UserError } from "../errors.js";
 import { loadKnowledgeBase, type KnowledgeBase } from "../kb/index.js";
-import { diagnose } from "../rules/diagnose.js";
+import { diagnose } from "../diagnose/diagnose.js";
 import type { Facts } from "../facts/schema.js";
-import type { Finding } from "../rules/types.js";
+import type { Finding } from "../rule-helpers/types.js";
 import { gatherFleetFacts } from "../fleet/gather.js";
 import { mergeFleet } from "../fleet/merge.js";
 import { allreduceFinding, runAllreduce } from "../fleet/allreduce.js";

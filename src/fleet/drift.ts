@@ -8,7 +8,7 @@ import type { Facts } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
 import { coverageFor, parseComputeCapability } from "../kb/compat.js";
 import { docsUrl } from "../docs-url.js";
-import type { Evidence, Severity } from "../rules/types.js";
+import type { Evidence, Severity } from "../rule-helpers/types.js";
 import { FINGERPRINT_LABELS, NOT_INSTALLED } from "./fingerprint.js";
 import type { Fingerprint, FingerprintField, MergedFinding } from "./types.js";
 

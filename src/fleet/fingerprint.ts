@@ -5,7 +5,7 @@
  */
 import type { Facts } from "../facts/schema.js";
 import type { Fingerprint, FingerprintField } from "./types.js";
-import { isCudaToolkitLibrary, ownerOf } from "../rules/binary-coverage.js";
+import { isCudaToolkitLibrary, ownerOf } from "../rule-helpers/binary-coverage.js";
 
 export const FINGERPRINT_LABELS: Record<FingerprintField, string> = {
   gpus: "GPU (compute capability)",

@@ -4,9 +4,9 @@
  * the knowledge base, so a report rebuilt from saved snapshots equals the live one.
  */
 import type { KnowledgeBase } from "../kb/index.js";
-import { diagnose as diagnoseAll } from "../rules/diagnose.js";
+import { diagnose as diagnoseAll } from "../diagnose/diagnose.js";
 import type { Facts } from "../facts/schema.js";
-import type { Finding, Rule, Severity } from "../rules/types.js";
+import type { Finding, Rule, Severity } from "../rule-helpers/types.js";
 import { fingerprintKey, fingerprintOf } from "./fingerprint.js";
 import { factsContentKey } from "../facts/content-key.js";
 import { DRIFT_RULES, FLEET_DOCS, nodeListText, type OkNode } from "./drift.js";

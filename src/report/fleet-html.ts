@@ -6,7 +6,7 @@
 import { FINGERPRINT_LABELS } from "../fleet/fingerprint.js";
 import { nodeListText } from "../fleet/drift.js";
 import type { FingerprintField, FleetReport, MergedFinding } from "../fleet/types.js";
-import type { Severity } from "../rules/types.js";
+import type { Severity } from "../rule-helpers/types.js";
 import type { HtmlCell, HtmlReport, HtmlStatus } from "./html.js";
 
 const STATUS: Record<Severity, HtmlStatus> = { error: "fail", warning: "warn", info: "info" };

@@ -3,7 +3,7 @@ import type { Style } from "./style.js";
 import { FINGERPRINT_LABELS } from "../fleet/fingerprint.js";
 import { describeDifference, nodeListText } from "../fleet/drift.js";
 import type { FingerprintField, FleetReport, MergedFinding, NodeGroup } from "../fleet/types.js";
-import type { Severity } from "../rules/types.js";
+import type { Severity } from "../rule-helpers/types.js";
 
 const MARK: Record<Severity, string> = { error: "✗", warning: "!", info: "i" };
 /** Node findings shown in text; --json and --html carry all of them. */

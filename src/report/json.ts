@@ -1,7 +1,7 @@
 /** Machine report: `{ findings, facts, summary }`, stable field names for scripts. */
 import type { Facts } from "../facts/schema.js";
-import type { Finding } from "../rules/types.js";
-import { summarize, type FindingSummary } from "../rules/diagnose.js";
+import type { Finding } from "../rule-helpers/types.js";
+import { summarize, type FindingSummary } from "../diagnose/diagnose.js";
 import { machineSummary, type MachineSummary } from "./machine-summary.js";
 import { envelope, type Envelope } from "./envelope.js";
 

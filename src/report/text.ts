@@ -1,8 +1,8 @@
 /** Human report: a header about the machine, then findings grouped by severity with evidence and fix. */
 import { sanitizeForTerminal } from "./terminal.js";
 import type { Facts } from "../facts/schema.js";
-import type { Finding, Severity } from "../rules/types.js";
-import { summarize } from "../rules/diagnose.js";
+import type { Finding, Severity } from "../rule-helpers/types.js";
+import { summarize } from "../diagnose/diagnose.js";
 import type { Style } from "./style.js";
 import { machineSummary } from "./machine-summary.js";
 import { knowledgeBaseOverlay } from "../kb/index.js";

@@ -2,9 +2,9 @@
  * PYTORCH_CUDA_ALLOC_CONF is parsed by torch's caching allocator at the first CUDA allocation; a
  * malformed value makes that allocation raise. Checked for syntax here, and from torch's own error.
  */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { envVar, torchLive } from "./view.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { envVar, torchLive } from "../rule-helpers/view.js";
 
 /** The documented syntax: comma-separated <option>:<value> pairs. */
 function malformedEntries(value: string): string[] {

@@ -1,8 +1,8 @@
 /** torch is a CPU-only build; on a machine with an NVIDIA GPU that is an error. */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { describeGpus, hostHasNvidiaGpu, torchLive } from "./view.js";
-import { torchBuildAdvice, torchInstallAdvice } from "./torch-build-advice.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { describeGpus, hostHasNvidiaGpu, torchLive } from "../rule-helpers/view.js";
+import { torchBuildAdvice, torchInstallAdvice } from "../rule-helpers/torch-build-advice.js";
 
 export const cpuOnlyTorch: Rule = {
   id: "cpu-only-torch",

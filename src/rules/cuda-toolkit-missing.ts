@@ -9,14 +9,14 @@
  * as their build is done; without a GPU capability the verdict cannot be asked, so it stays silent.
  */
 import type { ProjectFacts, Requirement } from "../facts/schema.js";
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { evaluateMarker } from "../util/pep508-marker.js";
 import { majorMinor } from "../util/version.js";
 import { formatComputeCapability } from "../kb/compat.js";
-import { platformOfCpu, predictTorchInstalls } from "./install-prediction.js";
-import { deviceCapabilities } from "./view.js";
-import { describeToolkit } from "./toolkit-view.js";
+import { platformOfCpu, predictTorchInstalls } from "../rule-helpers/install-prediction.js";
+import { deviceCapabilities } from "../rule-helpers/view.js";
+import { describeToolkit } from "../rule-helpers/toolkit-view.js";
 
 /** Every requirement a default install of the project applies (dependencies, dev group, requirements files). */
 function projectRequirements(project: NonNullable<ProjectFacts>): Requirement[] {

@@ -5,14 +5,14 @@
  * same in later releases): a different major raises CUDA_MISMATCH_MESSAGE and the build stops; a
  * different minor only warns CUDA_MISMATCH_WARN ("Most likely this shouldn't be a problem").
  */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { versionParts } from "../util/version.js";
-import { platformOfCpu } from "./install-prediction.js";
+import { platformOfCpu } from "../rule-helpers/install-prediction.js";
 import { installCommands } from "../kb/queries/torch.js";
-import { cudaIndexTag } from "./torch-build-advice.js";
-import { pythonCmd } from "./view.js";
-import { describeToolkit } from "./toolkit-view.js";
+import { cudaIndexTag } from "../rule-helpers/torch-build-advice.js";
+import { pythonCmd } from "../rule-helpers/view.js";
+import { describeToolkit } from "../rule-helpers/toolkit-view.js";
 
 export const cudaToolkitTorchMismatch: Rule = {
   id: "cuda-toolkit-torch-mismatch",

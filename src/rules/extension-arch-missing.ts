@@ -3,11 +3,11 @@
  * nor PTX this GPU can run: the first call into it fails with "no kernel image is available for
  * execution on the device", usually long after import. Read from the binaries themselves.
  */
-import type { Finding, Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { archListFor, binaryVerdicts, describeFile } from "./binary-coverage.js";
+import type { Finding, Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { archListFor, binaryVerdicts, describeFile } from "../rule-helpers/binary-coverage.js";
 import { normalizeName } from "../util/package-name.js";
-import { distributionOf, reinstallCommands } from "./reinstall-fix.js";
+import { distributionOf, reinstallCommands } from "../rule-helpers/reinstall-fix.js";
 
 export const extensionArchMissing: Rule = {
   id: "extension-arch-missing",

@@ -1,10 +1,10 @@
 /** A GPU extension (xformers, flash_attn, ...) is installed but fails to import; the cause from its error. */
-import type { Finding, Rule } from "./types.js";
+import type { Finding, Rule } from "../rule-helpers/types.js";
 import type { ExtensionImport, Facts } from "../facts/schema.js";
 import { normalizeName } from "../util/package-name.js";
-import { ev, makeFinding } from "./finding.js";
-import { installCommand, reinstallCommands } from "./reinstall-fix.js";
-import { deviceCapabilities, pythonCmd } from "./view.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { installCommand, reinstallCommands } from "../rule-helpers/reinstall-fix.js";
+import { deviceCapabilities, pythonCmd } from "../rule-helpers/view.js";
 
 interface Cause {
   /** Stable id, carried on the finding (Finding.cause). */

@@ -1,6 +1,6 @@
 /** A system Python marked EXTERNALLY-MANAGED (PEP 668): pip install into it is refused. */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
 
 export const externallyManagedPython: Rule = {
   id: "externally-managed-python",

@@ -13,15 +13,15 @@
  */
 import type { Distribution, DistRequirement, Facts } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
-import type { Finding, Fix, Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
+import type { Finding, Fix, Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { satisfies } from "../util/pep440.js";
 import { evaluateMarker } from "../util/pep508-marker.js";
 import { localTag, majorMinor } from "../util/version.js";
 import { installCommands } from "../kb/queries/torch.js";
-import { platformOfCpu } from "./install-prediction.js";
-import { cudaIndexTag } from "./torch-build-advice.js";
-import { pythonCmd, shellQuote } from "./view.js";
+import { platformOfCpu } from "../rule-helpers/install-prediction.js";
+import { cudaIndexTag } from "../rule-helpers/torch-build-advice.js";
+import { pythonCmd, shellQuote } from "../rule-helpers/view.js";
 
 interface Conflict {
   dependent: Distribution;

@@ -1,7 +1,7 @@
 /** LD_LIBRARY_PATH puts another CUDA major's libraries ahead of the ones torch was built with. */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { envVar } from "./view.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { envVar } from "../rule-helpers/view.js";
 import { versionParts } from "../util/version.js";
 
 /** /usr/local/cuda-12.4/lib64, /opt/cuda-11.8/targets/... : the version in the directory name. */

@@ -1,7 +1,7 @@
 /** A limited locked-memory ulimit breaks pinned-memory registration used by NCCL and GPUDirect RDMA. */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { hostHasNvidiaGpu } from "./view.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { hostHasNvidiaGpu } from "../rule-helpers/view.js";
 
 const show = (v: number | "unlimited" | null) =>
   v === null ? "(unknown)" : v === "unlimited" ? "unlimited" : `${Math.round(v / 1024)} KiB`;

@@ -1,7 +1,7 @@
 /** MIG mode is on: each process sees one MIG slice, not the whole GPU. */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { smiGpus } from "./view.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { smiGpus } from "../rule-helpers/view.js";
 
 export const migEnabled: Rule = {
   id: "mig-enabled",

@@ -11,9 +11,9 @@
  * is said as info instead of a warning.
  */
 import type { Facts, GpuFacts } from "../facts/schema.js";
-import type { Evidence, Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { envVar, smiGpus } from "./view.js";
+import type { Evidence, Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { envVar, smiGpus } from "../rule-helpers/view.js";
 
 interface Found {
   name: string;

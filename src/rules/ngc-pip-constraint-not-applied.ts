@@ -1,8 +1,8 @@
 /** NGC images pin their torch through a pip constraint file; when it is not applied pip may replace torch. */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { satisfies } from "../util/pep440.js";
-import { envVar, ngcMarker } from "./view.js";
+import { envVar, ngcMarker } from "../rule-helpers/view.js";
 
 export const ngcPipConstraintNotApplied: Rule = {
   id: "ngc-pip-constraint-not-applied",

@@ -1,7 +1,7 @@
 /** Inside an NGC PyTorch container, a venv (or a pip install) hides the image's own tuned torch. */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { ngcMarker } from "./view.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { ngcMarker } from "../rule-helpers/view.js";
 
 export const ngcTorchHidden: Rule = {
   id: "ngc-torch-hidden",

@@ -2,10 +2,10 @@
  * NumPy 1.x/2.x ABI mismatch: modules compiled against NumPy 1.x cannot run under NumPy 2, and
  * torch then cannot convert tensors to or from arrays. Detected from what the probe saw happen.
  */
-import type { Evidence, Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { torchLive } from "./view.js";
-import { installCommand } from "./reinstall-fix.js";
+import type { Evidence, Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { torchLive } from "../rule-helpers/view.js";
+import { installCommand } from "../rule-helpers/reinstall-fix.js";
 
 const NUMPY1_COMPILED =
   /compiled using NumPy 1\.x|_ARRAY_API not found|Failed to initialize NumPy|numpy\.core\.multiarray failed to import/i;

@@ -1,6 +1,6 @@
 /** No usable NVIDIA driver: torch can only run on the CPU here. */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
 
 export const nvidiaDriverUnavailable: Rule = {
   id: "nvidia-driver-unavailable",

@@ -6,13 +6,13 @@
  * meet is project-torch-pin-mismatch's; an NGC container's torch is uv-sync-replaces-torch's.
  */
 import { join } from "node:path";
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { satisfies } from "../util/pep440.js";
 import { localTag, majorMinor } from "../util/version.js";
-import { envVar, ngcMarker } from "./view.js";
-import { predictTorchInstalls, type InstallPrediction } from "./install-prediction.js";
-import { cudaIndexTag } from "./torch-build-advice.js";
+import { envVar, ngcMarker } from "../rule-helpers/view.js";
+import { predictTorchInstalls, type InstallPrediction } from "../rule-helpers/install-prediction.js";
+import { cudaIndexTag } from "../rule-helpers/torch-build-advice.js";
 
 /** "cu130", "cpu": the local tag, else from the CUDA torch was built with. */
 function installedVariant(version: string, cudaVersion: string | null): string {

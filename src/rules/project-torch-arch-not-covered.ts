@@ -3,12 +3,12 @@
  * route, a pin, a conda-forge or pytorch-channel build) has no code for this GPU, or runs it only
  * through PTX JIT. Silent where the build is CPU-only (project-torch-cpu-only says that).
  */
-import type { Finding, Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
+import type { Finding, Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { coverageFor, formatComputeCapability, smName } from "../kb/compat.js";
-import { deviceCapabilities } from "./view.js";
-import { predictTorchInstalls, type InstallPrediction } from "./install-prediction.js";
-import { installFix } from "./install-fix.js";
+import { deviceCapabilities } from "../rule-helpers/view.js";
+import { predictTorchInstalls, type InstallPrediction } from "../rule-helpers/install-prediction.js";
+import { installFix } from "../rule-helpers/install-fix.js";
 
 function predictionEvidence(prediction: InstallPrediction) {
   return [

@@ -3,11 +3,11 @@
  * CPU-only torch (a +cpu pin or the cpu index, PyPI's aarch64 wheel before 2.11, conda-forge's CPU
  * build when pixi solves without __cuda, pytorch-cpu / cpuonly).
  */
-import type { Finding, Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { deviceCapabilities, hostHasNvidiaGpu } from "./view.js";
-import { predictTorchInstalls } from "./install-prediction.js";
-import { installFix } from "./install-fix.js";
+import type { Finding, Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { deviceCapabilities, hostHasNvidiaGpu } from "../rule-helpers/view.js";
+import { predictTorchInstalls } from "../rule-helpers/install-prediction.js";
+import { installFix } from "../rule-helpers/install-fix.js";
 
 export const projectTorchCpuOnly: Rule = {
   id: "project-torch-cpu-only",

@@ -1,9 +1,9 @@
 /** The project's torch pins are not met by the installed torch: installing the project replaces it. */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { satisfies } from "../util/pep440.js";
-import { lockedTorch, projectTorchRequirements } from "./project-view.js";
-import { ngcMarker } from "./view.js";
+import { lockedTorch, projectTorchRequirements } from "../rule-helpers/project-view.js";
+import { ngcMarker } from "../rule-helpers/view.js";
 
 export const projectTorchPinMismatch: Rule = {
   id: "project-torch-pin-mismatch",

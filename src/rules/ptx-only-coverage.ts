@@ -3,9 +3,9 @@
  * (seconds to many minutes for a large library), every time the JIT cache is cold or too small,
  * and the JIT code can be slower than a native build. Runs, so a warning.
  */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { binaryVerdicts } from "./binary-coverage.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { binaryVerdicts } from "../rule-helpers/binary-coverage.js";
 
 export const ptxOnlyCoverage: Rule = {
   id: "ptx-only-coverage",

@@ -1,7 +1,7 @@
 /** scaled_dot_product_attention without its flash and memory-efficient backends falls back to the math kernel. */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { torchLive } from "./view.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { torchLive } from "../rule-helpers/view.js";
 
 export const sdpaFastKernelsOff: Rule = {
   id: "sdpa-fast-kernels-off",

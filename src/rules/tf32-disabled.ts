@@ -1,7 +1,7 @@
 /** float32 matmuls run without TF32 tensor cores on an Ampere-or-newer GPU: correct but slow. */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { torchLive } from "./view.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { torchLive } from "../rule-helpers/view.js";
 
 /** TF32 tensor cores exist from compute capability 8.0 (NVIDIA Ampere architecture whitepaper). */
 const TF32_MIN_MAJOR = 8;

@@ -3,11 +3,11 @@
  * (kb/compat.ts): SASS runs on the same major with an equal or higher minor, 'a' code only on
  * its exact capability, PTX is JIT-compiled for newer GPUs at a first-run cost.
  */
-import type { Finding, Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
+import type { Finding, Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { coverageFor, formatComputeCapability, smName } from "../kb/compat.js";
-import { deviceCapabilities, torchLive } from "./view.js";
-import { torchBuildAdvice } from "./torch-build-advice.js";
+import { deviceCapabilities, torchLive } from "../rule-helpers/view.js";
+import { torchBuildAdvice } from "../rule-helpers/torch-build-advice.js";
 
 export const torchArchNotCovered: Rule = {
   id: "torch-arch-not-covered",

@@ -4,9 +4,9 @@
  * run builds fine and then fails with "no kernel image is available for execution on the device".
  * Which code runs where is kb/compat.ts's coverageFor; PTX that the driver can JIT counts as running.
  */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { deviceCapabilities, envVar } from "./view.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { deviceCapabilities, envVar } from "../rule-helpers/view.js";
 import { coverageFor, formatComputeCapability } from "../kb/compat.js";
 import {
   acceptedEntry,

@@ -1,7 +1,7 @@
 /** A CUDA build of torch on a GPU machine, yet torch.cuda.is_available() is False. */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { describeGpus, envVar, smiGpus, torchLive } from "./view.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { describeGpus, envVar, smiGpus, torchLive } from "../rule-helpers/view.js";
 
 export const torchCudaUnavailable: Rule = {
   id: "torch-cuda-unavailable",

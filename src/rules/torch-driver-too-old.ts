@@ -1,7 +1,7 @@
 /** The NVIDIA driver against the CUDA version torch was built for, with minor-version compatibility. */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { torchBuildAdvice } from "./torch-build-advice.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { torchBuildAdvice } from "../rule-helpers/torch-build-advice.js";
 
 export const torchDriverTooOld: Rule = {
   id: "torch-driver-too-old",

@@ -1,7 +1,7 @@
 /** torch is installed but importing it (in the probe's child process) raised, crashed or hung. */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { installCommand } from "./reinstall-fix.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { installCommand } from "../rule-helpers/reinstall-fix.js";
 
 export const torchImportFailed: Rule = {
   id: "torch-import-failed",

@@ -1,8 +1,8 @@
 /** torch installed in more than one sys.path location, or imported from elsewhere than its metadata says. */
 import { dirname } from "node:path";
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { torchLive } from "./view.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { torchLive } from "../rule-helpers/view.js";
 
 export const torchInstalledTwice: Rule = {
   id: "torch-installed-twice",

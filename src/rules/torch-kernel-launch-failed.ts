@@ -1,7 +1,7 @@
 /** The probe's tiny kernel on device 0 failed: the most direct proof that torch cannot compute on this GPU. */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { torchLive } from "./view.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { torchLive } from "../rule-helpers/view.js";
 
 /** What an error text says about its cause: a stable id (Finding.cause) and words for the message. */
 function kernelErrorCause(error: string): { id: string; text: string } {

@@ -2,10 +2,10 @@
  * No torch in the environment: say so, since every torch rule is then silent, and give the one
  * install for this GPU, driver, CPU and Python (pip, uv, a container) from the `kb resolve` resolver.
  */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { hostHasNvidiaGpu, pythonCmd } from "./view.js";
-import { torchInstallAdvice } from "./torch-build-advice.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { hostHasNvidiaGpu, pythonCmd } from "../rule-helpers/view.js";
+import { torchInstallAdvice } from "../rule-helpers/torch-build-advice.js";
 
 export const torchNotInstalled: Rule = {
   id: "torch-not-installed",

@@ -1,8 +1,8 @@
 /** uv run / uv sync re-syncs the venv to the project, replacing a torch that came from elsewhere. */
-import type { Rule } from "./types.js";
-import { ev, makeFinding } from "./finding.js";
-import { isUvProject, lockedTorch, torchFamilyRequirements } from "./project-view.js";
-import { envVar, ngcMarker } from "./view.js";
+import type { Rule } from "../rule-helpers/types.js";
+import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { isUvProject, lockedTorch, torchFamilyRequirements } from "../rule-helpers/project-view.js";
+import { envVar, ngcMarker } from "../rule-helpers/view.js";
 
 export const uvSyncReplacesTorch: Rule = {
   id: "uv-sync-replaces-torch",

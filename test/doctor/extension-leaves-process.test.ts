@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
 import { extensionLeavesProcess } from "../../src/rules/extension-leaves-process.js";
-import { diagnose } from "../../src/rules/diagnose.js";
+import { diagnose } from "../../src/diagnose/diagnose.js";
 import { derive, loadCapture } from "./captures.js";
 
 const kb = loadKnowledgeBase();

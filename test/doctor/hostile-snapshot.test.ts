@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { UserError } from "../../src/errors.js";
 import { parseFacts } from "../../src/facts/io.js";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
-import { diagnose } from "../../src/rules/diagnose.js";
+import { diagnose } from "../../src/diagnose/diagnose.js";
 import { renderText } from "../../src/report/text.js";
 import { makeStyle } from "../../src/report/style.js";
 import { targetFromFacts } from "../../src/plan/target.js";

@@ -5,8 +5,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
-import { diagnose } from "../../src/rules/diagnose.js";
-import { installerFor, reinstallCommands } from "../../src/rules/reinstall-fix.js";
+import { diagnose } from "../../src/diagnose/diagnose.js";
+import { installerFor, reinstallCommands } from "../../src/rule-helpers/reinstall-fix.js";
 import type { Facts } from "../../src/facts/schema.js";
 import { DERIVED, derive, loadCapture } from "./captures.js";
 import { ROWS } from "./rule-cases.js";

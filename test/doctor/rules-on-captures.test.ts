@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { diagnose } from "../../src/rules/diagnose.js";
+import { diagnose } from "../../src/diagnose/diagnose.js";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
 import { ROWS } from "./rule-cases.js";
 import { CAPTURES_DIR, DERIVED, captureNames, loadCapture } from "./captures.js";

@@ -1,8 +1,8 @@
 /** Runs every registered rule over one Facts snapshot: the pure core of `gpuprep doctor`. */
 import type { Facts } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
-import type { Finding, Rule, Severity } from "./types.js";
-import { RULES } from "./registry.js";
+import type { Finding, Rule, Severity } from "../rule-helpers/types.js";
+import { RULES } from "../rules/registry.js";
 import { mergeSameCause } from "./merge-findings.js";
 
 const ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
