@@ -4,7 +4,7 @@ import { UserError, errorMessage } from "../errors.js";
 import { EXIT_TOOL_ERROR, type Command } from "./command.js";
 import { TOOL_VERSION } from "../version.js";
 import { envelope } from "../report/envelope.js";
-import { disableKnowledgeBaseOverlay } from "../kb/index.js";
+import { disableKnowledgeBaseOverlay } from "../kb/overlay-switch.js";
 import { oneLine } from "../report/terminal.js";
 import { configureConsole, endProgress } from "../util/console-status.js";
 import { COMMON_HELP } from "./args.js";

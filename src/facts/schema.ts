@@ -6,9 +6,9 @@
  */
 import { z } from "zod";
 
-export const FACTS_SCHEMA_ID = "gpuprep.facts";
-/** Bump on any incompatible change; `--from` refuses other versions with a clear message. */
-export const FACTS_SCHEMA_VERSION = 1;
+import { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION } from "./schema-id.js";
+
+export { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION };
 
 const nullableString = z.string().nullable();
 const nullableNumber = z.number().nullable();

@@ -4,7 +4,7 @@
  * know. Bump a document's version on any incompatible change to its fields.
  */
 import { TOOL_VERSION } from "../version.js";
-import { knowledgeBaseOverlay, type OverlayInUse } from "../kb/index.js";
+import { knowledgeBaseOverlay, type OverlayInUse } from "../kb/overlay-switch.js";
 
 export interface Envelope {
   /** "gpuprep.doctor", "gpuprep.scan", ... */
