@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import type { RunResult, Transport } from "../transports/types.js";
 import { newNonce } from "../transports/node-frame.js";
+import { importChecks } from "../kb/import-checks.js";
 
 let probeScript: string | null = null;
 export function probeSource(): string {
@@ -19,6 +20,14 @@ export interface ProbeRunOptions {
   importChecks?: string[];
   /** Limit for the whole probe run; each risky child inside gets a share of it. */
   timeoutMs: number;
+}
+
+/**
+ * `--extension MODULE=DIST,...` for each row of the KB's import-checks table: the probe
+ * import-checks those of them it finds installed (validate gets the same list).
+ */
+export function knownExtensionArgs(): string[] {
+  return importChecks().flatMap((row) => ["--extension", `${row.module}=${row.distributions.join(",")}`]);
 }
 
 /** Each torch/extension child may use most of the budget, leaving the probe time to report it. */
@@ -36,6 +45,7 @@ export function startProbe(transport: Transport, options: ProbeRunOptions): Star
   const nonce = newNonce();
   const args = ["--child-timeout", String(childTimeoutSeconds(options.timeoutMs)), "--nonce", nonce];
   if (options.fast) args.unshift("--fast");
+  args.push(...knownExtensionArgs());
   for (const module of options.importChecks ?? []) args.push("--import", module);
   return { nonce, result: transport.runPython(probeSource(), args, options.timeoutMs) };
 }

@@ -7,7 +7,7 @@ import { startProbe, type ProbeRunOptions } from "./probe-run.js";
 /** Exit status probe.py uses for "wrong Python or wrong arguments" (its message is on stderr). */
 const PROBE_REFUSED = 3;
 
-export { childTimeoutSeconds, probeSource, type ProbeRunOptions } from "./probe-run.js";
+export { childTimeoutSeconds, knownExtensionArgs, probeSource, type ProbeRunOptions } from "./probe-run.js";
 
 export async function runProbe(transport: Transport, options: ProbeRunOptions): Promise<ProbeOutput> {
   const started = startProbe(transport, options);

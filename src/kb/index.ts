@@ -312,3 +312,4 @@ export function loadKnowledgeBase(): KnowledgeBase {
   cachedGeneration = overlayGeneration();
   return cached;
 }
+export { importChecks } from "./import-checks.js";
