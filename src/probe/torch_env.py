@@ -42,7 +42,9 @@ def nccl_version_text(version):
     if isinstance(version, (tuple, list)):
         numbers = [str(int(part)) for part in version[:3]]
         suffix = "".join(str(part) for part in version[3:])
-        return ".".join(numbers) + ("+" + suffix if suffix else "")
+        if suffix and suffix[0].isalnum():
+            suffix = "+" + suffix
+        return ".".join(numbers) + suffix
     code = int(version)
     major, rest = divmod(code, 10000) if code >= 10000 else divmod(code, 1000)
     minor, patch = divmod(rest, 100)
@@ -192,7 +194,7 @@ def import_check(module, torch_first):
         # As in real use: torch extensions are imported after torch, whose libraries (libc10.so ...)
         # they link against without an rpath. A torch that fails to import is the env check's finding.
         try:
-            import torch  # noqa: F401
+            importlib.import_module("torch")
         except BaseException:
             pass
     try:
