@@ -9,6 +9,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { readFactsFile } from "../src/facts/io.js";
 import { needs, PYFLAKES } from "./support/needs.js";
 import { DEBIAN_PYTHON, tempDir } from "./support/venv.js";
 
@@ -80,4 +81,20 @@ test("the Python payloads parse as Python 3.8 and pass pyflakes", (t) => {
   if (needs(t, PYFLAKES)) return;
   const lint = spawnSync(DEBIAN_PYTHON, ["-m", "pyflakes", ...files], { encoding: "utf8" });
   assert.equal(lint.status, 0, `pyflakes:\n${lint.stdout}${lint.stderr}`);
+});
+
+test("a snapshot from before torch_env.py (sdpa.memEfficient) reads with sdpa.efficient", () => {
+  const file = join(REPO, "test", "fixtures", "facts", "h100-healthy.json");
+  const raw = JSON.parse(readFileSync(file, "utf8")) as {
+    python: { torchLive: { result: { sdpa: Record<string, boolean | null> } } };
+  };
+  const old = raw.python.torchLive.result.sdpa;
+  assert.ok("memEfficient" in old, "the capture still has the old key (else this test proves nothing)");
+  const sdpa = readFactsFile(file).python.torchLive.result?.sdpa;
+  assert.deepEqual(sdpa, {
+    flash: old["flash"],
+    efficient: old["memEfficient"],
+    math: old["math"],
+    cudnn: old["cudnn"],
+  });
 });

@@ -1,15 +1,19 @@
 # gpuprep probe: run by the *target* Python (any CPython >= 3.8, stdlib only); prints one JSON
 # document {"host": ..., "python": ...} matching ProbeOutputSchema in src/facts/schema.ts.
 #
-# CLI contract:  python3 - [--fast] [--child-timeout SECONDS] [--nonce HEX] < probe.py
+# CLI contract:  python3 - [--fast] [--child-timeout SECONDS] [--nonce HEX]
+#                          [--extension MODULE=DIST,...]... [--import MODULE]... < probe.py
+#   --extension: a known extension (gpuprep passes the KB's import-checks table), import-checked
+#   when installed; --import: a module the user named, import-checked in any case.
 #   stdout: the JSON document on one line; with --nonce that line is "@gpuprep-probe HEX {...}", so
 #   a sitecustomize or extension that prints a {"host" line cannot pass for the result (gpuprep
 #   makes a fresh nonce per run and accepts only its frame). stderr: nothing on success; exit 0.
 #   exit 3 + one line on stderr: this Python is too old or the arguments are wrong.
 #
 # It changes nothing: no installs, no writes (bytecode writing is off here and in children).
-# Risky imports (torch, GPU extensions) run only in child processes, all started in parallel,
-# each with a time limit, so a segfault or a hang becomes a fact instead of killing the probe.
+# Risky imports (torch, GPU extensions) run only in child processes (torch_env.py, shared with
+# validate), all started in parallel, each with a time limit, so a segfault or a hang becomes a
+# fact instead of killing the probe.
 import sys
 
 sys.dont_write_bytecode = True

@@ -18,8 +18,9 @@ import warnings
 sys.dont_write_bytecode = True
 
 RESULT_MARK = "@@GPUPREP_RESULT@@"
-# Truncates each warning: torch's arch warning lists every architecture, an extension may dump a page.
-WARNING_LIMIT = 500
+# Caps each warning: torch's arch warning (kept whole: rules quote it) lists every architecture; an
+# extension may dump a page.
+WARNING_LIMIT = 2000
 
 
 def error_text(error):
