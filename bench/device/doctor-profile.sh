@@ -56,7 +56,7 @@ PY
 "${GPUPREP[@]}" doctor --python "$PY" --save "$WORK/facts.json" >/dev/null 2>&1
 EXTENSIONS=$("$PY" -c 'import json,sys; print(" ".join(e["module"] for e in json.load(open(sys.argv[1]))["python"]["extensions"]))' "$WORK/facts.json")
 echo "extensions import-checked: $EXTENSIONS" >>"$OUT/machine.txt"
-# The probe alone gets the extension list doctor passes it (the KB's import-checks table).
+# The probe alone gets the extension list doctor passes it (--extensions: the KB's import-checks table).
 mapfile -t PROBE_ARGS < <(node -e 'import("./dist/src/gather/probe.js").then((m) => console.log(m.knownExtensionArgs().join("\n")))')
 
 for run in $(seq 1 "$RUNS"); do

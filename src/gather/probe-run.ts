@@ -23,11 +23,16 @@ export interface ProbeRunOptions {
 }
 
 /**
- * `--extension MODULE=DIST,...` for each row of the KB's import-checks table: the probe
- * import-checks those of them it finds installed (validate gets the same list).
+ * `--extensions "MODULE=DIST,... ..."` from the KB's import-checks table: the probe import-checks
+ * those it finds installed (validate gets the same list). One word, so -v shows a short line.
  */
 export function knownExtensionArgs(): string[] {
-  return importChecks().flatMap((row) => ["--extension", `${row.module}=${row.distributions.join(",")}`]);
+  return [
+    "--extensions",
+    importChecks()
+      .map((row) => `${row.module}=${row.distributions.join(",")}`)
+      .join(" "),
+  ];
 }
 
 /** Each torch/extension child may use most of the budget, leaving the probe time to report it. */

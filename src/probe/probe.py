@@ -2,9 +2,9 @@
 # document {"host": ..., "python": ...} matching ProbeOutputSchema in src/facts/schema.ts.
 #
 # CLI contract:  python3 - [--fast] [--child-timeout SECONDS] [--nonce HEX]
-#                          [--extension MODULE=DIST,...]... [--import MODULE]... < probe.py
-#   --extension: a known extension (gpuprep passes the KB's import-checks table), import-checked
-#   when installed; --import: a module the user named, import-checked in any case.
+#                          [--extensions "MODULE=DIST,... ..."] [--import MODULE]... < probe.py
+#   --extensions: the known extensions (gpuprep passes the KB's import-checks table), each
+#   import-checked when installed; --import: a module the user named, import-checked in any case.
 #   stdout: the JSON document on one line; with --nonce that line is "@gpuprep-probe HEX {...}", so
 #   a sitecustomize or extension that prints a {"host" line cannot pass for the result (gpuprep
 #   makes a fresh nonce per run and accepts only its frame). stderr: nothing on success; exit 0.
@@ -874,10 +874,12 @@ def parse_args(argv):
             options["fast"] = True
         elif arg == "--child-timeout" and args:
             options["timeout"] = float(args.pop(0))
-        elif arg == "--extension" and args and re.match(r"^[\w.]+=[\w.,-]*$", args[0]):
-            # MODULE=DIST,DIST: a known extension (the KB's import-checks table), checked when present.
-            module, dists = args.pop(0).split("=", 1)
-            options["extensions"].append((module, [normalize(d) for d in dists.split(",") if d]))
+        elif arg == "--extensions" and args and re.match(r"^(\s*[\w.]+=[\w.,-]*)*\s*$", args[0]):
+            # "MODULE=DIST,DIST MODULE=DIST ...": the known extensions (the KB's import-checks
+            # table), each checked when present. One word, so `gpuprep -v` shows a short line.
+            for entry in args.pop(0).split():
+                module, dists = entry.split("=", 1)
+                options["extensions"].append((module, [normalize(d) for d in dists.split(",") if d]))
         elif arg == "--import" and args:
             options["imports"].append(args.pop(0))
         elif arg == "--nonce" and args and re.match(r"^[0-9a-f]{8,64}$", args[0]):
