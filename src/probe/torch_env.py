@@ -5,7 +5,8 @@
 #
 #     python -c "<this text>" '<options JSON>'
 #
-# options: {} for the torch environment; {"import": MODULE, "torchFirst": bool} to import-check
+# options: {} for the torch environment (doctor), {"matmul": true} to also check a cuBLAS matmul
+# (validate); {"import": MODULE, "torchFirst": bool} to import-check
 # one extension in a process of its own (a segfault in it must not take the torch facts along).
 # stdout: one line, RESULT_MARK + JSON; anything torch or an extension prints around it is noise.
 # exit 0; 4 when torch or the module does not import (the JSON then holds "error").
@@ -91,8 +92,10 @@ def sdpa_enabled(torch):
     }
 
 
-def kernel_check(torch):
-    """An elementwise kernel and a 512x512 matmul (cuBLAS) on device 0, checked against the CPU.
+def kernel_check(torch, matmul):
+    """An elementwise kernel on device 0, checked against the CPU, and with `matmul` a 512x512
+    matmul (cuBLAS) too: validate asks for it; doctor's probe does not, since creating the cuBLAS
+    handle adds to every doctor run's time over `import torch` (issue 17) and validate covers it.
     ran: the GPU work was attempted (a launch that fails says ran, not ok, and why)."""
     check = {"ran": True, "ok": False, "relError": None, "error": None}
     try:
@@ -102,6 +105,9 @@ def kernel_check(torch):
         elementwise = (a.to("cuda:0") * 2 + 1).cpu()
         if not bool(torch.allclose(elementwise, a * 2 + 1)):
             check["error"] = "elementwise kernel: GPU result differs from the CPU's"
+            return check
+        if not matmul:
+            check["ok"] = True
             return check
         reference = a.double() @ b.double()
         got = (a.to("cuda:0") @ b.to("cuda:0")).double().cpu()
@@ -139,7 +145,7 @@ def device_facts(torch, index):
             "l2CacheBytes": getattr(props, "L2_cache_size", None)}
 
 
-def torch_facts(torch):
+def torch_facts(torch, matmul=False):
     r = {"version": str(torch.__version__), "file": str(torch.__file__), "cudaBuilt": torch.version.cuda,
          "cudaAvailable": False, "cudaInitError": None, "deviceCount": 0, "devices": []}
     try:
@@ -162,14 +168,14 @@ def torch_facts(torch):
                  "cudnn": safe(lambda: bool(torch.backends.cudnn.allow_tf32))}
     r["float32MatmulPrecision"] = safe(lambda: torch.get_float32_matmul_precision())
     if r["deviceCount"] > 0:
-        r["kernel"] = kernel_check(torch)
+        r["kernel"] = kernel_check(torch, matmul)
     else:
         r["kernel"] = {"ran": False, "ok": False, "relError": None, "error": None}
     r["numpy"] = numpy_check(torch)
     return r
 
 
-def torch_environment():
+def torch_environment(matmul=False):
     """(result, exit code): the torch facts, or {"error"} when torch does not import. Warnings
     torch gives on import and CUDA init ("sm_120 is not compatible ...") are kept."""
     with warnings.catch_warnings(record=True) as caught:
@@ -181,7 +187,7 @@ def torch_environment():
             result, code = {"error": error_text(error)}, 4
         else:
             imported = round(time.monotonic() - started, 3)
-            result, code = torch_facts(torch), 0
+            result, code = torch_facts(torch, matmul), 0
             result["importSeconds"] = imported
     result["warnings"] = sorted(set(str(w.message).strip()[:WARNING_LIMIT] for w in caught))
     return result, code
@@ -217,7 +223,7 @@ def main(argv):
     if options.get("import"):
         result, code = import_check(options["import"], bool(options.get("torchFirst")))
     else:
-        result, code = torch_environment()
+        result, code = torch_environment(bool(options.get("matmul")))
     report(result)
     return code
 
