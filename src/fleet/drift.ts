@@ -8,6 +8,7 @@ import type { Facts } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
 import { coverageFor, parseComputeCapability } from "../kb/compat.js";
 import { docsUrl } from "../docs-url.js";
+import { makeFinding } from "../rule-helpers/finding.js";
 import type { Evidence, Severity } from "../rule-helpers/types.js";
 import { FINGERPRINT_LABELS, NOT_INSTALLED } from "./fingerprint.js";
 import type { Fingerprint, FingerprintField, MergedFinding } from "./types.js";
@@ -65,15 +66,12 @@ function finding(
     severity?: Severity;
   },
 ): MergedFinding {
+  const { fix, commands, nodes, ...rest } = parts;
   return {
-    ruleId: rule.id,
-    severity: parts.severity ?? rule.severity,
-    title: rule.title,
-    message: parts.message,
-    evidence: parts.evidence,
-    fix: { summary: parts.fix, commands: parts.commands ?? [] },
+    ...makeFinding(rule, { ...rest, fix: { summary: fix, commands: commands ?? [] } }),
+    // Drift rules are documented on the fleet page, not on a page per rule.
     docs: `${FLEET_DOCS}#${rule.id}`,
-    nodes: parts.nodes,
+    nodes,
   };
 }
 

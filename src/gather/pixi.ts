@@ -4,7 +4,6 @@
  * platform, [environments], and the line of each key. Reads text; the caller reads the file.
  * Manifest format: https://pixi.sh/latest/reference/pixi_manifest/ .
  */
-import { parse as parseToml, TomlError } from "smol-toml";
 import { basename } from "node:path";
 import type { CondaDependency, CondaManifest, CondaPypiDependency } from "../facts/schema.js";
 import { UserError } from "../errors.js";
@@ -12,6 +11,7 @@ import { printablePrefix } from "../util/safe-read.js";
 import { normalizeCondaVersion } from "./conda-spec.js";
 import { parseRequirement } from "./requirement.js";
 import { tomlKeyLines, type TomlLines } from "./toml-lines.js";
+import { parseTomlManifest } from "./toml-parse.js";
 
 type Table = Record<string, unknown>;
 
@@ -56,13 +56,18 @@ function origin(ctx: Context, key: string[]): string {
   return `${ctx.file}:${full.join(".")}`;
 }
 
+/** One dependency table: its key path, the feature it belongs to, and its target platform (null: every one). */
+interface DependencyTable {
+  ctx: Context;
+  key: string[];
+  feature: string;
+  platform: string | null;
+}
+
 function condaDependency(
-  ctx: Context,
+  { ctx, key, feature, platform }: DependencyTable,
   name: string,
   value: unknown,
-  key: string[],
-  feature: string,
-  platform: string | null,
 ): CondaDependency {
   const where = origin(ctx, [...key, name]);
   if (typeof value === "string")
@@ -101,12 +106,9 @@ function splitVersionBuild(value: string): { version: string; build: string | nu
 }
 
 function pypiDependency(
-  ctx: Context,
+  { ctx, key, feature, platform }: DependencyTable,
   name: string,
   value: unknown,
-  key: string[],
-  feature: string,
-  platform: string | null,
 ): CondaPypiDependency | null {
   const where = origin(ctx, [...key, name]);
   let text: string;
@@ -147,14 +149,15 @@ function readDependencyTables(
   out: { conda: CondaDependency[]; pypi: CondaPypiDependency[] },
   platform: string | null = null,
 ): void {
+  const at = (name: string): DependencyTable => ({ ctx, key: [...key, name], feature, platform });
   const conda = table["dependencies"];
   if (isTable(conda))
     for (const [name, value] of Object.entries(conda))
-      out.conda.push(condaDependency(ctx, name, value, [...key, "dependencies"], feature, platform));
+      out.conda.push(condaDependency(at("dependencies"), name, value));
   const pypi = table["pypi-dependencies"];
   if (isTable(pypi))
     for (const [name, value] of Object.entries(pypi)) {
-      const dep = pypiDependency(ctx, name, value, [...key, "pypi-dependencies"], feature, platform);
+      const dep = pypiDependency(at("pypi-dependencies"), name, value);
       if (dep) out.pypi.push(dep);
     }
   const targets = table["target"];
@@ -174,20 +177,7 @@ function cudaRequirement(table: unknown): string | null {
  * the file has no [tool.pixi] table.
  */
 export function parsePixiManifest(text: string, path: string, prefix = ""): CondaManifest | null {
-  let doc: Table;
-  try {
-    doc = parseToml(text) as Table;
-  } catch (error) {
-    if (error instanceof TomlError) {
-      const reason = error.message.split("\n")[0]?.replace(/^Invalid TOML document: /, "") ?? "invalid TOML";
-      throw new UserError(
-        `${path}:${error.line}: invalid TOML: ${reason}`,
-        `fix line ${error.line} of ${basename(path)}`,
-      );
-    }
-    throw error;
-  }
-  let root: unknown = doc;
+  let root: unknown = parseTomlManifest(text, path);
   for (const part of prefix ? prefix.split(".") : []) root = isTable(root) ? root[part] : undefined;
   if (!isTable(root)) return null;
   const ctx: Context = { path, file: basename(path), prefix, lines: tomlKeyLines(text) };

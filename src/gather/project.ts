@@ -8,7 +8,6 @@
  */
 import { existsSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { parse as parseToml, TomlError } from "smol-toml";
 import type { ProjectFacts, Requirement } from "../facts/schema.js";
 import { UserError } from "../errors.js";
 import { READ_LIMITS, isInside, printablePrefix, readTextFile } from "../util/safe-read.js";
@@ -18,6 +17,7 @@ import { manifestFiles } from "./project-files.js";
 
 export { hasProjectManifest } from "./project-files.js";
 import { tomlKeyLines } from "./toml-lines.js";
+import { parseTomlManifest } from "./toml-parse.js";
 
 type RequirementsFile = ProjectFacts["requirementsFiles"][number];
 type Pyproject = NonNullable<ProjectFacts["pyproject"]>;
@@ -89,18 +89,7 @@ function readText(
 }
 
 function readToml(path: string, maxBytes?: number): Table {
-  try {
-    return parseToml(readText(path, maxBytes)) as Table;
-  } catch (error) {
-    if (error instanceof TomlError) {
-      const reason = error.message.split("\n")[0]?.replace(/^Invalid TOML document: /, "") ?? "invalid TOML";
-      throw new UserError(
-        `${path}:${error.line}: invalid TOML: ${reason}`,
-        `fix line ${error.line} of ${basename(path)}`,
-      );
-    }
-    throw error;
-  }
+  return parseTomlManifest(readText(path, maxBytes), path);
 }
 
 // ------------------------------------------------------------------ pyproject.toml

@@ -5,18 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { z } from "zod";
-import type {
-  ArchRow,
-  CondaTorchBuildRow,
-  CudaToolkitRow,
-  ExtensionRow,
-  GpuRow,
-  ImportCheckRow,
-  NgcImageRow,
-  TorchBuildRow,
-  SystemRow,
-  WheelPythonsRow,
-} from "./types.js";
+import type { KnowledgeBaseData, TorchBuildRow } from "./types.js";
 import {
   archRowSchema,
   condaTorchBuildRowSchema,
@@ -32,18 +21,8 @@ import {
 } from "./schema.js";
 import type { Overlay } from "./overlay.js";
 
-export interface KnowledgeBaseData {
-  archs: ArchRow[];
-  cudaToolkits: CudaToolkitRow[];
-  gpus: GpuRow[];
-  torchBuilds: TorchBuildRow[];
-  ngcImages: NgcImageRow[];
-  extensions: ExtensionRow[];
-  condaTorchBuilds: CondaTorchBuildRow[];
-  wheelPythons: WheelPythonsRow[];
-  systems: SystemRow[];
-  importChecks: ImportCheckRow[];
-}
+// The tables' type lives with the row types; exported here too, beside the loader that makes it.
+export type { KnowledgeBaseData };
 
 /** The table files, their table names and row schemas. */
 export const TABLES = {

@@ -5,18 +5,7 @@
  * two in step at compile time.
  */
 import { z } from "zod";
-import type {
-  ArchRow,
-  CondaTorchBuildRow,
-  CudaToolkitRow,
-  ExtensionRow,
-  GpuRow,
-  ImportCheckRow,
-  NgcImageRow,
-  TorchBuildRow,
-  SystemRow,
-  WheelPythonsRow,
-} from "./types.js";
+import type * as Row from "./types.js";
 
 const version = z.string().regex(/^\d+(\.\d+)*$/, "a dotted numeric version");
 const computeCapability = z.string().regex(/^\d{1,2}\.\d$/, "a compute capability like 9.0");
@@ -245,15 +234,15 @@ export const importCheckRowSchema = z.object({
 // Compile-time agreement between the schemas and the hand-written row types.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const agree: [
-  Same<z.infer<typeof archRowSchema>, ArchRow>,
-  Same<z.infer<typeof cudaToolkitRowSchema>, CudaToolkitRow>,
-  Same<z.infer<typeof gpuRowSchema>, GpuRow>,
-  Same<z.infer<typeof torchBuildRowSchema>, TorchBuildRow>,
-  Same<z.infer<typeof ngcImageRowSchema>, NgcImageRow>,
-  Same<z.infer<typeof extensionRowSchema>, ExtensionRow>,
-  Same<z.infer<typeof condaTorchBuildRowSchema>, CondaTorchBuildRow>,
-  Same<z.infer<typeof wheelPythonsRowSchema>, WheelPythonsRow>,
-  Same<z.infer<typeof systemRowSchema>, SystemRow>,
-  Same<z.infer<typeof importCheckRowSchema>, ImportCheckRow>,
+  Same<z.infer<typeof archRowSchema>, Row.ArchRow>,
+  Same<z.infer<typeof cudaToolkitRowSchema>, Row.CudaToolkitRow>,
+  Same<z.infer<typeof gpuRowSchema>, Row.GpuRow>,
+  Same<z.infer<typeof torchBuildRowSchema>, Row.TorchBuildRow>,
+  Same<z.infer<typeof ngcImageRowSchema>, Row.NgcImageRow>,
+  Same<z.infer<typeof extensionRowSchema>, Row.ExtensionRow>,
+  Same<z.infer<typeof condaTorchBuildRowSchema>, Row.CondaTorchBuildRow>,
+  Same<z.infer<typeof wheelPythonsRowSchema>, Row.WheelPythonsRow>,
+  Same<z.infer<typeof systemRowSchema>, Row.SystemRow>,
+  Same<z.infer<typeof importCheckRowSchema>, Row.ImportCheckRow>,
 ] = [true, true, true, true, true, true, true, true, true, true];
 void agree;

@@ -390,3 +390,17 @@ export interface SystemRow {
   confidence: Confidence;
   sources: Source[];
 }
+
+/** Every table of the knowledge base, as loaded (and merged with an overlay). */
+export interface KnowledgeBaseData {
+  archs: ArchRow[];
+  cudaToolkits: CudaToolkitRow[];
+  gpus: GpuRow[];
+  torchBuilds: TorchBuildRow[];
+  ngcImages: NgcImageRow[];
+  extensions: ExtensionRow[];
+  condaTorchBuilds: CondaTorchBuildRow[];
+  wheelPythons: WheelPythonsRow[];
+  systems: SystemRow[];
+  importChecks: ImportCheckRow[];
+}

@@ -85,18 +85,15 @@ export function deviceBudget(
   marginFraction: number,
 ): DeviceBudget {
   checkMargin(marginFraction);
-  const keep = 1 - marginFraction;
   if (target) {
-    return {
+    return withMargin(marginFraction, {
       name: target.name,
       totalBytes: target.memoryBytes,
       unified: target.unified,
-      usableBytes: Math.floor(target.memoryBytes * keep),
-      marginFraction,
       source: target.unified
         ? `${target.source}; unified memory: shared with the CPU, less in practice`
         : target.source,
-    };
+    });
   }
   if (!facts)
     throw new UserError(
@@ -115,39 +112,57 @@ export function deviceBudget(
   if (!unified) {
     const total = (gpu.memoryTotalMiB as number) * MIB;
     const others = facts.host.nvidia.gpus.length - 1;
-    return {
+    return withMargin(marginFraction, {
       name: gpu.name,
       totalBytes: total,
       unified: false,
-      usableBytes: Math.floor(total * keep),
-      marginFraction,
       source: `nvidia-smi memory.total of GPU ${gpu.index} (${gpu.memoryTotalMiB} MiB)${others > 0 ? `; one GPU of ${others + 1}` : ""}`,
-    };
+    });
   }
   const total = facts.host.memTotalBytes;
   const available = facts.host.memAvailableBytes ?? null;
   if (available !== null && available !== undefined)
-    return {
-      name: gpu.name,
-      totalBytes: total ?? available,
-      unified: true,
-      usableBytes: Math.floor(available * keep),
+    return withMargin(
       marginFraction,
-      source: "/proc/meminfo MemAvailable (unified memory: cudaMemGetInfo counts the page cache as used)",
-    };
+      {
+        name: gpu.name,
+        totalBytes: total ?? available,
+        unified: true,
+        source: "/proc/meminfo MemAvailable (unified memory: cudaMemGetInfo counts the page cache as used)",
+      },
+      available,
+    );
   if (total === null)
     throw new UserError(
       `unified-memory GPU ${gpu.name} but the facts hold no /proc/meminfo figures`,
       "give --target NAME",
     );
-  return {
+  return withMargin(marginFraction, {
     name: gpu.name,
     totalBytes: total,
     unified: true,
-    usableBytes: Math.floor(total * keep),
-    marginFraction,
     source:
       "/proc/meminfo MemTotal (unified memory; this snapshot predates MemAvailable, so memory in use is not subtracted)",
+  });
+}
+
+/**
+ * Every budget keeps the same share of its basis: the total, or MemAvailable on unified memory
+ * where the total overstates what is free.
+ */
+function withMargin(
+  marginFraction: number,
+  budget: Omit<DeviceBudget, "usableBytes" | "marginFraction">,
+  basisBytes = budget.totalBytes,
+): DeviceBudget {
+  // Spelled out, not spread, so the keys keep the order the --json output has always had.
+  return {
+    name: budget.name,
+    totalBytes: budget.totalBytes,
+    unified: budget.unified,
+    usableBytes: Math.floor(basisBytes * (1 - marginFraction)),
+    marginFraction,
+    source: budget.source,
   };
 }
 

@@ -196,18 +196,30 @@ function gpt2(f: Fields): Built {
       ffn,
       tied: f.bool("tie_word_embeddings", true),
     }),
-    structure: {
-      kind: "transformer",
-      layers,
-      hidden,
-      heads,
-      kvHeads: heads,
-      headDim: hidden / heads,
-      ffn,
-      gatedMlp: false,
-      logitsVocab: vocab,
-      crossAttentionLayers: 0,
-    },
+    structure: oneStackTransformer({ layers, hidden, heads, ffn, gatedMlp: false, logitsVocab: vocab }),
+  };
+}
+
+/**
+ * The structure of a transformer with one stack of layers (no cross-attention). kvHeads and headDim
+ * default to plain multi-head attention (gpt2, bert); llama-like configs give their own.
+ */
+function oneStackTransformer(
+  s: Omit<TransformerStructure, "kind" | "kvHeads" | "headDim" | "crossAttentionLayers"> &
+    Partial<Pick<TransformerStructure, "kvHeads" | "headDim">>,
+): TransformerStructure {
+  // Spelled out, not spread, so the keys keep the order the --json output has always had.
+  return {
+    kind: "transformer",
+    layers: s.layers,
+    hidden: s.hidden,
+    heads: s.heads,
+    kvHeads: s.kvHeads ?? s.heads,
+    headDim: s.headDim ?? s.hidden / s.heads,
+    ffn: s.ffn,
+    gatedMlp: s.gatedMlp,
+    logitsVocab: s.logitsVocab,
+    crossAttentionLayers: 0,
   };
 }
 
@@ -237,8 +249,7 @@ function llamaLike(defaultArchitecture: string, qkvBiasOnly: boolean, tiedDefaul
     return {
       architecture: f.architecture(defaultArchitecture),
       groups: llamaLikeParams(shape),
-      structure: {
-        kind: "transformer",
+      structure: oneStackTransformer({
         layers,
         hidden,
         heads,
@@ -247,8 +258,7 @@ function llamaLike(defaultArchitecture: string, qkvBiasOnly: boolean, tiedDefaul
         ffn,
         gatedMlp: true,
         logitsVocab: vocab,
-        crossAttentionLayers: 0,
-      },
+      }),
     };
   };
 }
@@ -287,18 +297,14 @@ function bert(f: Fields): Built {
       head,
       labels: f.labels(),
     }),
-    structure: {
-      kind: "transformer",
+    structure: oneStackTransformer({
       layers,
       hidden,
       heads,
-      kvHeads: heads,
-      headDim: hidden / heads,
       ffn,
       gatedMlp: false,
       logitsVocab: head === "masked-lm" || head === "pretraining" ? vocab : 0,
-      crossAttentionLayers: 0,
-    },
+    }),
   };
 }
 

@@ -207,24 +207,12 @@ export function t5Params(s: {
     ...attention("encoder.SelfAttention", E),
     ...ff("encoder.DenseReluDense", E),
     norm("encoder.layer_norm", s.dModel, false, 2 * E + 1),
-    {
-      path: "encoder.relative_attention_bias",
-      role: "embedding",
-      shape: [s.buckets, s.heads],
-      bias: 0,
-      count: 1,
-    },
+    embedding("encoder.relative_attention_bias", s.buckets, s.heads),
     ...attention("decoder.SelfAttention", D),
     ...attention("decoder.EncDecAttention", D),
     ...ff("decoder.DenseReluDense", D),
     norm("decoder.layer_norm", s.dModel, false, 3 * D + 1),
-    {
-      path: "decoder.relative_attention_bias",
-      role: "embedding",
-      shape: [s.buckets, s.heads],
-      bias: 0,
-      count: 1,
-    },
+    embedding("decoder.relative_attention_bias", s.buckets, s.heads),
   ];
   if (!s.tied) groups.push({ ...linear("lm_head", s.dModel, s.vocab, false, 1), role: "head" });
   return groups;

@@ -6,23 +6,12 @@ import { loadKnowledgeBase } from "../kb/index.js";
 import { projectRequirements } from "./project-requirements.js";
 import { pytorchCudaVariant } from "./conda-requirements.js";
 import { torchRoutes } from "./torch-routes.js";
-import { makePlan, type InitOptions } from "./index.js";
+import { makePlan } from "./index.js";
 import { targetFromName } from "./target.js";
 import { UserError } from "../errors.js";
+import { initOptions } from "../../test/support/init-options.js";
 
 const FIXTURES = resolve("test/fixtures/projects");
-const OPTIONS: InitOptions = {
-  strategy: "auto",
-  jupyter: false,
-  nonRoot: false,
-  volumes: [],
-  buildFromSource: [],
-  wheelhouse: null,
-  indexUrl: null,
-  shmSize: null,
-  python: null,
-};
-
 test("pixi.toml: the default environment's conda and PyPI deps as PyPI requirements, pytorch -> torch with its pin", () => {
   const { requirements, notes, pythonPins } = projectRequirements(
     readProject(join(FIXTURES, "pixi-gb10-conda-forge")),
@@ -73,7 +62,7 @@ test("seed 000: init --target dgx-spark for the pixi project plans a torch with 
     cpuArch: null,
     flag: "--target",
   });
-  const plan = makePlan(kb, project, target, OPTIONS);
+  const plan = makePlan(kb, project, target, initOptions());
   assert.equal(plan.strategy, "native");
   const build = plan.native!.build;
   assert.equal(build.platform, "linux-aarch64");
@@ -98,13 +87,13 @@ test("seed 000: init --target dgx-spark for the pixi project plans a torch with 
   assert.ok(plan.install.some((r) => r.normalizedName === "transformers"));
   // A container keeps the image's torch, and no image's torch is 2.5.1: the pixi pin is what stops it.
   assert.throws(
-    () => makePlan(kb, project, target, { ...OPTIONS, strategy: "container" }),
+    () => makePlan(kb, project, target, initOptions({ strategy: "container" })),
     (e: unknown) => e instanceof UserError && /torch==2\.5\.1 \(pixi\.toml:17\) excludes/.test(e.message),
   );
   // With the pin relaxed (test-local change to the pixi manifest), the container plan installs the pixi deps on the image's torch.
   const relaxed = structuredClone(project);
   relaxed.condaManifests![0]!.dependencies.find((d) => d.name === "pytorch")!.version = "";
-  const container = makePlan(kb, relaxed, target, { ...OPTIONS, strategy: "container" });
+  const container = makePlan(kb, relaxed, target, initOptions({ strategy: "container" }));
   const image = container.container!.image;
   const imageVerdict = kb
     .judgeNgcImages({ computeCapability: "12.1", driverVersion: "580.95.05", cpuArch: "aarch64" })

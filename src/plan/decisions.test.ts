@@ -15,20 +15,9 @@ import { torchRoutes, pytorchVariantOf } from "./torch-routes.js";
 import { nvccNeeded } from "./nvcc.js";
 import type { InitOptions, Plan } from "./types.js";
 import { UserError } from "../errors.js";
+import { initOptions } from "../../test/support/init-options.js";
 
 const kb = loadKnowledgeBase();
-
-const OPTIONS: InitOptions = {
-  strategy: "auto",
-  jupyter: false,
-  nonRoot: false,
-  volumes: [],
-  buildFromSource: [],
-  wheelhouse: null,
-  indexUrl: null,
-  shmSize: null,
-  python: null,
-};
 
 function projectDir(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), "gpuprep-decisions-"));
@@ -43,7 +32,7 @@ function plan(
   options: Partial<InitOptions> = {},
 ): Plan {
   const target = targetFromName(kb, { gpu, driver, cpuArch: null, flag: `--target ${gpu}` });
-  return makePlan(kb, readProject(projectDir(files)), target, { ...OPTIONS, ...options });
+  return makePlan(kb, readProject(projectDir(files)), target, initOptions(options));
 }
 
 function decision(result: Plan, topic: string): string {
@@ -101,10 +90,12 @@ test("auto: a container that would drop a pin on what the image ships loses to n
     flag: "--target",
   });
   const run = (requirements: string, strategy: InitOptions["strategy"]) =>
-    makePlan(derived, readProject(projectDir({ "requirements.txt": requirements })), target, {
-      ...OPTIONS,
-      strategy,
-    });
+    makePlan(
+      derived,
+      readProject(projectDir({ "requirements.txt": requirements })),
+      target,
+      initOptions({ strategy }),
+    );
   // Another image that keeps numpy<2 (numpy not known to fail it) is preferred over 25.10.
   assert.notEqual(run("torch>=2.9\nnumpy<2\n", "container").container?.image.tag, "25.10");
   // torch>2.8,<2.9.1 leaves only 25.10 (2.9.0a0), which would drop numpy<2: native keeps both.

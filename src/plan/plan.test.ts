@@ -9,6 +9,7 @@ import { readProject } from "../gather/project.js";
 import { makePlan } from "./index.js";
 import { targetFromName } from "./target.js";
 import type { InitOptions, Plan } from "./types.js";
+import { initOptions } from "../../test/support/init-options.js";
 
 const kb = loadKnowledgeBase();
 
@@ -16,17 +17,7 @@ function plan(requirements: string, gpu: string, driver: string, strategy: InitO
   const dir = mkdtempSync(join(tmpdir(), "gpuprep-plan-"));
   writeFileSync(join(dir, "requirements.txt"), requirements);
   const target = targetFromName(kb, { gpu, driver, cpuArch: null, flag: `--target ${gpu}` });
-  return makePlan(kb, readProject(dir), target, {
-    strategy,
-    jupyter: false,
-    nonRoot: false,
-    volumes: [],
-    buildFromSource: [],
-    wheelhouse: null,
-    indexUrl: null,
-    shmSize: null,
-    python: null,
-  });
+  return makePlan(kb, readProject(dir), target, initOptions({ strategy }));
 }
 
 function decision(result: Plan, topic: string): string {

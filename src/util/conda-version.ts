@@ -3,26 +3,13 @@
  * "==2.5.1", ">=2.4,<3", "2.5.*|2.6.*"), and what a build-string glob says about the variant
  * ("cuda126*", "cpu_*"). Conda's rules: https://docs.conda.io/projects/conda/en/stable/user-guide/concepts/pkg-specs.html
  */
+import { compareNumberLists, leadingNumbers } from "./version.js";
 
 /** Numeric parts of a conda version ("2.5.1" -> [2, 5, 1]); letters end it. */
-function parts(version: string): number[] {
-  const out: number[] = [];
-  for (const piece of version.split(".")) {
-    const n = /^(\d+)/.exec(piece);
-    if (!n) break;
-    out.push(Number(n[1]));
-  }
-  return out;
-}
+const parts = leadingNumbers;
 
 function compare(a: string, b: string): number {
-  const x = parts(a);
-  const y = parts(b);
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    const d = (x[i] ?? 0) - (y[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
+  return compareNumberLists(parts(a), parts(b));
 }
 
 function clauseMatches(version: string, clause: string): boolean {

@@ -4,6 +4,7 @@
  * pre/post/dev releases, local tags ignored unless the specifier names one, `==X.*` wildcards and
  * `~=`. Anything it cannot read (`===`, URLs) yields null so callers can say "unknown".
  */
+import { compareNumberLists } from "./version.js";
 
 interface ParsedVersion {
   release: number[];
@@ -31,17 +32,9 @@ export function parseVersion(text: string): ParsedVersion | null {
   };
 }
 
-function compareRelease(a: number[], b: number[]): number {
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    const diff = (a[i] ?? 0) - (b[i] ?? 0);
-    if (diff !== 0) return diff;
-  }
-  return 0;
-}
-
 /** Total order of PEP 440 versions without local tags. */
 function compareParsed(a: ParsedVersion, b: ParsedVersion): number {
-  const release = compareRelease(a.release, b.release);
+  const release = compareNumberLists(a.release, b.release);
   if (release !== 0) return release;
   // dev-only < pre < final < post, per PEP 440.
   const rank = (v: ParsedVersion): number[] => [

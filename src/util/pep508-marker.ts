@@ -4,6 +4,7 @@
  * comparisons of platform_machine, sys_platform, platform_system, os_name and python_version
  * with string literals, joined by `and` / `or` and parentheses. Anything else is unknown (null).
  */
+import { compareNumberLists } from "./version.js";
 
 export interface MarkerEnvironment {
   platform_machine: string;
@@ -36,13 +37,17 @@ function tokenize(marker: string): Token[] | null {
 }
 
 function compareVersionText(a: string, b: string): number {
-  const x = a.split(".").map(Number);
-  const y = b.split(".").map(Number);
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    const d = (x[i] ?? 0) - (y[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
+  return compareNumberLists(a.split(".").map(Number), b.split(".").map(Number));
+}
+
+/** Three-valued `and` (null: unknown): one false decides, else any unknown leaves it unknown. */
+function kleeneAnd(a: boolean | null, b: boolean | null): boolean | null {
+  return a === false || b === false ? false : a === null || b === null ? null : true;
+}
+
+/** Three-valued `or` (null: unknown): one true decides, else any unknown leaves it unknown. */
+function kleeneOr(a: boolean | null, b: boolean | null): boolean | null {
+  return a === true || b === true ? true : a === null || b === null ? null : false;
 }
 
 /** true / false where the marker can be judged for this environment; null where it cannot. */
@@ -97,23 +102,18 @@ export function evaluateMarker(marker: string, env: MarkerEnvironment): boolean 
     }
     return comparison();
   };
-  const andExpression = (): boolean | null => {
-    let result = atom();
-    while (peek()?.kind === "word" && peek()?.text === "and") {
+  /** Reads `operand (word operand)*` and folds it from the left with `combine`. */
+  const chain = (word: "and" | "or", operand: () => boolean | null, combine: typeof kleeneAnd) => {
+    let result = operand();
+    while (peek()?.kind === "word" && peek()?.text === word) {
       position++;
-      const next = atom();
-      result = result === false || next === false ? false : result === null || next === null ? null : true;
+      result = combine(result, operand());
     }
     return result;
   };
+  const andExpression = () => chain("and", atom, kleeneAnd);
   function orExpression(): boolean | null {
-    let result = andExpression();
-    while (peek()?.kind === "word" && peek()?.text === "or") {
-      position++;
-      const next = andExpression();
-      result = result === true || next === true ? true : result === null || next === null ? null : false;
-    }
-    return result;
+    return chain("or", andExpression, kleeneOr);
   }
   const result = orExpression();
   return position === tokens.length ? result : null;

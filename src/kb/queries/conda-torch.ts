@@ -4,8 +4,8 @@
  */
 import { coverageFor, driverSupport, parseComputeCapability, type DriverSupport } from "../compat.js";
 import type { CondaTorchBuildRow, CudaToolkitRow } from "../types.js";
-import { compareVersions, versionParts } from "../../util/version.js";
-import { effectiveDriver } from "./torch.js";
+import { versionParts } from "../../util/version.js";
+import { effectiveDriver, rankBuilds } from "./torch.js";
 
 export interface CondaTorchQuery {
   computeCapability: string;
@@ -70,14 +70,6 @@ function cudaAllowed(cuda: string, maxCuda: string | undefined): boolean {
   return (versionParts(cuda)[0] ?? 0) <= (versionParts(maxCuda)[0] ?? 0);
 }
 
-function rank(a: CondaTorchVerdict, b: CondaTorchVerdict): number {
-  if (a.runs !== b.runs) return a.runs === "sass" ? -1 : 1;
-  const byTorch = compareVersions(b.build.torch, a.build.torch);
-  if (byTorch !== 0) return byTorch;
-  if (a.driver !== b.driver) return a.driver === "native" ? -1 : 1;
-  return compareVersions(b.build.cuda ?? "0", a.build.cuda ?? "0");
-}
-
 /** CUDA builds that run here (SASS or PTX JIT, driver able to run their CUDA), best first. */
 export function condaTorchBuildsFor(
   rows: CondaTorchBuildRow[],
@@ -100,5 +92,5 @@ export function condaTorchBuildsFor(
         // JIT of PTX needs the CUDA's own driver: minor-version compatibility does not cover it.
         (verdict.runs === "ptx-jit" && verdict.driver === "native"),
     )
-    .sort(rank);
+    .sort((a, b) => rankBuilds(a, b));
 }

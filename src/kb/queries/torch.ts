@@ -80,13 +80,31 @@ export function installCommands(
   return { pip: `pip install "${pin}"${index}`, uv: `uv pip install "${pin}"${index}` };
 }
 
-function rank(a: TorchBuildChoice, b: TorchBuildChoice): number {
+/** What the build ranking reads: a wheel choice here, or a conda build's verdict (conda-torch.ts). */
+interface RankedBuild {
+  runs: string;
+  driver: DriverSupport | null;
+  build: { torch: string; cuda: string | null };
+}
+
+/**
+ * Wheels and conda builds are ranked alike, best first: SASS over PTX JIT, newer torch, then what
+ * `prefer` says (the wheels: PyPI's default first), a driver that runs the CUDA natively over
+ * minor-version compatibility, newer CUDA.
+ */
+export function rankBuilds<T extends RankedBuild>(a: T, b: T, prefer?: (a: T, b: T) => number): number {
   if (a.runs !== b.runs) return a.runs === "sass" ? -1 : 1;
   const byTorch = compareVersions(b.build.torch, a.build.torch);
   if (byTorch !== 0) return byTorch;
-  if (a.build.pypiDefault !== b.build.pypiDefault) return a.build.pypiDefault ? -1 : 1;
+  const preferred = prefer?.(a, b) ?? 0;
+  if (preferred !== 0) return preferred;
   if (a.driver !== b.driver) return a.driver === "native" ? -1 : 1;
   return compareVersions(b.build.cuda ?? "0", a.build.cuda ?? "0");
+}
+
+function pypiDefaultFirst(a: TorchBuildChoice, b: TorchBuildChoice): number {
+  if (a.build.pypiDefault === b.build.pypiDefault) return 0;
+  return a.build.pypiDefault ? -1 : 1;
 }
 
 export function evaluateTorchBuilds(
@@ -106,7 +124,7 @@ export function evaluateTorchBuilds(
     if (typeof reason === "string") rejected.push({ build, reason });
     else choices.push(reason);
   }
-  choices.sort(rank);
+  choices.sort((a, b) => rankBuilds(a, b, pypiDefaultFirst));
   return { choices, rejected };
 }
 
