@@ -44,7 +44,10 @@ import {
 } from "./queries/conda-torch.js";
 import { wheelPythonsFor, type WheelPythonsAnswer } from "./queries/wheel-pythons.js";
 import { systemByName } from "./queries/systems.js";
+import type { OverlayInUse } from "../json-envelope.js";
 
+/** The overlay (`gpuprep kb update`) merged into this process's knowledge base. */
+export type { OverlayInUse } from "../json-envelope.js";
 export type { GpuResolution } from "./queries/gpu.js";
 export type {
   TorchBuildChoice,
@@ -288,15 +291,6 @@ export class KnowledgeBase {
 }
 
 let cached: KnowledgeBase | null = null;
-
-/** The overlay (`gpuprep kb update`) merged into this process's knowledge base. */
-export interface OverlayInUse {
-  path: string;
-  fetchedAt: string;
-  indexUrl: string;
-  /** Torch build rows it holds (known builds gain Pythons, unknown ones are added). */
-  torchBuilds: number;
-}
 
 let overlayOff = false;
 let overlayInUse: OverlayInUse | null = null;
