@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { JOB_META_SCHEMA, type BatchJob } from "../transports/slurm-batch.js";
+import type { Same } from "../util/same-type.js";
 
 export { JOB_META_SCHEMA };
 
@@ -21,6 +22,5 @@ export const BatchJobBodySchema = z.object({
   submittedAt: z.string(),
 });
 
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const agree: Same<z.infer<typeof BatchJobBodySchema>, Omit<BatchJob, "schema" | "schemaVersion">> = true;
 void agree;

@@ -4,7 +4,7 @@ import { envelopeShape } from "../../json-envelope.js";
 import { FactsSchema } from "../../facts/schema.js";
 import { DOCTOR_REPORT_SCHEMA, DOCTOR_REPORT_VERSION, type JsonReport } from "../json.js";
 import { FindingSchema, FindingSummarySchema, MachineSummarySchema } from "./findings.js";
-import type { Same } from "./same.js";
+import type { Same } from "../../util/same-type.js";
 
 export const DoctorReportSchema = z.object({
   ...envelopeShape(DOCTOR_REPORT_SCHEMA, DOCTOR_REPORT_VERSION),

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Finding } from "../../rule-helpers/types.js";
 import type { FindingSummary } from "../../diagnose/diagnose.js";
 import type { MachineSummary } from "../machine-summary.js";
-import type { Same } from "./same.js";
+import type { Same } from "../../util/same-type.js";
 
 export const SeveritySchema = z.enum(["error", "warning", "info"]);
 

@@ -5,7 +5,7 @@ import { FLEET_JOB_SCHEMA_VERSION, FLEET_SCHEMA, FLEET_SCHEMA_VERSION } from "..
 import { BatchJobBodySchema, JOB_META_SCHEMA } from "../../fleet/job-schema.js";
 import type { FleetReport } from "../../fleet/types.js";
 import { FindingSchema } from "./findings.js";
-import type { Same } from "./same.js";
+import type { Same } from "../../util/same-type.js";
 
 const NodeStatusSchema = z.enum(["ok", "down", "unreachable", "hung", "failed", "garbage"]);
 const MergedFindingSchema = FindingSchema.extend({ nodes: z.array(z.string()) });

@@ -6,7 +6,7 @@ import { RequirementSchema } from "../../facts/schema.js";
 import { ngcImageRowSchema, torchBuildRowSchema } from "../../kb/schema.js";
 import type { Plan } from "../../plan/types.js";
 import type { WriteStatus } from "../../generate/write.js";
-import type { Same } from "./same.js";
+import type { Same } from "../../util/same-type.js";
 
 const DecisionSchema = z.object({
   topic: z.string(),

@@ -14,7 +14,7 @@ import {
   torchBuildRowSchema,
 } from "../../kb/schema.js";
 import type { NgcImageVerdict, TorchBuildEvaluation } from "../../kb/index.js";
-import type { Same } from "./same.js";
+import type { Same } from "../../util/same-type.js";
 
 const DriverSupportSchema = z.enum(["native", "minor-compat", "unsupported"]);
 const CoverageEntrySchema = z.object({

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { envelopeShape } from "../../json-envelope.js";
 import { MEMORY_REPORT_SCHEMA, MEMORY_REPORT_VERSION, type MemoryReport } from "../../memory/report-types.js";
-import type { Same } from "./same.js";
+import type { Same } from "../../util/same-type.js";
 
 const ModelSourceSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("config"), path: z.string() }),

@@ -9,7 +9,7 @@ import {
   type ValidateReport,
   type ValidationItem,
 } from "../../validate/report.js";
-import type { Same } from "./same.js";
+import type { Same } from "../../util/same-type.js";
 
 const StatusSchema = z.enum(["pass", "warn", "fail", "skip", "info"]);
 const FigureSchema = z.object({ value: z.number(), unit: z.string() });
