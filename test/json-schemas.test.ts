@@ -10,7 +10,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeF
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { JSON_DOCUMENTS, renderSchemaFiles } from "../src/report/schemas/index.js";
+import { JSON_DOCUMENTS, renderSchemaFiles, schemaFileName } from "../src/report/schemas/index.js";
 import { SCHEMAS_DIR, schemaErrors } from "./support/json-schemas.js";
 import { needs, PYTHON3_TORCH } from "./support/needs.js";
 
@@ -73,6 +73,17 @@ function resolved(node: SchemaNode, root: SchemaNode): SchemaNode {
   const name = node.$ref?.replace(/^#\/\$defs\//, "");
   return name ? (root.$defs?.[name] ?? {}) : node;
 }
+
+test("docs/json.md tabulates every document with its version and file", () => {
+  const doc = readFileSync(join(REPO, "docs", "json.md"), "utf8");
+  for (const document of JSON_DOCUMENTS) {
+    const file = schemaFileName(document);
+    const row = `| \`${document.id}\` | ${document.version} | [schemas/${file}](../schemas/${file}) |`;
+    assert.ok(doc.includes(row), `docs/json.md lacks the row ${row}`);
+  }
+  const rows = doc.split("\n").filter((line) => /^\| `gpuprep\./.test(line));
+  assert.equal(rows.length, JSON_DOCUMENTS.length, "docs/json.md lists a document the code does not print");
+});
 
 test("every document's envelope: schema and version as constants, tool {name, version}, optional kbOverlay", () => {
   for (const [name, text] of renderSchemaFiles()) {

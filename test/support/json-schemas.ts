@@ -22,21 +22,24 @@ function newAjv() {
   addFormats(ajv);
   return ajv;
 }
-const shippedAjv = newAjv();
 const closedAjv = newAjv();
+/** One ajv per schemas/ folder (this tree's, an installed package's): each holds the same $ids. */
+const shippedAjvs = new Map<string, ReturnType<typeof newAjv>>();
 const cache = new Map<string, { shipped: ValidateFunction; closed: ValidateFunction }>();
 
-function validatorsFor(id: string, version: number) {
-  const key = `${id}@${version}`;
+function validatorsFor(id: string, version: number, dir: string) {
+  const key = `${dir}:${id}@${version}`;
   let pair = cache.get(key);
   if (!pair) {
     const document = JSON_DOCUMENTS.find((d) => d.id === id && d.version === version);
     if (!document) return null;
-    const shipped = JSON.parse(readFileSync(join(SCHEMAS_DIR, schemaFileName(document)), "utf8")) as object;
-    pair = {
-      shipped: shippedAjv.compile(shipped),
-      closed: closedAjv.compile(jsonSchemaOf(document, "output")),
-    };
+    const shipped = JSON.parse(readFileSync(join(dir, schemaFileName(document)), "utf8")) as object;
+    if (!shippedAjvs.has(dir)) shippedAjvs.set(dir, newAjv());
+    const closedKey = `closed:${id}@${version}`;
+    const closed =
+      closedAjv.getSchema(closedKey) ??
+      (closedAjv.addSchema(jsonSchemaOf(document, "output"), closedKey), closedAjv.getSchema(closedKey)!);
+    pair = { shipped: shippedAjvs.get(dir)!.compile(shipped), closed };
     cache.set(key, pair);
   }
   return pair;
@@ -46,12 +49,15 @@ function describe(errors: ErrorObject[] | null | undefined): string[] {
   return (errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "/"} ${e.message ?? "invalid"}`);
 }
 
-/** The reasons this document fails its schema; [] when it passes both the shipped and the closed one. */
-export function schemaErrors(doc: unknown, which: "both" | "shipped" = "both"): string[] {
+/**
+ * The reasons this document fails its schema; [] when it passes the shipped one (from `dir`,
+ * this tree's schemas/ unless given) and, with "both", the closed one.
+ */
+export function schemaErrors(doc: unknown, which: "both" | "shipped" = "both", dir = SCHEMAS_DIR): string[] {
   const header = doc as { schema?: unknown; schemaVersion?: unknown } | null;
   if (typeof header?.schema !== "string" || typeof header.schemaVersion !== "number")
     return ["no schema/schemaVersion header"];
-  const validators = validatorsFor(header.schema, header.schemaVersion);
+  const validators = validatorsFor(header.schema, header.schemaVersion, dir);
   if (!validators) return [`no shipped schema for ${header.schema} version ${header.schemaVersion}`];
   const { shipped, closed } = validators;
   if (!shipped(doc)) return describe(shipped.errors).map((e) => `shipped schema: ${e}`);

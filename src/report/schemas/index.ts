@@ -72,13 +72,13 @@ export const JSON_DOCUMENTS: readonly JsonDocument[] = [
   {
     id: FLEET_SCHEMA,
     version: FLEET_SCHEMA_VERSION,
-    command: "gpuprep fleet doctor|scan|validate|collect --json",
+    command: "gpuprep fleet doctor/scan/validate/collect --json",
     schema: FleetReportSchema,
   },
   {
     id: JOB_META_SCHEMA,
     version: FLEET_JOB_SCHEMA_VERSION,
-    command: "gpuprep fleet doctor|scan --slurm --submit --json",
+    command: "gpuprep fleet doctor/scan --slurm --submit --json",
     schema: FleetJobSchema,
   },
   {
