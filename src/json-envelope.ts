@@ -46,6 +46,10 @@ export function toolStamp(): Tool {
 }
 
 /** The envelope of one document; `overlay` is what the knowledge base was loaded with, if any. */
-export function makeEnvelope(schema: string, schemaVersion: number, overlay: OverlayInUse | null): Envelope {
+export function makeEnvelope<Id extends string, Version extends number>(
+  schema: Id,
+  schemaVersion: Version,
+  overlay: OverlayInUse | null,
+): Envelope & { schema: Id; schemaVersion: Version } {
   return { schema, schemaVersion, tool: toolStamp(), ...(overlay ? { kbOverlay: overlay } : {}) };
 }

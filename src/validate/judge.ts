@@ -33,8 +33,6 @@ export function judgePayload(payload: Payload, kb: KnowledgeBase, options: Judge
   ];
   return {
     ...makeEnvelope(REPORT_SCHEMA_ID, REPORT_SCHEMA_VERSION, knowledgeBaseOverlay()),
-    schema: REPORT_SCHEMA_ID,
-    schemaVersion: REPORT_SCHEMA_VERSION,
     createdAt: options.createdAt ?? new Date().toISOString(),
     transport: options.transport,
     python: payload.python,
