@@ -1,8 +1,12 @@
 // Copies the non-TypeScript files the CLI needs at run time (the Python probe and payloads,
 // knowledge-base JSON) from src/ into dist/, keeping their relative paths, and makes the bin
 // executable: tsc writes it 0644, and `npx gpuprep` in a clone then fails "Permission denied".
-import { chmodSync, cpSync, readFileSync, readdirSync, statSync, mkdirSync } from "node:fs";
+// A Python payload travels to its interpreter as one file (on stdin, or written to one temporary
+// file), so a line `NAME = None  # @inline PATH` in it becomes NAME = r'''<PATH's text>''' in the
+// copy: torch_env.py is one file in the source tree and a part of both payloads (probe, validate).
+import { chmodSync, cpSync, readFileSync, readdirSync, statSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, dirname, extname } from "node:path";
+import { inlinePython } from "./inline-python.mjs";
 
 const ASSET_EXTENSIONS = new Set([".py", ".json", ".html", ".css"]);
 
@@ -13,7 +17,8 @@ function copyAssets(fromDir, toDir) {
     if (statSync(from).isDirectory()) copyAssets(from, to);
     else if (ASSET_EXTENSIONS.has(extname(name))) {
       mkdirSync(dirname(to), { recursive: true });
-      cpSync(from, to);
+      if (extname(name) === ".py") writeFileSync(to, inlinePython(from));
+      else cpSync(from, to);
     }
   }
 }

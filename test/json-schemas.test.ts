@@ -112,14 +112,13 @@ test("doctor --json and the facts snapshot it saves pass their schemas (Debian's
   assert.deepEqual(schemaErrors(JSON.parse(readFileSync(saved, "utf8"))), [], "doctor --save");
 });
 
-test("doctor --from each real capture --json passes, and every capture reads as a facts snapshot", () => {
+test("doctor --from each real capture --json passes, the snapshot as this gpuprep reads it included", () => {
+  // The captures themselves are not checked raw: some predate renames the reader still accepts
+  // (sdpa.memEfficient, now efficient), and the schema describes what this version writes.
   const captures = readdirSync(FACTS).filter((n) => n.endsWith(".json"));
   assert.ok(captures.length > 20);
-  for (const name of captures) {
-    // Some were taken by older gpuprep versions: the shipped (open) schema is the contract for them.
-    assert.deepEqual(schemaErrors(JSON.parse(readFileSync(join(FACTS, name), "utf8")), "shipped"), [], name);
+  for (const name of captures)
     assertPrintsValid(["doctor", "--from", join(FACTS, name), "--json"], "gpuprep.doctor");
-  }
 });
 
 test("scan --json over the nvcc-built fatbin fixtures passes, with a device and without one", () => {

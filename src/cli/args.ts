@@ -6,7 +6,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UserError, errorMessage } from "../errors.js";
 import { configureConsole } from "../util/console-status.js";
 import { checkOutputPath } from "../util/write-output.js";
-import { disableKnowledgeBaseOverlay } from "../kb/index.js";
+import { disableKnowledgeBaseOverlay } from "../kb/overlay-switch.js";
 
 export type ParsedArgs<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
 

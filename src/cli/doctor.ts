@@ -9,7 +9,6 @@ import { UserError } from "../errors.js";
 import { EXIT_FINDINGS, EXIT_OK, type Command } from "./command.js";
 import { onePlace, parseCommandArgs } from "./args.js";
 import { makeStyle, useColor } from "../report/style.js";
-import { readFactsFile, writeFactsFile } from "../facts/io.js";
 import type { Facts } from "../facts/schema.js";
 import { gatherFacts } from "../gather/index.js";
 import { startProgress, type Progress } from "../util/console-status.js";
@@ -141,7 +140,7 @@ export const doctorCommand: Command = {
     let progress: Progress = { update: () => {}, end: () => {} };
     let diagnosis: ReturnType<typeof loadDiagnosis>;
     if (values.from !== undefined) {
-      facts = readFactsFile(values.from);
+      facts = (await import("../facts/io.js")).readFactsFile(values.from);
       diagnosis = loadDiagnosis();
     } else {
       progress = startProgress("doctor", progressDetail(values));
@@ -159,7 +158,7 @@ export const doctorCommand: Command = {
       diagnosis.catch(() => {}); // awaited below; a gathering error must not leave it unhandled
       facts = await gathering;
       progress.update("diagnosing");
-      if (values.save !== undefined) writeFactsFile(values.save, facts);
+      if (values.save !== undefined) (await import("../facts/io.js")).writeFactsFile(values.save, facts);
     }
 
     const { kb, diagnose, RULES, renderText, renderJson, renderSarif } = await diagnosis;

@@ -12,7 +12,13 @@ import { gatherFleetFacts } from "../fleet/gather.js";
 import { mergeFleet } from "../fleet/merge.js";
 import { allreduceFinding, runAllreduce } from "../fleet/allreduce.js";
 import { judgePayload } from "../validate/judge.js";
-import { ONLY_NAMES, payloadFromOutput, payloadScript, type PayloadOptions } from "../validate/payload.js";
+import {
+  ONLY_NAMES,
+  payloadArgs,
+  payloadFromOutput,
+  payloadScript,
+  type PayloadOptions,
+} from "../validate/payload.js";
 import type { ValidateReport } from "../validate/report.js";
 import { errorMessage } from "../errors.js";
 import { docsUrl } from "../docs-url.js";
@@ -83,7 +89,7 @@ export async function runFleetValidate(values: Record<string, unknown>, extra: s
   const results = await gatherFleetFacts(transport, options);
   // The payload has its own per-section limits; the node limit covers them all.
   const validateTimeout = Math.max(options.nodeTimeoutMs, 900_000);
-  const runs = await transport.runPythonOnNodes(payloadScript(), [JSON.stringify(payload)], validateTimeout);
+  const runs = await transport.runPythonOnNodes(payloadScript(), payloadArgs(payload), validateTimeout);
   const reports = new Map<string, ValidateReport | string>();
   for (const run of runs) {
     if (run.state !== "ran" || !run.result) {

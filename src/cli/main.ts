@@ -5,7 +5,7 @@ import { EXIT_TOOL_ERROR, type Command } from "./command.js";
 import { TOOL_VERSION } from "../version.js";
 import { envelope } from "../report/envelope.js";
 import { ERROR_SCHEMA_ID, ERROR_SCHEMA_VERSION } from "../report/document-ids.js";
-import { disableKnowledgeBaseOverlay } from "../kb/index.js";
+import { disableKnowledgeBaseOverlay } from "../kb/overlay-switch.js";
 import { oneLine } from "../report/terminal.js";
 import { configureConsole, endProgress } from "../util/console-status.js";
 import { COMMON_HELP } from "./args.js";

@@ -5,14 +5,23 @@
  * source of truth: the TS types are inferred from it and `--from` files are checked against it.
  */
 import { z } from "zod";
-import { envelopeShape } from "../json-envelope.js";
+import { envelopeShape } from "../json-envelope-schema.js";
 
-export const FACTS_SCHEMA_ID = "gpuprep.facts";
-/** Bump on any incompatible change; `--from` refuses other versions with a clear message. */
-export const FACTS_SCHEMA_VERSION = 1;
+import { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION } from "./schema-id.js";
+
+export { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION };
 
 const nullableString = z.string().nullable();
 const nullableNumber = z.number().nullable();
+
+/** For z.preprocess: an object's `from` key read as `to` (a field renamed since older snapshots). */
+function renamedKey(from: string, to: string) {
+  return (value: unknown): unknown => {
+    if (typeof value !== "object" || value === null || !(from in value) || to in value) return value;
+    const { [from]: moved, ...rest } = value as Record<string, unknown>;
+    return { ...rest, [to]: moved };
+  };
+}
 /** A resource limit as `ulimit` reports it: bytes, or "unlimited"; null when unreadable. */
 const limitValue = z.union([z.number(), z.literal("unlimited")]).nullable();
 
@@ -150,22 +159,44 @@ export const TorchLiveResultSchema = z.object({
       capability: z.tuple([z.number(), z.number()]),
       totalMemoryBytes: z.number(),
       multiProcessorCount: nullableNumber,
+      /** Absent in older snapshots. */
+      l2CacheBytes: nullableNumber.optional(),
     }),
   ),
+  /** torch.cuda.get_arch_list(), or the build's arch flags it reads when CUDA is unavailable. */
   archList: z.array(z.string()),
   cudnnVersion: nullableNumber,
   ncclVersion: nullableString,
-  sdpa: z.object({
-    flash: z.boolean().nullable(),
-    memEfficient: z.boolean().nullable(),
-    math: z.boolean().nullable(),
-    cudnn: z.boolean().nullable(),
-  }),
+  /**
+   * The SDPA backend switches, named as torch.nn.attention.SDPBackend and validate name them.
+   * Snapshots before the shared torch_env.py said `memEfficient` for `efficient`: read as such.
+   */
+  sdpa: z.preprocess(
+    renamedKey("memEfficient", "efficient"),
+    z.object({
+      flash: z.boolean().nullable(),
+      efficient: z.boolean().nullable(),
+      math: z.boolean().nullable(),
+      cudnn: z.boolean().nullable(),
+    }),
+  ),
+  /** How this torch selects SDPA backends: "nn.attention", "backends.cuda.sdp_kernel" or "none"; absent in older snapshots. */
+  sdpaApi: z.string().optional(),
   tf32: z.object({ matmul: z.boolean().nullable(), cudnn: z.boolean().nullable() }),
   float32MatmulPrecision: nullableString,
-  /** A real tiny kernel launched on device 0 and its result checked. */
-  kernel: z.object({ ran: z.boolean(), ok: z.boolean(), error: nullableString }),
+  /**
+   * An elementwise kernel and a 512x512 matmul launched on device 0 and checked against the CPU
+   * (relError: the matmul's, absent in older snapshots, whose check was one elementwise kernel).
+   */
+  kernel: z.object({
+    ran: z.boolean(),
+    ok: z.boolean(),
+    relError: nullableNumber.optional(),
+    error: nullableString,
+  }),
   numpy: z.object({ version: nullableString, roundTrip: z.boolean().nullable(), error: nullableString }),
+  /** Seconds `import torch` took; absent in older snapshots. */
+  importSeconds: z.number().optional(),
   /** Warnings torch printed on import or CUDA init (e.g. "sm_120 is not compatible ..."). */
   warnings: z.array(z.string()),
 });

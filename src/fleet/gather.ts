@@ -9,7 +9,7 @@ import { TOOL_VERSION } from "../version.js";
 import type { FleetTransport, NodeRun } from "../transports/fleet-types.js";
 import type { Transport } from "../transports/types.js";
 import type { NodeResult } from "./types.js";
-import { childTimeoutSeconds, parseProbeResult, probeSource } from "../gather/probe.js";
+import { childTimeoutSeconds, knownExtensionArgs, parseProbeResult, probeSource } from "../gather/probe.js";
 import { notScanned } from "../gather/binaries.js";
 
 export interface FleetGatherOptions {
@@ -34,6 +34,7 @@ export function probeArgs(
     options.probeNonce,
   ];
   if (options.fast) args.unshift("--fast");
+  args.push(...knownExtensionArgs());
   for (const module of options.importChecks) args.push("--import", module);
   return args;
 }

@@ -5,9 +5,6 @@ import type { CondaManifest } from "../facts/schema.js";
 import { parseCondaEnvironment } from "./conda-env.js";
 import { parsePixiManifest } from "./pixi.js";
 
-/** File names that make a directory a project (beside pyproject.toml and requirements*.txt). */
-export const CONDA_MANIFEST_NAMES = ["pixi.toml", "environment.yml", "environment.yaml"];
-
 export function readCondaManifests(dir: string, readText: (path: string) => string): CondaManifest[] {
   const manifests: CondaManifest[] = [];
   const pixi = join(dir, "pixi.toml");

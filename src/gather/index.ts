@@ -5,16 +5,16 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION, type Facts } from "../facts/schema.js";
+import type { Facts } from "../facts/schema.js";
+import { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION } from "../facts/schema-id.js";
 import { UserError } from "../errors.js";
 import { TOOL_VERSION } from "../version.js";
 import { localTransport } from "../transports/local.js";
 import { containerTransport, imageTransport } from "../transports/docker.js";
 import { sshTransport } from "../transports/ssh.js";
 import type { Transport } from "../transports/types.js";
-import { runProbe } from "./probe.js";
-import { gatherBinaries } from "./binaries.js";
-import { hasProjectManifest, readProject } from "./project.js";
+import { startProbe } from "./probe-run.js";
+import { hasProjectManifest } from "./project-files.js";
 
 export interface GatherOptions {
   /** Interpreter to probe: a path locally, or the command inside the container / image / ssh host. */
@@ -63,15 +63,20 @@ export async function gatherFacts(options: GatherOptions): Promise<Facts> {
         ? process.cwd()
         : null
       : options.projectDir;
-  const project = projectDir === null ? null : readProject(projectDir);
-  // The probe (torch's import) is the long pole: start it first, scan binaries beside it.
-  const probing = runProbe(transport, {
+  const project = projectDir === null ? null : (await import("./project.js")).readProject(projectDir);
+  // The probe (torch's import) is the long pole: start it before loading anything it does not
+  // need (the Facts schema, the fatbin reader), then scan binaries beside it.
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const probing = startProbe(transport, {
     fast: options.fast ?? false,
     importChecks: options.importChecks ?? [],
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs,
   });
-  const binaries = gatherBinaries(transport, options.fast ?? false);
-  const probe = await probing;
+  probing.result.catch(() => {}); // awaited below, after the parser loads
+  const binaries = import("./binaries.js").then((m) => m.gatherBinaries(transport, options.fast ?? false));
+  binaries.catch(() => {}); // awaited below; a probe error must not leave it unhandled
+  const { parseProbeResult } = await import("./probe.js");
+  const probe = parseProbeResult(transport, await probing.result, timeoutMs, probing.nonce);
   return {
     schema: FACTS_SCHEMA_ID,
     schemaVersion: FACTS_SCHEMA_VERSION,

@@ -1,39 +1,17 @@
 /** Runs probe.py through a transport and turns its one JSON line into checked ProbeOutput. */
-import { readFileSync } from "node:fs";
 import { ProbeOutputSchema, type ProbeOutput } from "../facts/schema.js";
 import { UserError } from "../errors.js";
 import type { RunResult, Transport } from "../transports/types.js";
-import { newNonce } from "../transports/node-frame.js";
+import { startProbe, type ProbeRunOptions } from "./probe-run.js";
 
 /** Exit status probe.py uses for "wrong Python or wrong arguments" (its message is on stderr). */
 const PROBE_REFUSED = 3;
 
-let probeScript: string | null = null;
-export function probeSource(): string {
-  probeScript ??= readFileSync(new URL("../probe/probe.py", import.meta.url), "utf8");
-  return probeScript;
-}
-
-export interface ProbeRunOptions {
-  fast: boolean;
-  /** Module names the probe import-checks in a child process each, beside the known extensions. */
-  importChecks?: string[];
-  /** Limit for the whole probe run; each risky child inside gets a share of it. */
-  timeoutMs: number;
-}
-
-/** Each torch/extension child may use most of the budget, leaving the probe time to report it. */
-export function childTimeoutSeconds(timeoutMs: number): number {
-  return Math.max(1, Math.min(60, Math.floor((timeoutMs * 0.75) / 1000)));
-}
+export { childTimeoutSeconds, knownExtensionArgs, probeSource, type ProbeRunOptions } from "./probe-run.js";
 
 export async function runProbe(transport: Transport, options: ProbeRunOptions): Promise<ProbeOutput> {
-  const nonce = newNonce();
-  const args = ["--child-timeout", String(childTimeoutSeconds(options.timeoutMs)), "--nonce", nonce];
-  if (options.fast) args.unshift("--fast");
-  for (const module of options.importChecks ?? []) args.push("--import", module);
-  const result = await transport.runPython(probeSource(), args, options.timeoutMs);
-  return parseProbeResult(transport, result, options.timeoutMs, nonce);
+  const started = startProbe(transport, options);
+  return parseProbeResult(transport, await started.result, options.timeoutMs, started.nonce);
 }
 
 /** `nonce`: the one passed to this run's probe; only a line framed with it is the result. */

@@ -6,51 +6,22 @@
  * project. A malformed file is a UserError naming the file and line, quoting at most a short
  * sanitized prefix of what it could not parse.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import type { ProjectFacts, Requirement } from "../facts/schema.js";
 import { UserError } from "../errors.js";
 import { READ_LIMITS, isInside, printablePrefix, readTextFile } from "../util/safe-read.js";
 import { normalizeName, parseRequirement } from "./requirement.js";
-import { CONDA_MANIFEST_NAMES, readCondaManifests } from "./conda-manifests.js";
+import { readCondaManifests } from "./conda-manifests.js";
+import { manifestFiles } from "./project-files.js";
+
+export { hasProjectManifest } from "./project-files.js";
 import { tomlKeyLines } from "./toml-lines.js";
 
 type RequirementsFile = ProjectFacts["requirementsFiles"][number];
 type Pyproject = NonNullable<ProjectFacts["pyproject"]>;
 type Table = Record<string, unknown>;
-
-const REQUIREMENTS_NAME = /^requirements.*\.txt$/;
-
-/** True when `dir` holds a manifest gpuprep reads. */
-export function hasProjectManifest(dir: string): boolean {
-  return manifestFiles(dir).length > 0;
-}
-
-function manifestFiles(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const found = names.filter(
-    (n) =>
-      n === "pyproject.toml" ||
-      n === "uv.lock" ||
-      REQUIREMENTS_NAME.test(n) ||
-      CONDA_MANIFEST_NAMES.includes(n),
-  );
-  if (names.includes("requirements") && existsSync(join(dir, "requirements"))) {
-    try {
-      for (const n of readdirSync(join(dir, "requirements")))
-        if (n.endsWith(".txt")) found.push(join("requirements", n));
-    } catch {
-      // not a directory
-    }
-  }
-  return found.sort();
-}
 
 export function readProject(dirArg: string): ProjectFacts {
   const dir = resolve(dirArg);

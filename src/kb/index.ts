@@ -5,6 +5,7 @@
 import { normalizeName } from "../util/package-name.js";
 import { loadPackagedData, mergeOverlay, type KnowledgeBaseData } from "./load.js";
 import { defaultOverlayPath, readOverlay } from "./overlay.js";
+import { overlayDisabled, overlayGeneration, recordOverlay } from "./overlay-switch.js";
 import type {
   ArchRow,
   CondaTorchBuildRow,
@@ -44,10 +45,7 @@ import {
 } from "./queries/conda-torch.js";
 import { wheelPythonsFor, type WheelPythonsAnswer } from "./queries/wheel-pythons.js";
 import { systemByName } from "./queries/systems.js";
-import type { OverlayInUse } from "../json-envelope.js";
 
-/** The overlay (`gpuprep kb update`) merged into this process's knowledge base. */
-export type { OverlayInUse } from "../json-envelope.js";
 export type { GpuResolution } from "./queries/gpu.js";
 export type {
   TorchBuildChoice,
@@ -291,40 +289,27 @@ export class KnowledgeBase {
 }
 
 let cached: KnowledgeBase | null = null;
+let cachedGeneration = -1;
 
-let overlayOff = false;
-let overlayInUse: OverlayInUse | null = null;
-
-/**
- * --no-overlay: the packaged tables alone, so a `--from` replay says what this release says,
- * whatever `kb update` fetched on this machine.
- */
-export function disableKnowledgeBaseOverlay(): void {
-  overlayOff = true;
-  cached = null;
-}
+export { disableKnowledgeBaseOverlay, knowledgeBaseOverlay, type OverlayInUse } from "./overlay-switch.js";
 
 /** The packaged knowledge base merged with the user's overlay (loaded once per process). */
 export function loadKnowledgeBase(): KnowledgeBase {
-  if (cached) return cached;
+  if (cached && cachedGeneration === overlayGeneration()) return cached;
   const path = defaultOverlayPath();
-  const overlay = overlayOff ? null : readOverlay(path);
-  overlayInUse = overlay
-    ? {
-        path,
-        fetchedAt: overlay.fetchedAt,
-        indexUrl: overlay.indexUrl,
-        torchBuilds: overlay.torchBuilds.length,
-      }
-    : null;
+  const overlay = overlayDisabled() ? null : readOverlay(path);
+  recordOverlay(
+    overlay
+      ? {
+          path,
+          fetchedAt: overlay.fetchedAt,
+          indexUrl: overlay.indexUrl,
+          torchBuilds: overlay.torchBuilds.length,
+        }
+      : null,
+  );
   cached = new KnowledgeBase(mergeOverlay(loadPackagedData(), overlay));
+  cachedGeneration = overlayGeneration();
   return cached;
 }
-
-/**
- * The overlay the knowledge base was loaded with, for reports to record (an answer that depends
- * on it must say so); null when none was merged or the KB was not loaded.
- */
-export function knowledgeBaseOverlay(): OverlayInUse | null {
-  return cached ? overlayInUse : null;
-}
+export { importChecks } from "./import-checks.js";

@@ -10,6 +10,7 @@ import { currentBuilds } from "./queries/extensions.js";
 import { ngcContradictions } from "./integrity-ngc.js";
 import type { KnowledgeBaseData } from "./load.js";
 import { compareVersions, majorMinor } from "../util/version.js";
+import { normalizeName } from "../util/package-name.js";
 
 export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): string[] {
   const problems: string[] = [];
@@ -112,6 +113,11 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
 
   problems.push(...ngcContradictions(data));
 
+  // Every extension the KB knows is import-checked by doctor and validate.
+  const checked = new Set(data.importChecks.flatMap((row) => row.distributions.map(normalizeName)));
+  for (const ext of data.extensions)
+    if (!checked.has(normalizeName(ext.name)))
+      problems.push(`extension ${ext.name}: no import-checks row names it among its distributions`);
   for (const ext of data.extensions) {
     const name = `extension ${ext.name}`;
     for (const cc of ext.buildFromSourceFor)

@@ -11,6 +11,7 @@ import type {
   CudaToolkitRow,
   ExtensionRow,
   GpuRow,
+  ImportCheckRow,
   NgcImageRow,
   TorchBuildRow,
   SystemRow,
@@ -22,6 +23,7 @@ import {
   cudaToolkitRowSchema,
   extensionRowSchema,
   gpuRowSchema,
+  importCheckRowSchema,
   ngcImageRowSchema,
   systemRowSchema,
   tableSchema,
@@ -40,6 +42,7 @@ export interface KnowledgeBaseData {
   condaTorchBuilds: CondaTorchBuildRow[];
   wheelPythons: WheelPythonsRow[];
   systems: SystemRow[];
+  importChecks: ImportCheckRow[];
 }
 
 /** The table files, their table names and row schemas. */
@@ -53,6 +56,7 @@ export const TABLES = {
   condaTorchBuilds: { file: "conda-torch-builds.json", schema: condaTorchBuildRowSchema },
   wheelPythons: { file: "wheel-pythons.json", schema: wheelPythonsRowSchema },
   systems: { file: "systems.json", schema: systemRowSchema },
+  importChecks: { file: "import-checks.json", schema: importCheckRowSchema },
 } as const;
 
 export class KnowledgeBaseDataError extends Error {
@@ -75,7 +79,7 @@ export function parseTable<Row extends z.ZodType>(
   return result.data.rows as z.infer<Row>[];
 }
 
-function readTable<K extends keyof KnowledgeBaseData>(name: K): KnowledgeBaseData[K] {
+export function readTable<K extends keyof KnowledgeBaseData>(name: K): KnowledgeBaseData[K] {
   const { file, schema } = TABLES[name];
   const url = new URL(`./data/${file}`, import.meta.url);
   return parseTable(
@@ -98,6 +102,7 @@ export function loadPackagedData(): KnowledgeBaseData {
     condaTorchBuilds: readTable("condaTorchBuilds"),
     wheelPythons: readTable("wheelPythons"),
     systems: readTable("systems"),
+    importChecks: readTable("importChecks"),
   };
 }
 

@@ -11,6 +11,7 @@ import type {
   CudaToolkitRow,
   ExtensionRow,
   GpuRow,
+  ImportCheckRow,
   NgcImageRow,
   TorchBuildRow,
   SystemRow,
@@ -234,6 +235,13 @@ export function tableSchema<Row extends z.ZodType>(name: string, row: Row) {
   return z.object({ table: z.literal(name), rows: z.array(row) });
 }
 
+export const importCheckRowSchema = z.object({
+  module: z.string().regex(/^[A-Za-z_]\w*$/, "a top-level module name"),
+  distributions: z.array(z.string().regex(/^[A-Za-z0-9][\w.-]*$/, "a distribution name")).min(1),
+  why: z.string().min(1),
+  sources,
+});
+
 // Compile-time agreement between the schemas and the hand-written row types.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const agree: [
@@ -246,5 +254,6 @@ const agree: [
   Same<z.infer<typeof condaTorchBuildRowSchema>, CondaTorchBuildRow>,
   Same<z.infer<typeof wheelPythonsRowSchema>, WheelPythonsRow>,
   Same<z.infer<typeof systemRowSchema>, SystemRow>,
-] = [true, true, true, true, true, true, true, true, true];
+  Same<z.infer<typeof importCheckRowSchema>, ImportCheckRow>,
+] = [true, true, true, true, true, true, true, true, true, true];
 void agree;

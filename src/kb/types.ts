@@ -357,6 +357,21 @@ export interface WheelPythonsRow {
 }
 
 /**
+ * A module gpuprep import-checks in a child process (doctor's probe when it is installed,
+ * validate always): the compiled extensions projects import next to torch, each row of the
+ * extensions table among them (checked by integrity.ts).
+ */
+export interface ImportCheckRow {
+  /** The top-level import name: flash_attn. */
+  module: string;
+  /** Distributions that install it (PyPI names), to name the owner and its version. */
+  distributions: string[];
+  /** Why an import of it can break while torch imports fine. */
+  why: string;
+  sources: Source[];
+}
+
+/**
  * A named system (DGX Spark, Jetson AGX Thor): its GPU and the driver and CUDA its own software
  * ships, so `init --target dgx-spark` can plan for that driver when none is given.
  */

@@ -1,15 +1,19 @@
 # gpuprep probe: run by the *target* Python (any CPython >= 3.8, stdlib only); prints one JSON
 # document {"host": ..., "python": ...} matching ProbeOutputSchema in src/facts/schema.ts.
 #
-# CLI contract:  python3 - [--fast] [--child-timeout SECONDS] [--nonce HEX] < probe.py
+# CLI contract:  python3 - [--fast] [--child-timeout SECONDS] [--nonce HEX]
+#                          [--extensions "MODULE=DIST,... ..."] [--import MODULE]... < probe.py
+#   --extensions: the known extensions (gpuprep passes the KB's import-checks table), each
+#   import-checked when installed; --import: a module the user named, import-checked in any case.
 #   stdout: the JSON document on one line; with --nonce that line is "@gpuprep-probe HEX {...}", so
 #   a sitecustomize or extension that prints a {"host" line cannot pass for the result (gpuprep
 #   makes a fresh nonce per run and accepts only its frame). stderr: nothing on success; exit 0.
 #   exit 3 + one line on stderr: this Python is too old or the arguments are wrong.
 #
 # It changes nothing: no installs, no writes (bytecode writing is off here and in children).
-# Risky imports (torch, GPU extensions) run only in child processes, all started in parallel,
-# each with a time limit, so a segfault or a hang becomes a fact instead of killing the probe.
+# Risky imports (torch, GPU extensions) run only in child processes (torch_env.py, shared with
+# validate), all started in parallel, each with a time limit, so a segfault or a hang becomes a
+# fact instead of killing the probe.
 import sys
 
 sys.dont_write_bytecode = True
@@ -32,19 +36,6 @@ import time
 
 PROBE_VERSION = 1
 START = time.monotonic()
-
-EXTENSIONS = [
-    # (import name, distribution names that provide it)
-    ("xformers", ["xformers"]),
-    ("flash_attn", ["flash-attn"]),
-    ("bitsandbytes", ["bitsandbytes"]),
-    ("triton", ["triton", "pytorch-triton"]),
-    ("unsloth", ["unsloth"]),
-    ("vllm", ["vllm"]),
-    ("apex", ["apex"]),
-    ("transformer_engine", ["transformer-engine", "transformer-engine-torch"]),
-    ("cudf", ["cudf-cu12", "cudf-cu13", "cudf"]),
-]
 
 ENV_NAMES = {
     "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "LD_PRELOAD",
@@ -206,11 +197,21 @@ def kill_group(proc):
             pass
 
 
-RESULT_MARK = "@@GPUPREP_RESULT@@"
+# The torch-environment child (src/probe/torch_env.py, shared with validate.py). This payload
+# travels alone on stdin, so the build puts the file's text here; run from src/ it is missing.
+TORCH_ENV_SOURCE = None  # @inline torch_env.py
+if TORCH_ENV_SOURCE is None:
+    sys.stderr.write("gpuprep probe: torch_env.py is not inlined; run the built copy under dist/\n")
+    sys.exit(3)
+# Its top level only defines names: the parent reads RESULT_MARK from the same text the child runs.
+TORCH_ENV = {"__name__": "gpuprep_torch_env"}
+exec(compile(TORCH_ENV_SOURCE, "torch_env.py", "exec"), TORCH_ENV)
+RESULT_MARK = TORCH_ENV["RESULT_MARK"]
 
 
-def python_child(code, timeout):
-    return Child([sys.executable, "-c", code], timeout)
+def torch_env_child(options, timeout):
+    """torch_env.py in a child of its own: {} for the torch facts, {"import": ...} for one module."""
+    return Child([sys.executable, "-c", TORCH_ENV_SOURCE, json.dumps(options)], timeout)
 
 
 def child_run(raw, parse_result=True):
@@ -640,119 +641,15 @@ def numpy_static(sys_path, dists):
 
 # ---------------------------------------------------------------- live checks (children)
 
-# Runs in the child: imports torch, exercises CUDA, prints RESULT_MARK + JSON.
-TORCH_CHILD = r'''
-import sys, json, warnings
-sys.dont_write_bytecode = True
-MARK = %(mark)r
-caught = []
-def report(payload):
-    payload["warnings"] = sorted(set(str(w.message).strip() for w in caught))
-    sys.stdout.write("\n" + MARK + json.dumps(payload) + "\n")
-    sys.stdout.flush()
-def safe(fn, default=None):
-    try:
-        return fn()
-    except Exception:
-        return default
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    try:
-        import torch
-    except BaseException as error:
-        report({"error": "%%s: %%s" %% (type(error).__name__, error)})
-        sys.exit(4)
-    r = {"version": str(torch.__version__), "file": str(torch.__file__),
-         "cudaBuilt": torch.version.cuda, "cudaAvailable": False, "cudaInitError": None,
-         "deviceCount": 0, "devices": [], "archList": [], "cudnnVersion": None, "ncclVersion": None}
-    try:
-        r["cudaAvailable"] = bool(torch.cuda.is_available())
-        # is_available() only says False; init() raises the reason (no driver, driver too old, ...).
-        if r["cudaAvailable"] or r["cudaBuilt"]:
-            torch.cuda.init()
-            r["deviceCount"] = torch.cuda.device_count()
-    except Exception as error:
-        r["cudaAvailable"] = False
-        r["cudaInitError"] = "%%s: %%s" %% (type(error).__name__, error)
-    for i in range(r["deviceCount"]):
-        p = torch.cuda.get_device_properties(i)
-        r["devices"].append({"index": i, "name": p.name, "capability": [p.major, p.minor],
-                             "totalMemoryBytes": int(p.total_memory),
-                             "multiProcessorCount": getattr(p, "multi_processor_count", None)})
-    r["archList"] = safe(lambda: list(torch.cuda.get_arch_list()), [])
-    r["cudnnVersion"] = safe(lambda: torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None)
-    def nccl():
-        v = torch.cuda.nccl.version()
-        return ".".join(str(x) for x in v) if isinstance(v, tuple) else str(v)
-    r["ncclVersion"] = safe(nccl) if r["cudaBuilt"] else None
-    b = torch.backends.cuda
-    # Older torch lacks some of these switches: missing -> null.
-    r["sdpa"] = {"flash": safe(lambda: b.flash_sdp_enabled()),
-                 "memEfficient": safe(lambda: b.mem_efficient_sdp_enabled()),
-                 "math": safe(lambda: b.math_sdp_enabled()), "cudnn": safe(lambda: b.cudnn_sdp_enabled())}
-    r["tf32"] = {"matmul": safe(lambda: bool(b.matmul.allow_tf32)),
-                 "cudnn": safe(lambda: bool(torch.backends.cudnn.allow_tf32))}
-    r["float32MatmulPrecision"] = safe(lambda: torch.get_float32_matmul_precision())
-    k = {"ran": False, "ok": False, "error": None}
-    if r["deviceCount"] > 0:
-        try:
-            x = torch.arange(4096, dtype=torch.float32)
-            want = (x * 2 + 1).sum().item()
-            k["ran"] = True
-            got = ((x.to("cuda:0") * 2 + 1).sum()).item()
-            torch.cuda.synchronize(0)
-            k["ok"] = abs(got - want) <= 1e-3 * abs(want)
-            if not k["ok"]:
-                k["error"] = "GPU result %%r != CPU result %%r" %% (got, want)
-        except Exception as error:
-            k["error"] = "%%s: %%s" %% (type(error).__name__, error)
-    r["kernel"] = k
-    n = {"version": None, "roundTrip": None, "error": None}
-    try:
-        import numpy
-        n["version"] = str(numpy.__version__)
-        a = numpy.arange(6, dtype=numpy.float32).reshape(2, 3)
-        t = torch.from_numpy(a) * 2
-        n["roundTrip"] = bool((t.numpy() == a * 2).all())
-    except Exception as error:
-        n["error"] = "%%s: %%s" %% (type(error).__name__, error)
-    r["numpy"] = n
-    report(r)
-''' % {"mark": RESULT_MARK}
-
-EXTENSION_CHILD = r'''
-import sys, json, importlib
-sys.dont_write_bytecode = True
-if %(torch_first)r:
-    # As in real use: torch extensions are imported after torch, whose libraries (libc10.so ...)
-    # they link against without an rpath. A torch that fails to import is torch-import's finding.
-    try:
-        import torch
-    except BaseException:
-        pass
-try:
-    module = importlib.import_module(%(module)r)
-    version = getattr(module, "__version__", None)
-    payload = {"version": None if version is None else str(version)}
-    code = 0
-except BaseException as error:
-    payload = {"error": "%%s: %%s" %% (type(error).__name__, error)}
-    code = 4
-sys.stdout.write("\n" + %(mark)r + json.dumps(payload) + "\n")
-sys.stdout.flush()
-sys.exit(code)
-'''
-
-
 def skipped(reason):
     return {"status": "skipped", "durationMs": 0, "exitCode": None, "signal": None, "error": reason,
             "stderrTail": None, "leftProcesses": False}
 
 
-def installed_extensions(sys_path):
-    """(module, location, distribution names) of the extensions present, found by files only."""
+def installed_extensions(sys_path, known):
+    """(module, location, distribution names) of the known extensions present, found by files only."""
     found = []
-    for module, dist_names in EXTENSIONS:
+    for module, dist_names in known:
         location, _ = find_package(sys_path, module)
         if location is not None:
             found.append((module, location, dist_names))
@@ -969,22 +866,28 @@ FRAME_TAG = "@gpuprep-probe"
 
 
 def parse_args(argv):
-    fast, timeout, extra_imports, nonce = False, 60.0, [], None
+    options = {"fast": False, "timeout": 60.0, "extensions": [], "imports": [], "nonce": None}
     args = list(argv)
     while args:
         arg = args.pop(0)
         if arg == "--fast":
-            fast = True
+            options["fast"] = True
         elif arg == "--child-timeout" and args:
-            timeout = float(args.pop(0))
+            options["timeout"] = float(args.pop(0))
+        elif arg == "--extensions" and args and re.match(r"^(\s*[\w.]+=[\w.,-]*)*\s*$", args[0]):
+            # "MODULE=DIST,DIST MODULE=DIST ...": the known extensions (the KB's import-checks
+            # table), each checked when present. One word, so `gpuprep -v` shows a short line.
+            for entry in args.pop(0).split():
+                module, dists = entry.split("=", 1)
+                options["extensions"].append((module, [normalize(d) for d in dists.split(",") if d]))
         elif arg == "--import" and args:
-            extra_imports.append(args.pop(0))
+            options["imports"].append(args.pop(0))
         elif arg == "--nonce" and args and re.match(r"^[0-9a-f]{8,64}$", args[0]):
-            nonce = args.pop(0)
+            options["nonce"] = args.pop(0)
         else:
             sys.stderr.write("gpuprep probe: unknown argument %r\n" % arg)
             sys.exit(3)
-    return fast, timeout, extra_imports, nonce
+    return options
 
 
 def emit(document, nonce):
@@ -1003,17 +906,18 @@ def emit(document, nonce):
 
 
 def main():
-    fast, timeout, extra_imports, nonce = parse_args(sys.argv[1:])
+    options = parse_args(sys.argv[1:])
+    fast, timeout, nonce = options["fast"], options["timeout"], options["nonce"]
     nvidia_children = start_nvidia_smi()
     toolkit = start_toolkit()
     interpreter = interpreter_facts()
     sys_path = interpreter["sysPath"]
     torch_location, _ = find_package(sys_path, "torch")
-    extensions = installed_extensions(sys_path)
+    extensions = installed_extensions(sys_path, options["extensions"])
     # Modules the user asked to import-check (their own builds): checked even when not found,
     # so a typo or a missing build shows up as a failed import rather than silence.
     known = set(module for module, _, _ in extensions)
-    for module in extra_imports:
+    for module in options["imports"]:
         if module not in known:
             extensions.append((module, find_package(sys_path, module)[0], []))
 
@@ -1023,11 +927,10 @@ def main():
     ext_children = []
     if not fast:
         if torch_location is not None:
-            torch_child = python_child(TORCH_CHILD, timeout)
+            torch_child = torch_env_child({}, timeout)
         for module, _, _ in extensions:
-            source = EXTENSION_CHILD % {"module": module, "mark": RESULT_MARK,
-                                        "torch_first": torch_location is not None}
-            ext_children.append(python_child(source, timeout))
+            check = {"import": module, "torchFirst": torch_location is not None}
+            ext_children.append(torch_env_child(check, timeout))
 
     dists = distributions(sys_path)
     host = host_facts(nvidia_children)

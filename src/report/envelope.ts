@@ -2,7 +2,7 @@
  * The envelope of this process's documents: the shared contract (src/json-envelope.ts) stamped
  * with the overlay the knowledge base was loaded with, so every answer that may depend on it says so.
  */
-import { knowledgeBaseOverlay } from "../kb/index.js";
+import { knowledgeBaseOverlay } from "../kb/overlay-switch.js";
 import { makeEnvelope, type Envelope } from "../json-envelope.js";
 
 export type { Envelope } from "../json-envelope.js";

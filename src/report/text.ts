@@ -5,7 +5,7 @@ import type { Finding, Severity } from "../rule-helpers/types.js";
 import { summarize } from "../diagnose/diagnose.js";
 import type { Style } from "./style.js";
 import { machineSummary } from "./machine-summary.js";
-import { knowledgeBaseOverlay } from "../kb/index.js";
+import { knowledgeBaseOverlay } from "../kb/overlay-switch.js";
 
 const GROUPS: { severity: Severity; heading: string; mark: string }[] = [
   { severity: "error", heading: "Errors", mark: "✗" },

@@ -10,8 +10,8 @@ export const sdpaFastKernelsOff: Rule = {
   check(facts) {
     const live = torchLive(facts);
     if (!live || !live.cudaAvailable) return [];
-    const { flash, memEfficient, cudnn, math } = live.sdpa;
-    const off = [flash === false ? "flash" : null, memEfficient === false ? "mem_efficient" : null].filter(
+    const { flash, efficient, cudnn, math } = live.sdpa;
+    const off = [flash === false ? "flash" : null, efficient === false ? "mem_efficient" : null].filter(
       (x): x is string => x !== null,
     );
     if (off.length === 0) return [];
@@ -24,7 +24,7 @@ export const sdpaFastKernelsOff: Rule = {
           : `The SDPA ${off[0]} backend is disabled in this process; attention uses the remaining backends.`,
         evidence: [
           ev("torch.backends.cuda.flash_sdp_enabled()", flash),
-          ev("torch.backends.cuda.mem_efficient_sdp_enabled()", memEfficient),
+          ev("torch.backends.cuda.mem_efficient_sdp_enabled()", efficient),
           ev("torch.backends.cuda.cudnn_sdp_enabled()", cudnn),
           ev("torch.backends.cuda.math_sdp_enabled()", math),
           ev("torch", live.version),

@@ -52,10 +52,15 @@ class CappedBuffer {
   }
 }
 
-/** -v: what ran, as a shell would take it, how long it took and how it ended. */
+/**
+ * -v: what ran, as a shell would take it, how long it took, how it ended, and when it started
+ * after gpuprep itself did (performance.now() counts from process start), which shows what runs
+ * side by side and how long the tool spent before starting it.
+ */
 function logRun(command: string, args: string[], startedAt: number, outcome: string): void {
   const ms = Math.round(performance.now() - startedAt);
-  logVerbose(`ran ${[command, ...args].map(shownWord).join(" ")} (${ms} ms, ${outcome})`);
+  const shown = [command, ...args].map(shownWord).join(" ");
+  logVerbose(`ran ${shown} (${ms} ms, ${outcome}; started at +${Math.round(startedAt)} ms)`);
 }
 
 /** A word as -v shows it: shell-quoted; an inline script (`python -c '...'`) cut to its start. */

@@ -10,6 +10,7 @@ import { UserError, errorMessage } from "../errors.js";
 import { pythonBootstrap } from "../transports/node-frame.js";
 import { CommandNotFoundError, runCommand } from "../transports/spawn.js";
 import type { Transport } from "../transports/types.js";
+import { importChecks } from "../kb/import-checks.js";
 
 export const PAYLOAD_SCHEMA_ID = "gpuprep.validate.payload";
 export const PAYLOAD_SCHEMA_VERSION = 1;
@@ -192,8 +193,18 @@ export interface PayloadOptions {
   model?: string;
   /** "cpu": every benchmark at toy sizes on the CPU. Only for testing on machines without a GPU. */
   device?: "cuda" | "cpu";
+  /** Modules to import-check; payloadArgs() fills in the KB's import-checks table when absent. */
   extensions?: string[];
   timeouts?: Partial<Record<"env" | "bench" | "extension" | "model", number>>;
+}
+
+/**
+ * The payload's command line: its options as JSON, with the extension list from the KB's
+ * import-checks table (the one doctor's probe checks) unless the caller named modules.
+ */
+export function payloadArgs(options: PayloadOptions): string[] {
+  const extensions = options.extensions ?? importChecks().map((row) => row.module);
+  return [JSON.stringify({ ...options, extensions })];
 }
 
 /** Parse the payload's stdout (or a saved copy); a clear UserError when it is not one. */
@@ -223,7 +234,7 @@ export async function runPayload(
 ): Promise<Payload> {
   let result;
   try {
-    result = await runCommand(python, [PAYLOAD_PATH, JSON.stringify(options)], { timeoutMs });
+    result = await runCommand(python, [PAYLOAD_PATH, ...payloadArgs(options)], { timeoutMs });
   } catch (error) {
     if (error instanceof CommandNotFoundError)
       throw new UserError(`Python interpreter "${python}" was not found`, "pass one with --python PATH");
@@ -270,10 +281,6 @@ export async function runPayloadThrough(
   options: PayloadOptions,
   timeoutMs = 1_500_000,
 ): Promise<Payload> {
-  const result = await transport.runPython(
-    pythonBootstrap(payloadScript()),
-    [JSON.stringify(options)],
-    timeoutMs,
-  );
+  const result = await transport.runPython(pythonBootstrap(payloadScript()), payloadArgs(options), timeoutMs);
   return payloadFromOutput(result, transport.describe());
 }

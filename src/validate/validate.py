@@ -3,13 +3,16 @@
 Usage: python validate.py '<options JSON>'   -> prints one JSON document on stdout.
 
 The top level uses the standard library only (any Python >= 3.8). Everything that imports torch
-runs in a child process of this same file with a time limit, so a crash or a hang becomes a
+runs in a child process with a time limit: the torch environment and the extension imports in
+torch_env.py (shared with doctor's probe, inlined below by the build), the model and benchmarks
+in this same file, so a crash or a hang becomes a
 recorded result instead of a failure of the tool. The benchmark child prints one JSON line per
 finished benchmark, so the ones done before a crash survive it.
 
 Options (all optional): quick (bool), only (list of names), model (path), device ("cuda", or
 "cpu" which runs every benchmark on the CPU at toy sizes: a test mode for machines without a GPU),
-timeouts ({env, bench, extension, model} in seconds), extensions (list of module names).
+timeouts ({env, bench, extension, model} in seconds), extensions (the module names to import-check:
+gpuprep passes the knowledge base's import-checks table; none without it).
 
 Timing follows the usual rules: CUDA events around each run, warm-up first, median of many runs,
 random inputs (never zeros), and buffers rotated so the inputs of one run are not in L2.
@@ -28,22 +31,19 @@ SCHEMA_VERSION = 1
 BENCHMARKS = ["sdpa", "matmul", "membw", "transfer", "nccl"]
 CHECK_GROUPS = ["extensions", "model"]
 
-# Packages with compiled CUDA code that projects commonly import next to torch.
-DEFAULT_EXTENSIONS = [
-    "torchvision",
-    "torchaudio",
-    "triton",
-    "flash_attn",
-    "xformers",
-    "bitsandbytes",
-    "transformer_engine",
-    "apex",
-    "deepspeed",
-    "mamba_ssm",
-    "causal_conv1d",
-]
-
 DEFAULT_TIMEOUTS = {"env": 180, "bench": 600, "extension": 120, "model": 600}
+
+# The torch-environment child (src/probe/torch_env.py, shared with doctor's probe). This payload
+# travels as one file, so the build puts the file's text here; run from src/ it is missing.
+TORCH_ENV_SOURCE = None  # @inline ../probe/torch_env.py
+if TORCH_ENV_SOURCE is None:
+    sys.stderr.write("gpuprep validate: torch_env.py is not inlined; run the built copy under dist/\n")
+    sys.exit(2)
+# Its top level only defines names: this file uses its RESULT_MARK and sdpa_api from the same text.
+TORCH_ENV = {"__name__": "gpuprep_torch_env"}
+exec(compile(TORCH_ENV_SOURCE, "torch_env.py", "exec"), TORCH_ENV)
+RESULT_MARK = TORCH_ENV["RESULT_MARK"]
+sdpa_api = TORCH_ENV["sdpa_api"]
 
 
 def tail(text, limit=2000):
@@ -112,6 +112,41 @@ def run_command(command, timeout, grace=2.0):
 def run_child(section, options, timeout, on_line=None):
     """Run one section of this file in a child interpreter; return a ChildRun-like dict."""
     command = [sys.executable, os.path.abspath(__file__), "--child", section, json.dumps(options)]
+    return run_child_command(command, timeout, on_line)
+
+
+def run_torch_env(options, timeout):
+    """torch_env.py in a child: {} for the torch environment, {"import": ...} for one module. Its
+    {"error"} (torch or the module does not import) is the run's error."""
+    run = run_child_command([sys.executable, "-c", TORCH_ENV_SOURCE, json.dumps(options)], timeout)
+    result = None
+    for line in run.pop("lines"):
+        if line.startswith(RESULT_MARK):
+            try:
+                result = json.loads(line[len(RESULT_MARK):])
+            except ValueError:
+                result = None
+    if result is not None and result.get("error"):
+        run.update(status="error", error=result["error"])
+    elif run["status"] == "ok" and result is None:
+        run.update(status="error", error="the child printed no JSON")
+    return {"run": run, "result": result if run["status"] == "ok" else None}
+
+
+def env_view(shared):
+    """validate's env result from torch_env.py's facts: the same values in the shape this payload
+    has had since schemaVersion 1 (torch.{version,file,cuda}, sdpaEnabled, tf32 with the matmul
+    precision, kernel null when no GPU was there to run it)."""
+    env = dict(shared)
+    env["torch"] = {"version": env.pop("version"), "file": env.pop("file"), "cuda": env.pop("cudaBuilt")}
+    env["sdpaEnabled"] = env.pop("sdpa")
+    env["tf32"] = dict(env["tf32"], float32MatmulPrecision=env.pop("float32MatmulPrecision"))
+    if not env["kernel"]["ran"]:
+        env["kernel"] = None
+    return env
+
+
+def run_child_command(command, timeout, on_line=None):
     started = time.time()
     # Its own process group, so a timeout also ends what it started (the NCCL ranks).
     proc = subprocess.Popen(
@@ -203,14 +238,15 @@ def find_spec_safely(name):
 
 
 def check_extensions(options, timeout):
-    names = options.get("extensions") or DEFAULT_EXTENSIONS
+    names = options.get("extensions") or []
+    torch_first = find_spec_safely("torch")
     results = [None] * len(names)
 
     def one(index, name):
         if not find_spec_safely(name):
             results[index] = {"module": name, "installed": False, "run": None, "result": None}
             return
-        record = section_result(run_child("import", {"module": name}, timeout))
+        record = run_torch_env({"import": name, "torchFirst": torch_first}, timeout)
         record.update({"module": name, "installed": True})
         results[index] = record
 
@@ -291,7 +327,9 @@ def parent_main(options):
         "options": options,
         "nvidiaSmi": query_nvidia_smi(),
     }
-    document["env"] = section_result(run_child("env", options, timeouts["env"]))
+    document["env"] = run_torch_env({}, timeouts["env"])
+    if document["env"]["result"] is not None:
+        document["env"]["result"] = env_view(document["env"]["result"])
 
     if selected(options, "extensions"):
         document["extensions"] = check_extensions(options, timeouts["extension"])
@@ -336,156 +374,7 @@ def run_benchmarks(options, wanted, timeout):
     return {"run": run, "results": results, "running": running, "wanted": wanted}
 
 
-# --------------------------------------------------------------------------- child: env
-
-
-def child_env(options):
-    import warnings
-
-    out = {"warnings": []}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        started = time.time()
-        import torch
-
-        out["importSeconds"] = round(time.time() - started, 3)
-        out["torch"] = {"version": torch.__version__, "file": torch.__file__, "cuda": torch.version.cuda}
-        out["cudaAvailable"] = False
-        out["cudaInitError"] = None
-        try:
-            out["cudaAvailable"] = bool(torch.cuda.is_available())
-            if out["cudaAvailable"]:
-                torch.cuda.init()
-        except Exception as exc:  # a broken driver raises here
-            out["cudaAvailable"] = False
-            out["cudaInitError"] = error_text(exc)
-        out["deviceCount"] = torch.cuda.device_count() if out["cudaAvailable"] else 0
-        out["devices"] = []
-        for index in range(out["deviceCount"]):
-            props = torch.cuda.get_device_properties(index)
-            out["devices"].append(
-                {
-                    "index": index,
-                    "name": props.name,
-                    "capability": [props.major, props.minor],
-                    "totalMemoryBytes": props.total_memory,
-                    "multiProcessorCount": getattr(props, "multi_processor_count", None),
-                    "l2CacheBytes": getattr(props, "L2_cache_size", None),
-                }
-            )
-        out["archList"] = arch_list(torch)
-        out["cudnnVersion"] = safe(lambda: torch.backends.cudnn.version())
-        out["ncclVersion"] = safe(lambda: nccl_version(torch)) if out["torch"]["cuda"] else None
-        backends = torch.backends.cuda
-        out["sdpaEnabled"] = {
-            "flash": safe(lambda: backends.flash_sdp_enabled()),
-            "efficient": safe(lambda: backends.mem_efficient_sdp_enabled()),
-            "cudnn": safe(lambda: backends.cudnn_sdp_enabled()),
-            "math": safe(lambda: backends.math_sdp_enabled()),
-        }
-        out["sdpaApi"] = sdpa_api(torch)
-        out["tf32"] = {
-            "matmul": safe(lambda: bool(backends.matmul.allow_tf32)),
-            "cudnn": safe(lambda: bool(torch.backends.cudnn.allow_tf32)),
-            "float32MatmulPrecision": safe(lambda: torch.get_float32_matmul_precision()),
-        }
-        out["kernel"] = kernel_check(torch) if out["cudaAvailable"] else None
-        out["numpy"] = numpy_check(torch)
-        out["warnings"] = [str(w.message).strip()[:500] for w in caught]
-    print(json.dumps(out))
-
-
-def safe(function):
-    try:
-        return function()
-    except Exception:
-        return None
-
-
-def nccl_version(torch):
-    version = torch.cuda.nccl.version()
-    if isinstance(version, tuple):
-        return ".".join(str(part) for part in version)
-    # Older torch returns an int like 2708 or 21803.
-    version = int(version)
-    major, rest = divmod(version, 10000) if version >= 10000 else divmod(version, 1000)
-    minor, patch = divmod(rest, 100)
-    return "%d.%d.%d" % (major, minor, patch)
-
-
-def arch_list(torch):
-    """The code targets torch was built for. get_arch_list() is empty without a GPU; the build
-    flags it reads are still there."""
-    try:
-        names = torch.cuda.get_arch_list()
-        if names:
-            return list(names)
-    except Exception:
-        pass
-    flags = safe(lambda: torch._C._cuda_getArchFlags())
-    return flags.split() if flags else []
-
-
-def sdpa_api(torch):
-    """Which way this torch selects SDPA backends: torch.nn.attention (>= 2.3), the older
-    torch.backends.cuda.sdp_kernel (2.0-2.2), or none (< 2.0: no SDPA at all)."""
-    if not hasattr(torch.nn.functional, "scaled_dot_product_attention"):
-        return "none"
-    try:
-        import torch.nn.attention as attention  # noqa: F401
-
-        if hasattr(attention, "sdpa_kernel"):
-            return "nn.attention"
-    except ImportError:
-        pass
-    if hasattr(torch.backends.cuda, "sdp_kernel"):
-        return "backends.cuda.sdp_kernel"
-    return "none"
-
-
-def kernel_check(torch):
-    """A real matmul and an elementwise kernel on device 0, checked against float64 on the CPU."""
-    try:
-        generator = torch.Generator().manual_seed(0)
-        a = torch.randn(512, 512, generator=generator)
-        b = torch.randn(512, 512, generator=generator)
-        reference = a.double() @ b.double()
-        got = (a.cuda() @ b.cuda()).double().cpu()
-        rel = float((got - reference).norm() / reference.norm())
-        elementwise = (a.cuda() * 2 + 1).cpu()
-        torch.cuda.synchronize()
-        ok_elementwise = bool(torch.allclose(elementwise, a * 2 + 1))
-        # 1e-2 leaves room for TF32, which some containers switch on by default.
-        ok = rel < 1e-2 and ok_elementwise
-        return {"ran": True, "ok": ok, "relError": rel, "error": None if ok else "wrong result"}
-    except Exception as exc:
-        return {"ran": False, "ok": False, "relError": None, "error": error_text(exc)}
-
-
-def numpy_check(torch):
-    try:
-        import numpy
-    except Exception as exc:
-        return {"version": None, "roundTrip": None, "error": error_text(exc)}
-    try:
-        tensor = torch.arange(16, dtype=torch.float32) + 0.5
-        array = tensor.numpy()
-        back = torch.from_numpy(array * 2)
-        ok = bool(torch.equal(back, tensor * 2))
-        return {"version": numpy.__version__, "roundTrip": ok, "error": None if ok else "values changed"}
-    except Exception as exc:
-        return {"version": numpy.__version__, "roundTrip": False, "error": error_text(exc)}
-
-
-# --------------------------------------------------------------------------- child: import, model
-
-
-def child_import(options):
-    import importlib
-
-    module = importlib.import_module(options["module"])
-    version = getattr(module, "__version__", None)
-    print(json.dumps({"version": str(version) if version is not None else None}))
+# --------------------------------------------------------------------------- child: model
 
 
 SAFETENSORS_DTYPES = {
@@ -758,7 +647,8 @@ def matmul_case(b, dtype_name, n):
         case.update(timing)
         case["rotatedSets"] = sets
         case["tflops"] = 2.0 * n * n * n / (timing["medianMs"] * 1e-3) / 1e12
-        del a_sets, b_sets
+        # Dropped, not del'd: the timed lambdas above hold these names (pyflakes reads del there as undefined).
+        a_sets = b_sets = None
     except Exception as exc:
         case["error"] = error_text(exc)
     finally:
@@ -789,7 +679,7 @@ def bench_membw(b):
     result = {"bytes": count * 4, "bytesMoved": moved, "ok": ok}
     result.update(timing)
     result["gbps"] = moved / (timing["medianMs"] * 1e-3) / 1e9
-    del src, dst
+    src = dst = None  # the timed lambda holds these names: dropped, not del'd
     empty_cache(b)
     return result
 
@@ -823,7 +713,7 @@ def bench_transfer(b):
             out[direction] = {"error": error_text(exc)}
     b.sync()
     out["ok"] = bool(torch.equal(back[: 1 << 20], host[: 1 << 20]))
-    del device_buffer
+    device_buffer = None  # the timed lambdas hold this name: dropped, not del'd
     empty_cache(b)
     return out
 
@@ -937,7 +827,7 @@ def sdpa_case(b, api, dtype_name, shape, warnings):
         case["default"] = record
     except Exception as exc:
         case["default"] = {"error": error_text(exc)}
-    del q, k, v, reference
+    q = k = v = reference = None  # the measured lambdas hold these names: dropped, not del'd
     return case
 
 
@@ -1069,7 +959,7 @@ def child_bench(options):
         emit({"event": "result", "result": data})
 
 
-CHILDREN = {"env": child_env, "import": child_import, "model": child_model, "bench": child_bench}
+CHILDREN = {"model": child_model, "bench": child_bench}
 
 
 def main(argv):

@@ -13,11 +13,14 @@ test("doctor -v on the local python: the python command line and its time", () =
   assert.ok(code === 0 || code === 1, stderr);
   assert.match(
     stderr,
-    /^gpuprep: ran \/usr\/bin\/python3 - --child-timeout \d+ --nonce [0-9a-f]+ \(\d+ ms, exit 0\)$/m,
+    /^gpuprep: ran \/usr\/bin\/python3 - --child-timeout \d+ --nonce [0-9a-f]+ --extensions '[^'\n]*'…? \(\d+ ms, exit 0; started at \+\d+ ms\)$/m,
   );
   assert.doesNotMatch(stdout, /gpuprep: ran/, "stdout keeps the report only");
   // The import-directory query is an inline script: shown by its first line, not as one long "?"-joined line.
-  assert.match(stderr, /^gpuprep: ran \/usr\/bin\/python3 -c 'import [^'\n]*'… \(\d+ ms, exit 0\)$/m);
+  assert.match(
+    stderr,
+    /^gpuprep: ran \/usr\/bin\/python3 -c 'import [^'\n]*'… \(\d+ ms, exit 0; started at \+\d+ ms\)$/m,
+  );
 });
 
 test("the logged command is shell-quoted: a path with a space comes out as one word", () => {
@@ -33,7 +36,7 @@ test("scan --verbose logs nvidia-smi, also when it cannot start", () => {
   const { stderr } = runCli(["scan", "--verbose", "/usr/lib/x86_64-linux-gnu/libz.so.1"]);
   assert.match(
     stderr,
-    /^gpuprep: ran nvidia-smi '--query-gpu=name,compute_cap' .*\(\d+ ms, (exit \d+|could not start: ENOENT)\)$/m,
+    /^gpuprep: ran nvidia-smi '--query-gpu=name,compute_cap' .*\(\d+ ms, (exit \d+|could not start: ENOENT); started at \+\d+ ms\)$/m,
   );
 });
 

@@ -220,7 +220,7 @@ export const DERIVED: Record<string, () => Facts> = {
     derive("h100-healthy", (f) => {
       const sdpa = f.python.torchLive.result!.sdpa;
       sdpa.flash = false;
-      sdpa.memEfficient = false;
+      sdpa.efficient = false;
     }),
   "h100-healthy-cudf-pyarrow-error": () =>
     derive("h100-healthy", (f) => {

@@ -112,3 +112,21 @@ export function requireParts(...parts: Part[]): void {
   const message = missing(...parts);
   if (message) assert.fail(onCi() ? `${message} (.ci/run installs it on CI)` : message);
 }
+
+/** pyflakes for Debian's Python: the lint of the Python payloads (test/torch-env.test.ts). */
+export const PYFLAKES = aptPart(
+  "python3-pyflakes",
+  "python3-pyflakes",
+  () => spawnSync("/usr/bin/python3", ["-m", "pyflakes", "--version"], { stdio: "ignore" }).status === 0,
+);
+
+/** A Python with torch >= 2 (SDPA through torch.nn.attention): GPUPREP_TORCH2_PYTHON, else /work/venv-t2. */
+export const TORCH2_PYTHON_PATH = process.env["GPUPREP_TORCH2_PYTHON"] ?? "/work/venv-t2/bin/python";
+export const TORCH2_PYTHON: Part = {
+  what: `a Python with torch >= 2 at ${TORCH2_PYTHON_PATH}`,
+  absent: "is not there",
+  install:
+    "pip install torch into a venv and set GPUPREP_TORCH2_PYTHON to its python (no Debian package has torch 2)",
+  onCi: false,
+  present: () => existsSync(TORCH2_PYTHON_PATH),
+};

@@ -1,6 +1,6 @@
 /** `gpuprep doctor --json` and the Facts snapshot (`doctor --save`). */
 import { z } from "zod";
-import { envelopeShape } from "../../json-envelope.js";
+import { envelopeShape } from "../../json-envelope-schema.js";
 import { FactsSchema } from "../../facts/schema.js";
 import { DOCTOR_REPORT_SCHEMA, DOCTOR_REPORT_VERSION, type JsonReport } from "../json.js";
 import { FindingSchema, FindingSummarySchema, MachineSummarySchema } from "./findings.js";

@@ -1,6 +1,6 @@
 /** The error document: under --json a failure is also one JSON line on stderr, beside the message. */
 import { z } from "zod";
-import { envelopeShape } from "../../json-envelope.js";
+import { envelopeShape } from "../../json-envelope-schema.js";
 import { ERROR_SCHEMA_ID, ERROR_SCHEMA_VERSION } from "../document-ids.js";
 
 export const ErrorDocumentSchema = z.object({

@@ -1,6 +1,6 @@
 /** `gpuprep fleet … --json`: the merged report of many nodes, and the job a `--submit` leaves. */
 import { z } from "zod";
-import { envelopeShape } from "../../json-envelope.js";
+import { envelopeShape } from "../../json-envelope-schema.js";
 import { FLEET_JOB_SCHEMA_VERSION, FLEET_SCHEMA, FLEET_SCHEMA_VERSION } from "../document-ids.js";
 import { BatchJobBodySchema, JOB_META_SCHEMA } from "../../fleet/job-schema.js";
 import type { FleetReport } from "../../fleet/types.js";

@@ -1,6 +1,6 @@
 /** `gpuprep init --json`: the plan (every decision with its reason and sources) and the files. */
 import { z } from "zod";
-import { envelopeShape } from "../../json-envelope.js";
+import { envelopeShape } from "../../json-envelope-schema.js";
 import { INIT_SCHEMA, INIT_SCHEMA_VERSION } from "../document-ids.js";
 import { RequirementSchema } from "../../facts/schema.js";
 import { ngcImageRowSchema, torchBuildRowSchema } from "../../kb/schema.js";

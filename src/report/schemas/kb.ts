@@ -3,7 +3,7 @@
  * base's own row schemas (src/kb/schema.ts), so the JSON Schema says what each topic prints.
  */
 import { z } from "zod";
-import { envelopeShape } from "../../json-envelope.js";
+import { envelopeShape } from "../../json-envelope-schema.js";
 import { KB_SCHEMA, KB_SCHEMA_VERSION } from "../document-ids.js";
 import {
   archRowSchema,

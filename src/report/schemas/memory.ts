@@ -1,6 +1,6 @@
 /** `gpuprep memory --json`: the estimates, the verdict and the measured trials (src/memory/types.ts). */
 import { z } from "zod";
-import { envelopeShape } from "../../json-envelope.js";
+import { envelopeShape } from "../../json-envelope-schema.js";
 import { MEMORY_REPORT_SCHEMA, MEMORY_REPORT_VERSION, type MemoryReport } from "../../memory/report-types.js";
 import type { Same } from "../../util/same-type.js";
 

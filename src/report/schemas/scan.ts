@@ -1,6 +1,6 @@
 /** `gpuprep scan --json`: the CUDA code in each binary and whether it runs on this GPU. */
 import { z } from "zod";
-import { envelopeShape } from "../../json-envelope.js";
+import { envelopeShape } from "../../json-envelope-schema.js";
 import { SCAN_SCHEMA, SCAN_SCHEMA_VERSION } from "../document-ids.js";
 import { BinaryCoverageSchema } from "../../facts/schema.js";
 import type { CoverageVerdict } from "../../kb/compat.js";

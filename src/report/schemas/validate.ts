@@ -1,6 +1,6 @@
 /** `gpuprep validate --json`: the judged checks and benchmarks, with the raw payload for `--from`. */
 import { z } from "zod";
-import { envelopeShape } from "../../json-envelope.js";
+import { envelopeShape } from "../../json-envelope-schema.js";
 import { PayloadSchema } from "../../validate/payload.js";
 import {
   REPORT_SCHEMA_ID,
