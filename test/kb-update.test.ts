@@ -11,6 +11,7 @@ import { KnowledgeBase } from "../src/kb/index.js";
 import { loadPackagedData, mergeOverlay } from "../src/kb/load.js";
 import { readOverlay } from "../src/kb/overlay.js";
 import { filesFromIndexPage, parseWheelName } from "../src/kb/update.js";
+import { schemaErrors } from "./support/json-schemas.js";
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL("../..", import.meta.url));
@@ -75,6 +76,7 @@ for (const htmlOnly of [false, true]) {
     try {
       const result = await gpuprep(["kb", "update", "--index-url", base, "--json"], cacheHome);
       assert.equal(result.code, 0, result.stderr);
+      assert.deepEqual(schemaErrors(JSON.parse(result.stdout)), [], "against schemas/gpuprep.kb.v1");
       const summary = JSON.parse(result.stdout).result;
       const overlayPath = join(cacheHome, "gpuprep", "kb-overlay.json");
       assert.equal(summary.overlay, overlayPath);

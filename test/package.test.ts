@@ -22,6 +22,7 @@ import { tmpdir } from "node:os";
 import { extname, join, posix, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEBIAN_PYTHON } from "./support/venv.js";
+import { schemaErrors } from "./support/json-schemas.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const COPIED = [
@@ -36,6 +37,7 @@ const COPIED = [
   "test",
   "bench",
   "docs",
+  "schemas",
 ];
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env) {
@@ -104,6 +106,11 @@ test("npm pack ships code and runtime files only, installs globally without warn
     for (const needed of ["LICENSE", "README.md", "package.json", "dist/src/cli/main.js", ...runtimeFiles()])
       assert.ok(paths.includes(needed), `${needed} missing from the tarball`);
     assert.ok(paths.includes("dist/src/kb/data/gpus.json") && paths.includes("dist/src/probe/probe.py"));
+    // The JSON Schemas of every --json document ship with the package (docs/json.md).
+    const shippedSchemas = readdirSync(join(repoRoot, "schemas")).map((name) => `schemas/${name}`);
+    assert.ok(shippedSchemas.length >= 10, "schemas/ is empty");
+    for (const needed of [...shippedSchemas, "docs/json.md"])
+      assert.ok(paths.includes(needed), `${needed} missing from the tarball`);
     assert.equal(
       readFileSync(join(copy, "package.json"), "utf8"),
       manifestBefore,
@@ -163,6 +170,8 @@ test("npm pack ships code and runtime files only, installs globally without warn
     };
     assert.equal(report.schema, "gpuprep.doctor");
     assert.equal(report.schemaVersion, 1);
+    // The installed package's own schema file accepts what the installed gpuprep prints.
+    assert.deepEqual(schemaErrors(report, "shipped", join(installed, "schemas")), []);
     for (const finding of report.findings) assert.match(finding.docs, /^https:\/\/github\.com\/.+\/blob\/v/);
     assert.deepEqual(readdirSync(empty), [], "doctor wrote into the directory it ran in");
   } finally {

@@ -21,10 +21,11 @@ import { mergeFleet } from "../fleet/merge.js";
 import { RULES } from "../rules/registry.js";
 import type { FleetReport, NodeResult } from "../fleet/types.js";
 import { execSlurm, slurmTransport, type SlurmSelection } from "../transports/slurm.js";
-import { collectBatch, submitBatch } from "../transports/slurm-batch.js";
+import { collectBatch, JOB_META_SCHEMA, submitBatch } from "../transports/slurm-batch.js";
 import { newNonce } from "../transports/node-frame.js";
 import type { FleetTransport } from "../transports/fleet-types.js";
 import { renderJsonDocument } from "../report/envelope.js";
+import { FLEET_JOB_SCHEMA_VERSION, FLEET_SCHEMA, FLEET_SCHEMA_VERSION } from "../report/document-ids.js";
 import { renderFleetText } from "../report/fleet-text.js";
 import { toFleetHtmlReport } from "../report/fleet-html.js";
 import { fleetJUnitSuites } from "../report/fleet-junit.js";
@@ -32,9 +33,6 @@ import { renderHtmlReport } from "../report/html.js";
 import { renderJUnit } from "../report/junit.js";
 import { kubeTransport, type KubeSelection } from "../transports/kube.js";
 import { runFleetValidate, VALIDATE_OPTIONS } from "./fleet-validate.js";
-
-export const FLEET_SCHEMA = "gpuprep.fleet";
-export const FLEET_SCHEMA_VERSION = 1;
 
 const HELP = `gpuprep fleet: doctor / validate on many nodes, one merged report
 
@@ -287,7 +285,7 @@ async function runDoctor(sub: "doctor" | "scan", argv: string[]): Promise<number
       });
       (values.json ? (t: string) => process.stdout.write(t) : writeText)(
         values.json
-          ? renderJsonDocument("gpuprep.fleet.job", 1, job)
+          ? renderJsonDocument(JOB_META_SCHEMA, FLEET_JOB_SCHEMA_VERSION, job)
           : `submitted job ${job.jobId} (script ${job.script}); when it has run: gpuprep fleet collect ${job.jobId}${values["job-dir"] ? ` --job-dir ${values["job-dir"]}` : ""}\n`,
       );
       return EXIT_OK;

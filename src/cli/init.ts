@@ -5,6 +5,7 @@
  */
 import { writeText } from "../report/terminal.js";
 import { renderJsonDocument } from "../report/envelope.js";
+import { INIT_SCHEMA, INIT_SCHEMA_VERSION } from "../report/document-ids.js";
 import { existsSync, statSync } from "node:fs";
 import { READ_LIMITS, readTextFile } from "../util/safe-read.js";
 import { isAbsolute, join, relative, resolve } from "node:path";
@@ -286,7 +287,7 @@ export const initCommand: Command = {
     if (!dryRun) backup = applyWrites(projectDir, writes, values.force ?? false);
     if (values.json) {
       process.stdout.write(
-        renderJsonDocument("gpuprep.init", 1, {
+        renderJsonDocument(INIT_SCHEMA, INIT_SCHEMA_VERSION, {
           plan,
           files: writes.map((w) => ({ path: w.file.path, status: w.status, content: w.file.content })),
           notes,

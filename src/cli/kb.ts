@@ -12,11 +12,10 @@ import { ngcDriverFloor } from "../kb/queries/ngc.js";
 import type { GpuRow, NgcImageRow, Source } from "../kb/types.js";
 import { majorMinor } from "../util/version.js";
 import { renderJsonDocument } from "../report/envelope.js";
+import { KB_SCHEMA, KB_SCHEMA_VERSION } from "../report/document-ids.js";
 
-const KB_SCHEMA = "gpuprep.kb";
 /** Every KB value that is missing prints as this: the KB records only what a source states. */
 const NOT_SOURCED = "not sourced";
-const KB_SCHEMA_VERSION = 1;
 
 const HELP = `gpuprep kb: the compatibility knowledge base
 

@@ -4,6 +4,7 @@ import { UserError, errorMessage } from "../errors.js";
 import { EXIT_TOOL_ERROR, type Command } from "./command.js";
 import { TOOL_VERSION } from "../version.js";
 import { envelope } from "../report/envelope.js";
+import { ERROR_SCHEMA_ID, ERROR_SCHEMA_VERSION } from "../report/document-ids.js";
 import { disableKnowledgeBaseOverlay } from "../kb/overlay-switch.js";
 import { oneLine } from "../report/terminal.js";
 import { configureConsole, endProgress } from "../util/console-status.js";
@@ -100,9 +101,6 @@ export async function main(argv: string[]): Promise<number> {
   if (flags.includes("--help") || flags.includes("-h")) return printCommandHelp(name);
   return (await load()).run(rest);
 }
-
-export const ERROR_SCHEMA_ID = "gpuprep.error";
-export const ERROR_SCHEMA_VERSION = 1;
 
 /**
  * The one-line message (and hint) on stderr; under --json also one JSON line after them, so a

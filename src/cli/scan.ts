@@ -1,6 +1,7 @@
 /** `gpuprep scan`: which GPU architectures the CUDA code in binaries covers, and what a GPU can run. */
 import { writeText } from "../report/terminal.js";
 import { renderJsonDocument } from "../report/envelope.js";
+import { SCAN_SCHEMA, SCAN_SCHEMA_VERSION } from "../report/document-ids.js";
 import { importDirectories } from "../gather/binaries.js";
 import { runCommand } from "../transports/spawn.js";
 import { stat } from "node:fs/promises";
@@ -235,7 +236,7 @@ export const scanCommand: Command = {
     const cannotRun = reports.some((r) => r.verdict?.how === "none");
     if (values.json) {
       process.stdout.write(
-        renderJsonDocument("gpuprep.scan", 1, {
+        renderJsonDocument(SCAN_SCHEMA, SCAN_SCHEMA_VERSION, {
           device: device
             ? { label: device.label, computeCapability: formatComputeCapability(device.capability) }
             : null,

@@ -5,6 +5,7 @@
  * source of truth: the TS types are inferred from it and `--from` files are checked against it.
  */
 import { z } from "zod";
+import { envelopeShape } from "../json-envelope-schema.js";
 
 import { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION } from "./schema-id.js";
 
@@ -402,9 +403,8 @@ export const BinariesSchema = z.object({
 });
 
 export const FactsSchema = z.object({
-  schema: z.literal(FACTS_SCHEMA_ID),
-  schemaVersion: z.literal(FACTS_SCHEMA_VERSION),
-  tool: z.object({ name: z.string(), version: z.string() }),
+  // The shared envelope (schema, schemaVersion, tool, kbOverlay when one was used).
+  ...envelopeShape(FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION),
   capturedAt: z.string(),
   target: z.object({
     /** slurm / kube: one node of a `gpuprep fleet` run (ref is the node's name). */

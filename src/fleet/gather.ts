@@ -5,7 +5,7 @@
  */
 import { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION, type Facts, type ProjectFacts } from "../facts/schema.js";
 import { UserError, errorMessage } from "../errors.js";
-import { TOOL_VERSION } from "../version.js";
+import { makeEnvelope } from "../json-envelope.js";
 import type { FleetTransport, NodeRun } from "../transports/fleet-types.js";
 import type { Transport } from "../transports/types.js";
 import type { NodeResult } from "./types.js";
@@ -64,9 +64,8 @@ export function nodeResultFromRun(
   try {
     const probe = parseProbeResult(transport, run.result, options.nodeTimeoutMs, options.probeNonce);
     const facts: Facts = {
-      schema: FACTS_SCHEMA_ID,
-      schemaVersion: FACTS_SCHEMA_VERSION,
-      tool: { name: "gpuprep", version: TOOL_VERSION },
+      // No kbOverlay: the overlay holds torch builds, which nothing gathered depends on.
+      ...makeEnvelope(FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION, null),
       capturedAt,
       target: { kind: fleet.kind, ref: run.node, python: fleet.python },
       host: probe.host,

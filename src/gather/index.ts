@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Facts } from "../facts/schema.js";
 import { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION } from "../facts/schema-id.js";
 import { UserError } from "../errors.js";
-import { TOOL_VERSION } from "../version.js";
+import { makeEnvelope } from "../json-envelope.js";
 import { localTransport } from "../transports/local.js";
 import { containerTransport, imageTransport } from "../transports/docker.js";
 import { sshTransport } from "../transports/ssh.js";
@@ -78,9 +78,8 @@ export async function gatherFacts(options: GatherOptions): Promise<Facts> {
   const { parseProbeResult } = await import("./probe.js");
   const probe = parseProbeResult(transport, await probing.result, timeoutMs, probing.nonce);
   return {
-    schema: FACTS_SCHEMA_ID,
-    schemaVersion: FACTS_SCHEMA_VERSION,
-    tool: { name: "gpuprep", version: TOOL_VERSION },
+    // No kbOverlay: the overlay holds torch builds, which nothing gathered depends on.
+    ...makeEnvelope(FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION, null),
     capturedAt: new Date().toISOString(),
     target: { kind: transport.kind, ref: transport.ref, python: transport.python },
     host: probe.host,

@@ -1,17 +1,13 @@
 /**
  * Whether the user's knowledge-base overlay is merged in, and which one was: state without
- * imports, so the CLI can set `--no-overlay` and reports can record the overlay without loading
+ * imports (but a type), so the CLI can set `--no-overlay` and reports can record the overlay without loading
  * the knowledge base (its schemas cost start-up that `doctor` would rather spend on the probe).
  */
 
-/** The overlay (`gpuprep kb update`) merged into this process's knowledge base. */
-export interface OverlayInUse {
-  path: string;
-  fetchedAt: string;
-  indexUrl: string;
-  /** Torch build rows it holds (known builds gain Pythons, unknown ones are added). */
-  torchBuilds: number;
-}
+import type { OverlayInUse } from "../json-envelope.js";
+
+/** The overlay (`gpuprep kb update`) merged into this process's knowledge base; it is part of every JSON envelope. */
+export type { OverlayInUse } from "../json-envelope.js";
 
 let off = false;
 let inUse: OverlayInUse | null = null;

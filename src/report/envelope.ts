@@ -1,28 +1,14 @@
 /**
- * The one JSON contract: every `--json` document (and every saved report) starts with `schema`,
- * `schemaVersion` and `tool`, so a script can tell what it holds and refuse a version it does not
- * know. Bump a document's version on any incompatible change to its fields.
+ * The envelope of this process's documents: the shared contract (src/json-envelope.ts) stamped
+ * with the overlay the knowledge base was loaded with, so every answer that may depend on it says so.
  */
-import { TOOL_VERSION } from "../version.js";
-import { knowledgeBaseOverlay, type OverlayInUse } from "../kb/overlay-switch.js";
+import { knowledgeBaseOverlay } from "../kb/overlay-switch.js";
+import { makeEnvelope, type Envelope } from "../json-envelope.js";
 
-export interface Envelope {
-  /** "gpuprep.doctor", "gpuprep.scan", ... */
-  schema: string;
-  schemaVersion: number;
-  tool: { name: "gpuprep"; version: string };
-  /** Present when the knowledge base had the user's overlay merged in (`gpuprep kb update`). */
-  kbOverlay?: OverlayInUse;
-}
+export type { Envelope } from "../json-envelope.js";
 
 export function envelope(schema: string, schemaVersion: number): Envelope {
-  const overlay = knowledgeBaseOverlay();
-  return {
-    schema,
-    schemaVersion,
-    tool: { name: "gpuprep", version: TOOL_VERSION },
-    ...(overlay ? { kbOverlay: overlay } : {}),
-  };
+  return makeEnvelope(schema, schemaVersion, knowledgeBaseOverlay());
 }
 
 /** The envelope first, then the document's own fields; two-space indentation everywhere. */

@@ -1,6 +1,6 @@
 /** Payload + knowledge base -> ValidateReport: a pure function, so a saved run can be judged again anywhere. */
-import type { KnowledgeBase } from "../kb/index.js";
-import { TOOL_VERSION } from "../version.js";
+import { knowledgeBaseOverlay, type KnowledgeBase } from "../kb/index.js";
+import { makeEnvelope } from "../json-envelope.js";
 import { MatmulDataSchema, type Payload } from "./payload.js";
 import { gpuPeakFor } from "./peaks.js";
 import {
@@ -32,9 +32,7 @@ export function judgePayload(payload: Payload, kb: KnowledgeBase, options: Judge
     ...judgeBenchmarks(payload, { peak, ccMajor }),
   ];
   return {
-    schema: REPORT_SCHEMA_ID,
-    schemaVersion: REPORT_SCHEMA_VERSION,
-    tool: TOOL_VERSION,
+    ...makeEnvelope(REPORT_SCHEMA_ID, REPORT_SCHEMA_VERSION, knowledgeBaseOverlay()),
     createdAt: options.createdAt ?? new Date().toISOString(),
     transport: options.transport,
     python: payload.python,

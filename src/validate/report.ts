@@ -1,5 +1,6 @@
 /** The judged result of one validate run: what the CLI prints, saves as JSON and renders. */
 import type { Payload } from "./payload.js";
+import type { Envelope } from "../json-envelope.js";
 
 export type Status = "pass" | "warn" | "fail" | "skip" | "info";
 
@@ -34,12 +35,12 @@ export interface GpuPeak {
 }
 
 export const REPORT_SCHEMA_ID = "gpuprep.validate";
-export const REPORT_SCHEMA_VERSION = 1;
+/** 2: `tool` became the shared { name, version } object (it was the version string). */
+export const REPORT_SCHEMA_VERSION = 2;
 
-export interface ValidateReport {
+export interface ValidateReport extends Envelope {
   schema: typeof REPORT_SCHEMA_ID;
   schemaVersion: typeof REPORT_SCHEMA_VERSION;
-  tool: string;
   createdAt: string;
   /** How the payload reached the interpreter: only "local" in this build. */
   transport: string;

@@ -12,6 +12,7 @@ import { loadPackagedData } from "../../src/kb/load.js";
 import { writeOverlay } from "../../src/kb/overlay.js";
 import { capturePath } from "../doctor/captures.js";
 import { runCli } from "../support/cli.js";
+import { schemaErrors } from "../support/json-schemas.js";
 
 function cacheWithOverlay(): { env: NodeJS.ProcessEnv; overlayPath: string } {
   const cacheHome = mkdtempSync(join(tmpdir(), "gpuprep-overlay-"));
@@ -39,6 +40,7 @@ test("an overlay in use is recorded in doctor's JSON and text; --no-overlay leav
   const doc = JSON.parse(withOverlay.stdout) as { kbOverlay?: { path: string; torchBuilds: number } };
   assert.equal(doc.kbOverlay?.path, overlayPath);
   assert.equal(doc.kbOverlay?.torchBuilds, 1);
+  assert.deepEqual(schemaErrors(doc), [], "the envelope's kbOverlay as schemas/ declares it");
 
   const text = runCli(["doctor", "--from", capture], { env });
   assert.match(
@@ -66,6 +68,7 @@ test("kb --json records the overlay too, and nothing without one", () => {
   const kb = runCli(["kb", "gpu", "H100 SXM", "--json"], { env });
   assert.equal(kb.code, 0, kb.stderr);
   assert.equal((JSON.parse(kb.stdout) as { kbOverlay?: { path: string } }).kbOverlay?.path, overlayPath);
+  assert.deepEqual(schemaErrors(JSON.parse(kb.stdout)), []);
   const empty = mkdtempSync(join(tmpdir(), "gpuprep-overlay-none-"));
   const none = runCli(["kb", "gpu", "H100 SXM", "--json"], { env: { XDG_CACHE_HOME: empty } });
   assert.equal(none.code, 0, none.stderr);

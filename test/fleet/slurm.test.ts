@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SlurmCluster, makeNodeEnvironments, SLURM_PARTS } from "./slurm-cluster.js";
 import { requireParts, skipUnless } from "../support/needs.js";
+import { schemaErrors } from "../support/json-schemas.js";
 import type { FleetReport } from "../../src/fleet/types.js";
 
 const MAIN = join(import.meta.dirname, "..", "..", "src", "cli", "main.js");
@@ -189,6 +190,7 @@ test(
     ]);
     assert.equal(submit.status, 0, submit.stderr);
     const job = JSON.parse(submit.stdout) as { jobId: string; script: string };
+    assert.deepEqual(schemaErrors(job), [], "the job document against schemas/gpuprep.fleet.job.v1");
     assert.match(job.jobId, /^\d+$/);
     assert.match(readFileSync(job.script, "utf8"), /^#SBATCH --nodelist=n1,n2,n7$/m);
     const deadline = Date.now() + 120_000;
@@ -209,6 +211,7 @@ test(
     const collect = gpuprep(["fleet", "collect", job.jobId, "--job-dir", jobDir, "--json"]);
     assert.equal(collect.status, 1, collect.stderr);
     const report = JSON.parse(collect.stdout) as FleetReport;
+    assert.deepEqual(schemaErrors(report), [], "fleet collect against schemas/gpuprep.fleet.v1");
     assert.deepEqual(
       report.nodes.map((n) => [n.node, n.status]),
       [

@@ -1,0 +1,66 @@
+/** `gpuprep validate --json`: the judged checks and benchmarks, with the raw payload for `--from`. */
+import { z } from "zod";
+import { envelopeShape } from "../../json-envelope-schema.js";
+import { PayloadSchema } from "../../validate/payload.js";
+import {
+  REPORT_SCHEMA_ID,
+  REPORT_SCHEMA_VERSION,
+  type GpuPeak,
+  type ValidateReport,
+  type ValidationItem,
+} from "../../validate/report.js";
+import type { Same } from "../../util/same-type.js";
+
+const StatusSchema = z.enum(["pass", "warn", "fail", "skip", "info"]);
+const FigureSchema = z.object({ value: z.number(), unit: z.string() });
+
+export const ValidationItemSchema = z.object({
+  id: z.string(),
+  group: z.enum(["check", "benchmark"]),
+  category: z.string(),
+  title: z.string(),
+  status: StatusSchema,
+  reason: z.string(),
+  measured: FigureSchema.optional(),
+  reference: FigureSchema.extend({ what: z.string() }).optional(),
+  ratio: z.number().optional(),
+});
+
+export const GpuPeakSchema = z.object({
+  name: z.string(),
+  tflops: z.object({
+    bf16: z.number().nullable(),
+    fp16: z.number().nullable(),
+    tf32: z.number().nullable(),
+    fp32: z.number().nullable(),
+  }),
+  memoryBandwidthGBs: z.number().nullable(),
+  sources: z.array(z.string()),
+});
+
+export const ValidateReportSchema = z.object({
+  ...envelopeShape(REPORT_SCHEMA_ID, REPORT_SCHEMA_VERSION),
+  createdAt: z.string(),
+  transport: z.string(),
+  python: z.object({ executable: z.string(), version: z.string() }),
+  torch: z.object({ version: z.string(), cuda: z.string().nullable() }).nullable(),
+  gpu: z
+    .object({ name: z.string(), computeCapability: z.string(), peak: GpuPeakSchema.nullable() })
+    .nullable(),
+  summary: z.object({
+    pass: z.number().int(),
+    warn: z.number().int(),
+    fail: z.number().int(),
+    skip: z.number().int(),
+    info: z.number().int(),
+  }),
+  items: z.array(ValidationItemSchema),
+  payload: PayloadSchema,
+});
+
+const agree: [
+  Same<z.infer<typeof ValidationItemSchema>, ValidationItem>,
+  Same<z.infer<typeof GpuPeakSchema>, GpuPeak>,
+  Same<z.infer<typeof ValidateReportSchema>, ValidateReport>,
+] = [true, true, true];
+void agree;
