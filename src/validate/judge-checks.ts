@@ -1,5 +1,10 @@
 /** The environment checks, judged from the payload: torch, CUDA, GPU, architecture, kernel, numpy, extensions, model. */
-import { coverageFor } from "../kb/compat.js";
+import { z } from "zod";
+import type { KnowledgeBase } from "../kb/index.js";
+import { formatComputeCapability } from "../kb/compat.js";
+import { judgeTorchArch } from "../judge/torch-arch.js";
+import { judgeSdpaSwitches } from "../judge/sdpa-switches.js";
+import { ruleDocsUrl, statusOf, type Judgment } from "../judge/vocabulary.js";
 import type { ChildRun, Payload, PayloadEnv } from "./payload.js";
 import type { ValidationItem } from "./report.js";
 
@@ -11,6 +16,25 @@ function check(
   reason: string,
 ): ValidationItem {
   return { id: `check.${id}`, group: "check", category, title, status, reason };
+}
+
+/**
+ * The item a shared judgment (src/judge/) makes in validate: its verdict in validate's word, its
+ * message (plus what only validate measured) as the reason, and doctor's rule id and page.
+ */
+export function fromJudgment(
+  id: string,
+  category: string,
+  title: string,
+  judgment: Judgment,
+  measuredHere = "",
+): ValidationItem {
+  const fix = judgment.fix ? ` Fix: ${judgment.fix.summary} (${judgment.fix.commands.join("; ")})` : "";
+  return {
+    ...check(id, category, title, statusOf(judgment.verdict), `${judgment.message}${measuredHere}${fix}`),
+    ruleId: judgment.id,
+    docs: ruleDocsUrl(judgment.id),
+  };
 }
 
 export function describeRun(run: ChildRun): string {
@@ -27,7 +51,7 @@ function lastLine(text: string): string {
   return (lines[lines.length - 1] ?? "").slice(0, 300);
 }
 
-export function judgeChecks(payload: Payload): ValidationItem[] {
+export function judgeChecks(payload: Payload, kb: KnowledgeBase): ValidationItem[] {
   const env = payload.env.result;
   if (!env) {
     const why = describeRun(payload.env.run);
@@ -47,7 +71,7 @@ export function judgeChecks(payload: Payload): ValidationItem[] {
     ),
     cudaBuild(env),
     gpuVisible(env, payload),
-    ...archCoverage(env),
+    ...archCoverage(env, kb),
     kernelRuns(env),
     numpyInterop(env),
   ];
@@ -91,8 +115,8 @@ function gpuVisible(env: PayloadEnv, payload: Payload): ValidationItem {
   return check("gpu-visible", "gpu", "GPU visible to torch", "fail", `${why}; ${driver}`);
 }
 
-/** One item per distinct capability among the devices: SASS for it in torch's own arch list. */
-function archCoverage(env: PayloadEnv): ValidationItem[] {
+/** One item per distinct capability among the devices, judged as doctor's torch-arch-not-covered. */
+function archCoverage(env: PayloadEnv, kb: KnowledgeBase): ValidationItem[] {
   if (env.devices.length === 0) {
     return [check("arch", "arch", "GPU architecture covered natively", "skip", "no GPU visible to torch")];
   }
@@ -100,40 +124,48 @@ function archCoverage(env: PayloadEnv): ValidationItem[] {
   const items: ValidationItem[] = [];
   for (const device of env.devices) {
     const [major, minor] = device.capability;
-    const key = `${major}.${minor}`;
+    const cc = { major, minor };
+    const key = formatComputeCapability(cc);
     if (seen.has(key)) continue;
     seen.add(key);
-    const verdict = coverageFor(env.archList, { major, minor });
-    const list = env.archList.join(" ") || "(empty)";
-    const id = seen.size === 1 ? "arch" : `arch.${key}`;
-    const title = `sm_${major}${minor} covered natively`;
+    const judgment = judgeTorchArch({
+      torchVersion: env.torch.version,
+      archList: env.archList,
+      gpu: { name: device.name, cc },
+      architecture: kb.arch(key)?.architecture ?? null,
+    });
     const torchWarning = env.warnings.find((w) => /compatible|capability|sm_\d+/i.test(w));
-    const extra = torchWarning ? `; torch warned: ${torchWarning.slice(0, 200)}` : "";
-    if (verdict.how === "sass") {
-      items.push(check(id, "arch", title, "pass", `SASS via ${verdict.via.join(", ")} (arch list: ${list})`));
-    } else if (verdict.how === "ptx-jit") {
-      items.push(
-        check(
-          id,
-          "arch",
-          title,
-          "warn",
-          `no SASS for ${key}: kernels are JIT-compiled from ${verdict.via[0]} PTX at first use (slow start, possibly slower kernels); arch list: ${list}${extra}`,
-        ),
-      );
-    } else {
-      items.push(
-        check(
-          id,
-          "arch",
-          title,
-          "fail",
-          `this torch has no code for ${key} (arch list: ${list}): kernels fail with "no kernel image is available"${extra}`,
-        ),
-      );
-    }
+    const extra =
+      torchWarning && judgment.verdict !== "pass" ? `; torch warned: ${torchWarning.slice(0, 200)}` : "";
+    const id = seen.size === 1 ? "arch" : `arch.${key}`;
+    items.push(fromJudgment(id, "arch", `sm_${major}${minor} covered natively`, judgment, extra));
   }
   return items;
+}
+
+/** The SDPA switches as the shared torch child reports them (validate.py names the object sdpaEnabled). */
+const SdpaEnabledSchema = z.looseObject({
+  flash: z.boolean().nullable().optional(),
+  efficient: z.boolean().nullable().optional(),
+  cudnn: z.boolean().nullable().optional(),
+});
+
+/**
+ * The process-wide SDPA switches, judged as doctor's sdpa-fast-kernels-off. No item without a GPU
+ * (as check.tf32) or in payloads that do not report the switches.
+ */
+export function sdpaSwitches(env: PayloadEnv): ValidationItem[] {
+  if (!env.cudaAvailable) return [];
+  const parsed = SdpaEnabledSchema.safeParse((env as Record<string, unknown>)["sdpaEnabled"]);
+  if (!parsed.success) return [];
+  const flags = parsed.data;
+  const judgment = judgeSdpaSwitches({
+    cudaAvailable: env.cudaAvailable,
+    flash: flags.flash ?? null,
+    efficient: flags.efficient ?? null,
+    cudnn: flags.cudnn ?? null,
+  });
+  return [fromJudgment("sdpa-backends", "sdpa", "SDPA flash / memory-efficient backends enabled", judgment)];
 }
 
 function kernelRuns(env: PayloadEnv): ValidationItem {
