@@ -29,7 +29,9 @@ export function fromJudgment(
   judgment: Judgment,
   measuredHere = "",
 ): ValidationItem {
-  const fix = judgment.fix ? ` Fix: ${judgment.fix.summary} (${judgment.fix.commands.join("; ")})` : "";
+  const fix = judgment.fix
+    ? ` Fix: ${judgment.fix.summary.replace(/\.$/, "")}: ${judgment.fix.commands.join("; ")}`
+    : "";
   return {
     ...check(id, category, title, statusOf(judgment.verdict), `${judgment.message}${measuredHere}${fix}`),
     ruleId: judgment.id,
@@ -165,7 +167,7 @@ export function sdpaSwitches(env: PayloadEnv): ValidationItem[] {
     efficient: flags.efficient ?? null,
     cudnn: flags.cudnn ?? null,
   });
-  return [fromJudgment("sdpa-backends", "sdpa", "SDPA flash / memory-efficient backends enabled", judgment)];
+  return [fromJudgment("sdpa-backends", "sdpa", "SDPA fast backends switched on", judgment)];
 }
 
 function kernelRuns(env: PayloadEnv): ValidationItem {
