@@ -34,6 +34,19 @@ export function statusOf(verdict: Verdict): Status {
   return STATUS_OF[verdict];
 }
 
+/** The inverse of STATUS_OF: a validate status read back as a verdict (fleet judges nodes' reports in doctor's words). */
+const VERDICT_OF: Record<Status, Verdict> = {
+  fail: "error",
+  warn: "warning",
+  info: "info",
+  pass: "pass",
+  skip: "skip",
+};
+
+export function verdictOfStatus(status: Status): Verdict {
+  return VERDICT_OF[status];
+}
+
 /** doctor's word for each verdict: a finding's severity, or null (doctor reports no finding). */
 export function severityOf(verdict: Verdict): Severity | null {
   return verdict === "pass" || verdict === "skip" ? null : verdict;

@@ -16,7 +16,7 @@ import type { Finding } from "../../src/rule-helpers/types.js";
 import { judgePayload } from "../../src/validate/judge.js";
 import { parsePayload, type Payload, type PayloadEnv } from "../../src/validate/payload.js";
 import type { ValidateReport } from "../../src/validate/report.js";
-import { severityOf, statusOf, type Verdict } from "../../src/judge/vocabulary.js";
+import { severityOf, statusOf, verdictOfStatus, type Verdict } from "../../src/judge/vocabulary.js";
 import { derive } from "../doctor/captures.js";
 import { FIXTURES } from "../validate/fixtures.js";
 
@@ -159,6 +159,7 @@ test("one table maps verdicts to both commands' words", () => {
       ["skip", null],
     ],
   );
+  for (const v of verdicts) assert.equal(verdictOfStatus(statusOf(v)), v, `${v} survives a round trip`);
 });
 
 test("the parity check sees a drift (it can fail)", () => {
