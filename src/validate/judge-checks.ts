@@ -137,8 +137,8 @@ function archCoverage(env: PayloadEnv, kb: KnowledgeBase): ValidationItem[] {
       architecture: kb.arch(key)?.architecture ?? null,
     });
     const torchWarning = env.warnings.find((w) => /compatible|capability|sm_\d+/i.test(w));
-    const extra =
-      torchWarning && judgment.verdict !== "pass" ? `; torch warned: ${torchWarning.slice(0, 200)}` : "";
+    // The judgment's message ends a sentence (it is doctor's finding message too).
+    const extra = torchWarning ? ` torch warned: ${torchWarning.slice(0, 200)}` : "";
     const id = seen.size === 1 ? "arch" : `arch.${key}`;
     items.push(fromJudgment(id, "arch", `sm_${major}${minor} covered natively`, judgment, extra));
   }
