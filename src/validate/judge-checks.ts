@@ -4,6 +4,7 @@ import type { KnowledgeBase } from "../kb/index.js";
 import { formatComputeCapability } from "../kb/compat.js";
 import { judgeTorchArch } from "../judge/torch-arch.js";
 import { judgeSdpaSwitches } from "../judge/sdpa-switches.js";
+import { judgeTorchImport } from "../judge/torch-import.js";
 import { ruleDocsUrl, statusOf, type Judgment } from "../judge/vocabulary.js";
 import type { ChildRun, Payload, PayloadEnv } from "./payload.js";
 import type { ValidationItem } from "./report.js";
@@ -56,21 +57,10 @@ function lastLine(text: string): string {
 export function judgeChecks(payload: Payload, kb: KnowledgeBase): ValidationItem[] {
   const env = payload.env.result;
   if (!env) {
-    const why = describeRun(payload.env.run);
-    return [
-      check("torch-import", "torch", "torch imports", "fail", `importing torch failed: ${why}`),
-      ...judgeExtensions(payload),
-      ...judgeModel(payload),
-    ];
+    return [torchImport(payload, null), ...judgeExtensions(payload), ...judgeModel(payload)];
   }
   const items: ValidationItem[] = [
-    check(
-      "torch-import",
-      "torch",
-      "torch imports",
-      "pass",
-      `torch ${env.torch.version} from ${env.torch.file}`,
-    ),
+    torchImport(payload, { version: env.torch.version, location: env.torch.file }),
     cudaBuild(env),
     gpuVisible(env, payload),
     ...archCoverage(env, kb),
@@ -78,6 +68,23 @@ export function judgeChecks(payload: Payload, kb: KnowledgeBase): ValidationItem
     numpyInterop(env),
   ];
   return [...items, ...judgeExtensions(payload), ...judgeModel(payload)];
+}
+
+/** The payload's import of torch, judged as doctor's torch-import-failed; stderr's last line where it adds to the error. */
+function torchImport(payload: Payload, torch: { version: string; location: string } | null): ValidationItem {
+  // A child that ended "ok" without a result did not import torch either.
+  const reported = payload.env.run;
+  const run =
+    torch === null && reported.status === "ok"
+      ? {
+          ...reported,
+          status: "error" as const,
+          error: reported.error ?? "the torch child reported no result",
+        }
+      : reported;
+  const last = run.stderrTail ? lastLine(run.stderrTail) : "";
+  const stderr = run.status !== "ok" && last && !(run.error ?? "").includes(last) ? ` stderr: ${last}` : "";
+  return fromJudgment("torch-import", "torch", "torch imports", judgeTorchImport({ run, torch }), stderr);
 }
 
 function cudaBuild(env: PayloadEnv): ValidationItem {

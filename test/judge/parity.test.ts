@@ -24,11 +24,13 @@ const kb = loadKnowledgeBase();
 
 type TorchLive = NonNullable<Facts["python"]["torchLive"]["result"]>;
 
+type Env = PayloadEnv & { sdpaEnabled?: Record<string, boolean | null> };
+
 /** One change made to both sides: the probe's torch view (doctor) and the payload's env (validate). */
 interface Case {
   name: string;
-  doctor: (live: TorchLive) => void;
-  validate: (env: PayloadEnv & { sdpaEnabled?: Record<string, boolean | null> }) => void;
+  doctor: (live: TorchLive, facts: Facts) => void;
+  validate: (env: Env, payload: Payload) => void;
   /** The verdict both must reach, per rule id. */
   expect: Record<string, Verdict>;
 }
@@ -38,14 +40,43 @@ const CHECK_OF: Record<string, string> = {
   "tf32-disabled": "check.tf32",
   "torch-arch-not-covered": "check.arch",
   "sdpa-fast-kernels-off": "check.sdpa-backends",
+  "torch-import-failed": "check.torch-import",
 };
+
+// The error text of pytorch/pytorch#111469 (as test/doctor/captures.ts's h100-healthy-torch-import-error).
+const IMPORT_ERROR =
+  "ImportError: /usr/local/lib/python3.10/dist-packages/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12";
 
 const CASES: Case[] = [
   {
     name: "as captured: TF32 off (torch's default), sm_90 SASS, every SDPA backend on",
     doctor: () => {},
     validate: () => {},
-    expect: { "tf32-disabled": "info", "torch-arch-not-covered": "pass", "sdpa-fast-kernels-off": "pass" },
+    expect: {
+      "tf32-disabled": "info",
+      "torch-arch-not-covered": "pass",
+      "sdpa-fast-kernels-off": "pass",
+      "torch-import-failed": "pass",
+    },
+  },
+  {
+    name: "import torch raises (a CUDA library of another version)",
+    doctor: (_live, facts) => {
+      facts.python.torchLive = {
+        ...facts.python.torchLive,
+        status: "error",
+        exitCode: 1,
+        error: IMPORT_ERROR,
+        result: null,
+      };
+    },
+    validate: (_env, payload) => {
+      payload.env = {
+        run: { ...payload.env.run, status: "error", exitCode: 1, error: IMPORT_ERROR, stderrTail: null },
+        result: null,
+      };
+    },
+    expect: { "torch-import-failed": "error" },
   },
   {
     name: 'TF32 on through set_float32_matmul_precision("high")',
@@ -107,12 +138,12 @@ function h100Payload(change: Case["validate"]): Payload {
   const report = JSON.parse(readFileSync(file, "utf8")) as ValidateReport;
   const payload = parsePayload(structuredClone(report.payload), file);
   assert.ok(payload.env.result, "report-h100.json has a torch env");
-  change(payload.env.result);
+  change(payload.env.result, payload);
   return payload;
 }
 
 function doctorFindings(change: Case["doctor"], ruleId: string): Finding[] {
-  const facts = derive("h100-healthy", (f) => change(f.python.torchLive.result!));
+  const facts = derive("h100-healthy", (f) => change(f.python.torchLive.result!, f));
   const rule = RULES.find((r) => r.id === ruleId);
   assert.ok(rule, `rule ${ruleId} is registered`);
   return rule.check(facts, kb);
