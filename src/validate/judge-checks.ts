@@ -5,6 +5,7 @@ import { formatComputeCapability } from "../kb/compat.js";
 import { judgeTorchArch } from "../judge/torch-arch.js";
 import { judgeSdpaSwitches } from "../judge/sdpa-switches.js";
 import { judgeTorchImport } from "../judge/torch-import.js";
+import { judgeExtensionImport } from "../judge/extension-import.js";
 import { ruleDocsUrl, statusOf, type Judgment } from "../judge/vocabulary.js";
 import type { ChildRun, Payload, PayloadEnv } from "./payload.js";
 import type { ValidationItem } from "./report.js";
@@ -226,17 +227,22 @@ function numpyInterop(env: PayloadEnv): ValidationItem {
   );
 }
 
+/** Each extension's import, judged as doctor's extension-import-failed (a hang is a warning there and here). */
 function judgeExtensions(payload: Payload): ValidationItem[] {
   if (!payload.extensions) return [];
   return payload.extensions.map((ext) => {
     const id = `extension.${ext.module}`;
     const title = `import ${ext.module}`;
     if (!ext.installed) return check(id, "extension", title, "skip", "not installed");
-    if (ext.run?.status === "ok") {
-      const version = ext.result?.version ? ` ${ext.result.version}` : "";
-      return check(id, "extension", title, "pass", `imports${version} (${ext.run.durationMs} ms)`);
-    }
-    return check(id, "extension", title, "fail", ext.run ? describeRun(ext.run) : "did not run");
+    if (!ext.run) return check(id, "extension", title, "fail", "did not run");
+    const judgment = judgeExtensionImport({ module: ext.module, run: ext.run });
+    const version = ext.result?.version ? ` ${ext.result.version}` : "";
+    // What validate adds: the version and time of a good import, the child's own words of a bad one.
+    const measured =
+      judgment.verdict === "pass"
+        ? `:${version || " no version"} in ${ext.run.durationMs} ms`
+        : ` ${describeRun(ext.run)}`;
+    return fromJudgment(id, "extension", title, judgment, measured);
   });
 }
 

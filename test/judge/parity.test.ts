@@ -17,7 +17,7 @@ import { judgePayload } from "../../src/validate/judge.js";
 import { parsePayload, type Payload, type PayloadEnv } from "../../src/validate/payload.js";
 import type { ValidateReport } from "../../src/validate/report.js";
 import { severityOf, statusOf, verdictOfStatus, type Verdict } from "../../src/judge/vocabulary.js";
-import { derive } from "../doctor/captures.js";
+import { derive, loadCapture } from "../doctor/captures.js";
 import { FIXTURES } from "../validate/fixtures.js";
 
 const kb = loadKnowledgeBase();
@@ -177,6 +177,41 @@ for (const c of CASES) {
     }
   });
 }
+
+test("doctor and validate agree on three real broken extensions: an undefined symbol, a SIGSEGV, a hang", () => {
+  // broken-extensions.json: the three packages of test/fixtures/builders, imported by the probe.
+  const facts = loadCapture("broken-extensions");
+  const rule = RULES.find((r) => r.id === "extension-import-failed");
+  assert.ok(rule);
+  const findings = rule.check(facts, kb);
+  // validate's payload, its extensions replaced by the same child runs.
+  const payload = h100Payload(() => {});
+  payload.extensions = facts.python.extensions.map((ext) => ({
+    module: ext.module,
+    installed: true,
+    run: {
+      status: ext.status === "skipped" ? "error" : ext.status,
+      durationMs: ext.durationMs,
+      exitCode: ext.exitCode,
+      signal: ext.signal,
+      error: ext.error,
+      stderrTail: ext.stderrTail,
+    },
+    result: null,
+  }));
+  const items = judgePayload(payload, kb, { transport: "local" }).items;
+  const verdicts: Record<string, Verdict> = { xformers: "error", flash_attn: "error", apex: "warning" };
+  assert.deepEqual(facts.python.extensions.map((e) => e.module).sort(), Object.keys(verdicts).sort());
+  for (const [module, verdict] of Object.entries(verdicts)) {
+    const finding = findings.find((f) => f.message.startsWith(`import ${module} `));
+    const item = items.find((i) => i.id === `check.extension.${module}`);
+    assert.ok(finding && item, module);
+    assert.equal(finding.severity, severityOf(verdict), `doctor ${module}`);
+    assert.equal(item.status, statusOf(verdict), `validate ${module}: ${item.reason}`);
+    assert.equal(item.ruleId, finding.ruleId);
+    assert.ok(item.reason.startsWith(finding.message), `same words:\n  ${finding.message}\n  ${item.reason}`);
+  }
+});
 
 test("one table maps verdicts to both commands' words", () => {
   const verdicts: Verdict[] = ["error", "warning", "info", "pass", "skip"];
