@@ -5,6 +5,7 @@ import { formatComputeCapability } from "../kb/compat.js";
 import { judgeTorchArch } from "../judge/torch-arch.js";
 import { judgeSdpaSwitches } from "../judge/sdpa-switches.js";
 import { judgeTorchImport } from "../judge/torch-import.js";
+import { judgeKernel } from "../judge/kernel.js";
 import { judgeExtensionImport } from "../judge/extension-import.js";
 import { ruleDocsUrl, statusOf, type Judgment } from "../judge/vocabulary.js";
 import type { ChildRun, Payload, PayloadEnv } from "./payload.js";
@@ -178,23 +179,10 @@ export function sdpaSwitches(env: PayloadEnv): ValidationItem[] {
   return [fromJudgment("sdpa-backends", "sdpa", "SDPA fast backends switched on", judgment)];
 }
 
+/** The torch child's kernel check, judged as doctor's torch-kernel-launch-failed. */
 function kernelRuns(env: PayloadEnv): ValidationItem {
   const title = "a CUDA kernel runs with the right result";
-  if (!env.kernel) return check("kernel", "kernel", title, "skip", "no GPU visible to torch");
-  if (env.kernel.ok) {
-    return check(
-      "kernel",
-      "kernel",
-      title,
-      "pass",
-      `512^2 matmul rel. error ${fmtErr(env.kernel.relError)} vs float64`,
-    );
-  }
-  return check("kernel", "kernel", title, "fail", env.kernel.error ?? "the result was wrong");
-}
-
-function fmtErr(value: number | null | undefined): string {
-  return value === null || value === undefined ? "n/a" : value.toExponential(1);
+  return fromJudgment("kernel", "kernel", title, judgeKernel({ kernel: env.kernel }));
 }
 
 function numpyInterop(env: PayloadEnv): ValidationItem {

@@ -41,6 +41,7 @@ const CHECK_OF: Record<string, string> = {
   "torch-arch-not-covered": "check.arch",
   "sdpa-fast-kernels-off": "check.sdpa-backends",
   "torch-import-failed": "check.torch-import",
+  "torch-kernel-launch-failed": "check.kernel",
 };
 
 // The error text of pytorch/pytorch#111469 (as test/doctor/captures.ts's h100-healthy-torch-import-error).
@@ -57,7 +58,19 @@ const CASES: Case[] = [
       "torch-arch-not-covered": "pass",
       "sdpa-fast-kernels-off": "pass",
       "torch-import-failed": "pass",
+      "torch-kernel-launch-failed": "pass",
     },
+  },
+  {
+    // As test/doctor/captures.ts's h100-healthy-kernel-out-of-memory.
+    name: "the kernel check runs out of GPU memory",
+    doctor: (live) => {
+      live.kernel = { ran: true, ok: false, relError: null, error: "CUDA error: out of memory" };
+    },
+    validate: (env) => {
+      env.kernel = { ran: true, ok: false, relError: null, error: "CUDA error: out of memory" };
+    },
+    expect: { "torch-kernel-launch-failed": "error" },
   },
   {
     name: "import torch raises (a CUDA library of another version)",
