@@ -20,16 +20,19 @@ const ALLOWED: Record<string, string[]> = {
   fatbin: ["facts", "util", "root"],
   kb: ["facts", "util", "root"],
   transports: ["util", "root"],
+  // Judgments doctor's rules and validate's checks share (one verdict, id and message for one
+  // condition): pure functions of plain inputs, below both, so neither imports the other.
+  judge: ["kb", "util", "root"],
   gather: ["transports", "facts", "fatbin", "kb", "util", "root"],
   // What rules share (views over Facts, the Finding builder, install advice); never a rule itself.
-  "rule-helpers": ["facts", "kb", "fatbin", "util", "root"],
-  rules: ["rule-helpers", "facts", "kb", "fatbin", "util", "root"],
+  "rule-helpers": ["judge", "facts", "kb", "fatbin", "util", "root"],
+  rules: ["rule-helpers", "judge", "facts", "kb", "fatbin", "util", "root"],
   // Runs the rules over Facts and merges findings of one root cause.
-  diagnose: ["rules", "rule-helpers", "facts", "kb", "util", "root"],
+  diagnose: ["rules", "rule-helpers", "judge", "facts", "kb", "util", "root"],
   plan: ["facts", "kb", "util", "root"],
   generate: ["plan", "facts", "kb", "util", "root"],
   // Commands that run payloads of their own do so through a transport, next to gather.
-  validate: ["transports", "gather", "facts", "kb", "util", "root"],
+  validate: ["transports", "gather", "judge", "facts", "kb", "util", "root"],
   memory: ["transports", "gather", "facts", "kb", "util", "root"],
   fleet: [
     "transports",
@@ -39,6 +42,7 @@ const ALLOWED: Record<string, string[]> = {
     "rules",
     "diagnose",
     "rule-helpers",
+    "judge",
     "fatbin",
     "util",
     "root",
@@ -49,6 +53,7 @@ const ALLOWED: Record<string, string[]> = {
     "rules",
     "diagnose",
     "rule-helpers",
+    "judge",
     "plan",
     "generate",
     "validate",
@@ -71,6 +76,7 @@ const ALLOWED: Record<string, string[]> = {
     "rules",
     "diagnose",
     "rule-helpers",
+    "judge",
     "plan",
     "generate",
     "validate",

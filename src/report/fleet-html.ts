@@ -7,9 +7,11 @@ import { FINGERPRINT_LABELS } from "../fleet/fingerprint.js";
 import { nodeListText } from "../fleet/drift.js";
 import type { FingerprintField, FleetReport, MergedFinding } from "../fleet/types.js";
 import type { Severity } from "../rule-helpers/types.js";
+import { statusOf } from "../judge/vocabulary.js";
 import type { HtmlCell, HtmlReport, HtmlStatus } from "./html.js";
 
-const STATUS: Record<Severity, HtmlStatus> = { error: "fail", warning: "warn", info: "info" };
+/** A severity's colour is validate's status for it: the one mapping in src/judge/vocabulary.ts. */
+const STATUS = (severity: Severity): HtmlStatus => statusOf(severity);
 const CELL: Record<Severity, string> = { error: "error", warning: "warn", info: "info" };
 
 export function toFleetHtmlReport(report: FleetReport): HtmlReport {
@@ -33,7 +35,7 @@ export function toFleetHtmlReport(report: FleetReport): HtmlReport {
     const cells = checks.map((id): HtmlCell | string => {
       const severity = worst.get(`${n.node}\u0000${id}`);
       return severity
-        ? { text: CELL[severity], status: STATUS[severity] }
+        ? { text: CELL[severity], status: STATUS(severity) }
         : n.status === "ok"
           ? { text: "ok", status: "pass" }
           : "";
@@ -47,7 +49,7 @@ export function toFleetHtmlReport(report: FleetReport): HtmlReport {
   );
   const findingRows = (list: MergedFinding[]) =>
     list.map((f) => [
-      { text: f.severity, status: STATUS[f.severity] },
+      { text: f.severity, status: STATUS(f.severity) },
       f.ruleId,
       f.title,
       f.message,

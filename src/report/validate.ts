@@ -28,6 +28,15 @@ function headline(report: ValidateReport): string {
   return `${gpu}; ${torch}; Python ${report.python.version} (${report.python.executable}, ${report.transport})`;
 }
 
+/**
+ * Where doctor judges the same condition and found something: its rule id, as doctor prints it,
+ * and the rule's page. A pass or skip names no rule: the id names the problem.
+ */
+function sharedRule(item: ValidationItem): string {
+  if (!item.ruleId || item.status === "pass" || item.status === "skip") return "";
+  return ` [${item.ruleId}]${item.docs ? ` ${item.docs}` : ""}`;
+}
+
 export function renderText(report: ValidateReport, style: Style): string {
   const paint: Record<Status, (t: string) => string> = {
     pass: style.green,
@@ -46,7 +55,7 @@ export function renderText(report: ValidateReport, style: Style): string {
     for (const i of items) {
       const status = paint[i.status](i.status.toUpperCase().padEnd(4));
       const fig = figureWidth ? `${figure(i).padEnd(figureWidth)}  ` : "";
-      lines.push(`  ${status}  ${i.title.padEnd(titleWidth)}  ${fig}${style.dim(i.reason)}`);
+      lines.push(`  ${status}  ${i.title.padEnd(titleWidth)}  ${fig}${style.dim(i.reason)}${sharedRule(i)}`);
     }
     lines.push("");
   }

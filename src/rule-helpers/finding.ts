@@ -1,5 +1,6 @@
 /** Builds a Finding from a rule's constants plus what this check found. */
 import { ruleDocsUrl, type Evidence, type Finding, type Fix, type Rule, type Severity } from "./types.js";
+import { severityOf, type Judgment } from "../judge/vocabulary.js";
 
 export interface FindingParts {
   message: string;
@@ -28,4 +29,21 @@ export function makeFinding(rule: Pick<Rule, "id" | "title" | "severity">, parts
 
 export function ev(label: string, value: unknown): Evidence {
   return { label, value: value === null || value === undefined ? "(none)" : String(value) };
+}
+
+/**
+ * The finding a shared judgment (src/judge/) makes in doctor: none for "pass" or "skip", else one
+ * with the judgment's severity, message and fix, and the rule's own evidence (and fix, where the
+ * rule knows more about the environment than the judgment does).
+ */
+export function findingsOf(
+  rule: Pick<Rule, "id" | "title" | "severity">,
+  judgment: Judgment,
+  parts: Omit<FindingParts, "message" | "severity" | "fix"> & { fix?: Fix },
+): Finding[] {
+  const severity = severityOf(judgment.verdict);
+  if (severity === null) return [];
+  // Every judgment with a finding carries a fix or its rule gives one; the page is the last resort.
+  const fix = parts.fix ?? judgment.fix ?? { summary: `See ${ruleDocsUrl(rule.id)}.`, commands: [] };
+  return [makeFinding(rule, { ...parts, message: judgment.message, severity, fix })];
 }

@@ -1,21 +1,16 @@
 /** What a diagnostic rule is and what it returns. */
 import type { Facts } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
-import { docsUrl } from "../docs-url.js";
+import type { Fix, Severity } from "../judge/vocabulary.js";
 
-export type Severity = "error" | "warning" | "info";
+// One vocabulary with validate's checks (src/judge/vocabulary.ts); re-exported where rules import them.
+export type { Fix, Severity } from "../judge/vocabulary.js";
+export { docsPath, ruleDocsUrl } from "../judge/vocabulary.js";
 
 export interface Evidence {
   /** What the fact is ("torch.cuda.get_arch_list()", "nvidia-smi driver"). */
   label: string;
   value: string;
-}
-
-export interface Fix {
-  /** One sentence: what to do. */
-  summary: string;
-  /** Exact commands or edits, in order; may be empty when the fix is a decision. */
-  commands: string[];
 }
 
 export interface Finding {
@@ -44,14 +39,4 @@ export interface Rule {
   /** The severity of the findings it normally returns (a finding may differ and says so). */
   severity: Severity;
   check(facts: Facts, kb: KnowledgeBase): Finding[];
-}
-
-/** The rule's page in the repository: docs/rules/<ID>.md. */
-export function docsPath(ruleId: string): string {
-  return `docs/rules/${ruleId}.md`;
-}
-
-/** The rule's page as findings, SARIF's helpUri and the text report link it. */
-export function ruleDocsUrl(ruleId: string): string {
-  return docsUrl(docsPath(ruleId));
 }

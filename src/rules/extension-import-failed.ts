@@ -2,14 +2,13 @@
 import type { Finding, Rule } from "../rule-helpers/types.js";
 import type { ExtensionImport, Facts } from "../facts/schema.js";
 import { normalizeName } from "../util/package-name.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { ev, findingsOf } from "../rule-helpers/finding.js";
 import { installCommand, reinstallCommands } from "../rule-helpers/reinstall-fix.js";
 import { deviceCapabilities, pythonCmd } from "../rule-helpers/view.js";
+import { EXTENSION_IMPORT_FAILED, judgeExtensionImport, lastLine } from "../judge/extension-import.js";
 
-interface Cause {
-  /** Stable id, carried on the finding (Finding.cause). */
-  id: string;
-  cause: string;
+/** doctor's fix for a known cause (the causes and their words are in src/judge/extension-import.ts). */
+interface CauseFix {
   summary: string;
   commands: (ext: ExtensionImport, facts: Facts, torchVersion: string | null) => string[];
 }
@@ -33,75 +32,43 @@ const reinstall = (
   });
 };
 
-/** First matching pattern wins; ordered from the most specific. */
-const CAUSES: { pattern: RegExp; make: Cause }[] = [
-  {
-    pattern: /undefined symbol/i,
-    make: {
-      id: "undefined-symbol",
-      cause: "it was built against another torch version (a C++ symbol it needs is not in this torch)",
-      summary: "Install the build of the extension made for this torch, or rebuild it against this torch.",
-      commands: (ext, facts, torch) => [
-        `# installed torch is ${torch ?? "?"}`,
-        ...reinstall(ext, facts, "against-this-torch"),
-      ],
-    },
+/** By the cause id the shared judgment names. */
+const FIXES: Record<string, CauseFix> = {
+  "undefined-symbol": {
+    summary: "Install the build of the extension made for this torch, or rebuild it against this torch.",
+    commands: (ext, facts, torch) => [
+      `# installed torch is ${torch ?? "?"}`,
+      ...reinstall(ext, facts, "against-this-torch"),
+    ],
   },
-  {
-    pattern: /compiled using NumPy 1\.x|_ARRAY_API not found/i,
-    make: {
-      id: "numpy-abi",
-      cause: "it was compiled against NumPy 1.x and NumPy 2 is installed (see numpy-abi-mismatch)",
-      summary: "Follow numpy-abi-mismatch: NumPy 1.x, or a release of the extension built for NumPy 2.",
-      commands: (_ext, facts) => [installCommand(facts, ['"numpy<2"'])],
-    },
+  "numpy-abi": {
+    summary: "Follow numpy-abi-mismatch: NumPy 1.x, or a release of the extension built for NumPy 2.",
+    commands: (_ext, facts) => [installCommand(facts, ['"numpy<2"'])],
   },
-  {
-    pattern: /no kernel image is available/i,
-    make: {
-      // The same cause as extension-arch-missing's: merged with it when the binary scan saw it too.
-      id: "arch-missing",
-      cause: "it has no code for this GPU's architecture",
-      summary:
-        "Install a build of the extension that includes this GPU's sm_ target, or build it from source for it.",
-      commands: (ext, facts) => reinstall(ext, facts, "for-this-gpu"),
-    },
+  "arch-missing": {
+    summary:
+      "Install a build of the extension that includes this GPU's sm_ target, or build it from source for it.",
+    commands: (ext, facts) => reinstall(ext, facts, "for-this-gpu"),
   },
-  {
-    pattern: /lib(cudart|cublas|cudnn|nvrtc|cusparse)[\w.]*\.so[\w.]*: cannot open shared object file/i,
-    make: {
-      id: "cuda-library-missing",
-      cause: "it links against CUDA libraries of another CUDA version than this environment has",
-      summary: "Install the extension's build for this torch's CUDA version.",
-      commands: (ext, facts) => reinstall(ext, facts, "wheel"),
-    },
+  "cuda-library-missing": {
+    summary: "Install the extension's build for this torch's CUDA version.",
+    commands: (ext, facts) => reinstall(ext, facts, "wheel"),
   },
-  {
-    pattern: /No module named 'torch'/,
-    make: {
-      id: "torch-missing",
-      cause: "torch is not importable in this environment",
-      summary: "Install torch in this environment first.",
-      commands: (_ext, facts) => [`${pythonCmd(facts)} -m pip install torch`],
-    },
+  "torch-missing": {
+    summary: "Install torch in this environment first.",
+    commands: (_ext, facts) => [`${pythonCmd(facts)} -m pip install torch`],
   },
-];
-
-function lastLine(text: string | null): string {
-  return (text ?? "").trim().split("\n").slice(-1)[0] ?? "";
-}
+};
 
 export const extensionImportFailed: Rule = {
-  id: "extension-import-failed",
-  title: "An installed extension fails to import",
-  severity: "error",
+  ...EXTENSION_IMPORT_FAILED,
   check(facts) {
     const python = facts.python.interpreter.executable;
     const torchVersion = facts.python.torch?.version ?? null;
     const findings: Finding[] = [];
     for (const ext of facts.python.extensions) {
-      if (ext.status === "ok" || ext.status === "skipped") continue;
-      const text = `${ext.error ?? ""}\n${ext.stderrTail ?? ""}`;
+      // Judged with validate's check.extension.<module> in src/judge/extension-import.ts.
+      const judgment = judgeExtensionImport({ module: ext.module, run: ext });
       // The probe imports known extensions only when their files are there, and modules named
       // with --import-check always: "No module named" then means a broken install or a typo.
       const subject = normalizeName(ext.distribution ?? ext.module);
@@ -110,20 +77,20 @@ export const extensionImportFailed: Rule = {
         ev("status", ext.status),
         ev("torch", torchVersion),
       ];
+      const cause = judgment.cause ?? undefined;
       if (ext.status === "crash") {
         evidence.push(
           ev("signal / exit code", `${ext.signal ?? "-"} / ${ext.exitCode ?? "-"}`),
           ev("stderr (tail)", ext.stderrTail),
         );
         findings.push(
-          makeFinding(this, {
-            message: `import ${ext.module} crashed the interpreter (signal ${ext.signal ?? ext.exitCode ?? "?"}): usually a binary built for another torch/CUDA, or a broken install.`,
+          ...findingsOf(this, judgment, {
             evidence,
             fix: {
               summary: "Reinstall the extension's build for this torch and CUDA.",
               commands: reinstall(ext, facts, "wheel"),
             },
-            cause: "import-crash",
+            cause,
             subject,
           }),
         );
@@ -131,33 +98,31 @@ export const extensionImportFailed: Rule = {
       }
       if (ext.status === "timeout") {
         findings.push(
-          makeFinding(this, {
-            severity: "warning",
-            message: `import ${ext.module} did not finish within ${Math.round(ext.durationMs / 1000)} s (hung: a JIT build on first import, a lock, or a stuck GPU).`,
+          ...findingsOf(this, judgment, {
             evidence: [...evidence, ev("stderr (tail)", ext.stderrTail)],
             fix: {
               summary: "Import it by hand with a traceback on hang to see where it waits.",
               commands: [`timeout -s INT 120 ${python} -X faulthandler -c "import ${ext.module}"`],
             },
-            cause: "import-hang",
+            cause,
             subject,
           }),
         );
         continue;
       }
-      const known = CAUSES.find((c) => c.pattern.test(text));
-      evidence.push(ev("error", lastLine(ext.error) || lastLine(ext.stderrTail)));
+      const known = cause ? FIXES[cause] : undefined;
+      if (judgment.verdict !== "pass" && judgment.verdict !== "skip")
+        evidence.push(ev("error", lastLine(ext.error) || lastLine(ext.stderrTail)));
       findings.push(
-        makeFinding(this, {
-          message: `import ${ext.module} fails: ${known ? known.make.cause : lastLine(ext.error) || "see the error"}.`,
+        ...findingsOf(this, judgment, {
           evidence,
           fix: known
-            ? { summary: known.make.summary, commands: known.make.commands(ext, facts, torchVersion) }
+            ? { summary: known.summary, commands: known.commands(ext, facts, torchVersion) }
             : {
                 summary: "Reproduce the import and read the traceback.",
                 commands: [`${python} -c "import ${ext.module}"`],
               },
-          cause: known?.make.id ?? "import-error",
+          cause,
           subject,
         }),
       );

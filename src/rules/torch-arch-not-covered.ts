@@ -4,24 +4,29 @@
  * its exact capability, PTX is JIT-compiled for newer GPUs at a first-run cost.
  */
 import type { Finding, Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
-import { coverageFor, formatComputeCapability, smName } from "../kb/compat.js";
+import { ev, findingsOf } from "../rule-helpers/finding.js";
+import { formatComputeCapability, smName } from "../kb/compat.js";
 import { deviceCapabilities, torchLive } from "../rule-helpers/view.js";
 import { torchBuildAdvice } from "../rule-helpers/torch-build-advice.js";
+import { judgeTorchArch, TORCH_ARCH_NOT_COVERED } from "../judge/torch-arch.js";
 
 export const torchArchNotCovered: Rule = {
-  id: "torch-arch-not-covered",
-  title: "torch has no kernels compiled for this GPU",
-  severity: "error",
+  ...TORCH_ARCH_NOT_COVERED,
   check(facts, kb) {
     const live = torchLive(facts);
-    if (!live || live.cudaBuilt === null || live.archList.length === 0) return [];
+    if (!live) return [];
     const findings: Finding[] = [];
     for (const { cc, name } of deviceCapabilities(facts)) {
-      const verdict = coverageFor(live.archList, cc);
-      if (verdict.how === "sass") continue;
       const ccText = formatComputeCapability(cc);
       const arch = kb.arch(ccText);
+      // Judged with validate's check.arch in src/judge/torch-arch.ts: the same verdict and words.
+      const judgment = judgeTorchArch({
+        torchVersion: live.version,
+        archList: live.archList,
+        gpu: { name, cc },
+        architecture: arch?.architecture ?? null,
+      });
+      if (judgment.verdict === "pass" || judgment.verdict === "skip") continue;
       const gpu = `${name} (compute capability ${ccText}${arch ? `, ${arch.architecture}` : ""})`;
       const evidence = [
         ev("GPU", gpu),
@@ -35,14 +40,9 @@ export const torchArchNotCovered: Rule = {
       );
       if (archWarning) evidence.push(ev("torch warning", archWarning));
       const advice = torchBuildAdvice(facts, kb, smName(cc));
-      if (verdict.how === "ptx-jit") {
+      if (judgment.coverage?.how === "ptx-jit") {
         findings.push(
-          makeFinding(this, {
-            severity: "warning",
-            message:
-              `torch ${live.version} has no ${smName(cc)} kernels for ${gpu}; it runs only by JIT-compiling ` +
-              `${verdict.via[0]} PTX in the driver, which costs minutes on first use of each kernel and ` +
-              `can be slower than native code.`,
+          ...findingsOf(this, judgment, {
             evidence,
             fix: {
               summary: `${advice.summary} Until then, keep the JIT cache large enough to compile once.`,
@@ -53,10 +53,7 @@ export const torchArchNotCovered: Rule = {
         continue;
       }
       findings.push(
-        makeFinding(this, {
-          message:
-            `torch ${live.version} was compiled for ${live.archList.join(", ")}, none of which can run on ${gpu}: ` +
-            `CUDA kernels fail with "no kernel image is available for execution on the device".`,
+        ...findingsOf(this, judgment, {
           evidence,
           fix: advice,
           // One cause with torch-binary-arch-missing and a "no kernel image" kernel launch: merged here.

@@ -1,48 +1,41 @@
 /** torch is installed but importing it (in the probe's child process) raised, crashed or hung. */
 import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import { ev, findingsOf } from "../rule-helpers/finding.js";
 import { installCommand } from "../rule-helpers/reinstall-fix.js";
+import { judgeTorchImport, TORCH_IMPORT_FAILED } from "../judge/torch-import.js";
 
 export const torchImportFailed: Rule = {
-  id: "torch-import-failed",
-  title: "import torch fails",
-  severity: "error",
+  ...TORCH_IMPORT_FAILED,
   check(facts) {
     const torch = facts.python.torch;
     const run = facts.python.torchLive;
-    if (!torch || !["error", "crash", "timeout"].includes(run.status)) return [];
-    const what =
-      run.status === "crash"
-        ? `crashed (signal ${run.signal ?? "?"}, exit ${run.exitCode ?? "?"})`
-        : run.status === "timeout"
-          ? `did not finish within ${Math.round(run.durationMs / 1000)} s`
-          : `raised: ${(run.error ?? "").split("\n").slice(-1)[0] ?? ""}`;
-    return [
-      makeFinding(this, {
-        message: `import torch (${torch.version} at ${torch.location}) ${what}.`,
-        evidence: [
-          ev("status", run.status),
-          ev("error", run.error),
-          ev("stderr (tail)", run.stderrTail),
-          ev("duration ms", run.durationMs),
+    // Judged with validate's check.torch-import in src/judge/torch-import.ts.
+    const judgment = judgeTorchImport({ run, torch: torch ?? false });
+    if (!torch) return [];
+    return findingsOf(this, judgment, {
+      evidence: [
+        ev("torch", `${torch.version} at ${torch.location}`),
+        ev("status", run.status),
+        ev("error", run.error),
+        ev("stderr (tail)", run.stderrTail),
+        ev("duration ms", run.durationMs),
+      ],
+      fix: {
+        summary:
+          run.status === "timeout"
+            ? "Find what blocks the import (a hung GPU, a network filesystem, a lock) with the command below."
+            : "Reproduce the import and read the first error; a broken or mixed install is fixed by reinstalling torch.",
+        commands: [
+          `${facts.python.interpreter.executable} -X faulthandler -c "import torch; print(torch.__version__)"`,
+          // A local tag (+cu130) names a PyTorch index build: keep the tag's index, pin the release.
+          installCommand(facts, [`torch==${torch.version.split("+")[0]}`], {
+            reinstall: true,
+            trailing: /\+(cu\d+|cpu|rocm[\d.]+)$/.test(torch.version)
+              ? ["--index-url", `https://download.pytorch.org/whl/${torch.version.split("+")[1]}`]
+              : [],
+          }),
         ],
-        fix: {
-          summary:
-            run.status === "timeout"
-              ? "Find what blocks the import (a hung GPU, a network filesystem, a lock) with the command below."
-              : "Reproduce the import and read the first error; a broken or mixed install is fixed by reinstalling torch.",
-          commands: [
-            `${facts.python.interpreter.executable} -X faulthandler -c "import torch; print(torch.__version__)"`,
-            // A local tag (+cu130) names a PyTorch index build: keep the tag's index, pin the release.
-            installCommand(facts, [`torch==${torch.version.split("+")[0]}`], {
-              reinstall: true,
-              trailing: /\+(cu\d+|cpu|rocm[\d.]+)$/.test(torch.version)
-                ? ["--index-url", `https://download.pytorch.org/whl/${torch.version.split("+")[1]}`]
-                : [],
-            }),
-          ],
-        },
-      }),
-    ];
+      },
+    });
   },
 };

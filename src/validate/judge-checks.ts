@@ -1,5 +1,13 @@
 /** The environment checks, judged from the payload: torch, CUDA, GPU, architecture, kernel, numpy, extensions, model. */
-import { coverageFor } from "../kb/compat.js";
+import { z } from "zod";
+import type { KnowledgeBase } from "../kb/index.js";
+import { formatComputeCapability } from "../kb/compat.js";
+import { judgeTorchArch } from "../judge/torch-arch.js";
+import { judgeSdpaSwitches } from "../judge/sdpa-switches.js";
+import { judgeTorchImport } from "../judge/torch-import.js";
+import { judgeKernel } from "../judge/kernel.js";
+import { judgeExtensionImport } from "../judge/extension-import.js";
+import { ruleDocsUrl, statusOf, type Judgment } from "../judge/vocabulary.js";
 import type { ChildRun, Payload, PayloadEnv } from "./payload.js";
 import type { ValidationItem } from "./report.js";
 
@@ -11,6 +19,27 @@ function check(
   reason: string,
 ): ValidationItem {
   return { id: `check.${id}`, group: "check", category, title, status, reason };
+}
+
+/**
+ * The item a shared judgment (src/judge/) makes in validate: its verdict in validate's word, its
+ * message (plus what only validate measured) as the reason, and doctor's rule id and page.
+ */
+export function fromJudgment(
+  id: string,
+  category: string,
+  title: string,
+  judgment: Judgment,
+  measuredHere = "",
+): ValidationItem {
+  const fix = judgment.fix
+    ? ` Fix: ${judgment.fix.summary.replace(/\.$/, "")}: ${judgment.fix.commands.join("; ")}`
+    : "";
+  return {
+    ...check(id, category, title, statusOf(judgment.verdict), `${judgment.message}${measuredHere}${fix}`),
+    ruleId: judgment.id,
+    docs: ruleDocsUrl(judgment.id),
+  };
 }
 
 export function describeRun(run: ChildRun): string {
@@ -27,31 +56,37 @@ function lastLine(text: string): string {
   return (lines[lines.length - 1] ?? "").slice(0, 300);
 }
 
-export function judgeChecks(payload: Payload): ValidationItem[] {
+export function judgeChecks(payload: Payload, kb: KnowledgeBase): ValidationItem[] {
   const env = payload.env.result;
   if (!env) {
-    const why = describeRun(payload.env.run);
-    return [
-      check("torch-import", "torch", "torch imports", "fail", `importing torch failed: ${why}`),
-      ...judgeExtensions(payload),
-      ...judgeModel(payload),
-    ];
+    return [torchImport(payload, null), ...judgeExtensions(payload), ...judgeModel(payload)];
   }
   const items: ValidationItem[] = [
-    check(
-      "torch-import",
-      "torch",
-      "torch imports",
-      "pass",
-      `torch ${env.torch.version} from ${env.torch.file}`,
-    ),
+    torchImport(payload, { version: env.torch.version, location: env.torch.file }),
     cudaBuild(env),
     gpuVisible(env, payload),
-    ...archCoverage(env),
+    ...archCoverage(env, kb),
     kernelRuns(env),
     numpyInterop(env),
   ];
   return [...items, ...judgeExtensions(payload), ...judgeModel(payload)];
+}
+
+/** The payload's import of torch, judged as doctor's torch-import-failed; stderr's last line where it adds to the error. */
+function torchImport(payload: Payload, torch: { version: string; location: string } | null): ValidationItem {
+  // A child that ended "ok" without a result did not import torch either.
+  const reported = payload.env.run;
+  const run =
+    torch === null && reported.status === "ok"
+      ? {
+          ...reported,
+          status: "error" as const,
+          error: reported.error ?? "the torch child reported no result",
+        }
+      : reported;
+  const last = run.stderrTail ? lastLine(run.stderrTail) : "";
+  const stderr = run.status !== "ok" && last && !(run.error ?? "").includes(last) ? ` stderr: ${last}` : "";
+  return fromJudgment("torch-import", "torch", "torch imports", judgeTorchImport({ run, torch }), stderr);
 }
 
 function cudaBuild(env: PayloadEnv): ValidationItem {
@@ -91,8 +126,8 @@ function gpuVisible(env: PayloadEnv, payload: Payload): ValidationItem {
   return check("gpu-visible", "gpu", "GPU visible to torch", "fail", `${why}; ${driver}`);
 }
 
-/** One item per distinct capability among the devices: SASS for it in torch's own arch list. */
-function archCoverage(env: PayloadEnv): ValidationItem[] {
+/** One item per distinct capability among the devices, judged as doctor's torch-arch-not-covered. */
+function archCoverage(env: PayloadEnv, kb: KnowledgeBase): ValidationItem[] {
   if (env.devices.length === 0) {
     return [check("arch", "arch", "GPU architecture covered natively", "skip", "no GPU visible to torch")];
   }
@@ -100,59 +135,54 @@ function archCoverage(env: PayloadEnv): ValidationItem[] {
   const items: ValidationItem[] = [];
   for (const device of env.devices) {
     const [major, minor] = device.capability;
-    const key = `${major}.${minor}`;
+    const cc = { major, minor };
+    const key = formatComputeCapability(cc);
     if (seen.has(key)) continue;
     seen.add(key);
-    const verdict = coverageFor(env.archList, { major, minor });
-    const list = env.archList.join(" ") || "(empty)";
-    const id = seen.size === 1 ? "arch" : `arch.${key}`;
-    const title = `sm_${major}${minor} covered natively`;
+    const judgment = judgeTorchArch({
+      torchVersion: env.torch.version,
+      archList: env.archList,
+      gpu: { name: device.name, cc },
+      architecture: kb.arch(key)?.architecture ?? null,
+    });
     const torchWarning = env.warnings.find((w) => /compatible|capability|sm_\d+/i.test(w));
-    const extra = torchWarning ? `; torch warned: ${torchWarning.slice(0, 200)}` : "";
-    if (verdict.how === "sass") {
-      items.push(check(id, "arch", title, "pass", `SASS via ${verdict.via.join(", ")} (arch list: ${list})`));
-    } else if (verdict.how === "ptx-jit") {
-      items.push(
-        check(
-          id,
-          "arch",
-          title,
-          "warn",
-          `no SASS for ${key}: kernels are JIT-compiled from ${verdict.via[0]} PTX at first use (slow start, possibly slower kernels); arch list: ${list}${extra}`,
-        ),
-      );
-    } else {
-      items.push(
-        check(
-          id,
-          "arch",
-          title,
-          "fail",
-          `this torch has no code for ${key} (arch list: ${list}): kernels fail with "no kernel image is available"${extra}`,
-        ),
-      );
-    }
+    // The judgment's message ends a sentence (it is doctor's finding message too).
+    const extra = torchWarning ? ` torch warned: ${torchWarning.slice(0, 200)}` : "";
+    const id = seen.size === 1 ? "arch" : `arch.${key}`;
+    items.push(fromJudgment(id, "arch", `sm_${major}${minor} covered natively`, judgment, extra));
   }
   return items;
 }
 
-function kernelRuns(env: PayloadEnv): ValidationItem {
-  const title = "a CUDA kernel runs with the right result";
-  if (!env.kernel) return check("kernel", "kernel", title, "skip", "no GPU visible to torch");
-  if (env.kernel.ok) {
-    return check(
-      "kernel",
-      "kernel",
-      title,
-      "pass",
-      `512^2 matmul rel. error ${fmtErr(env.kernel.relError)} vs float64`,
-    );
-  }
-  return check("kernel", "kernel", title, "fail", env.kernel.error ?? "the result was wrong");
+/** The SDPA switches as the shared torch child reports them (validate.py names the object sdpaEnabled). */
+const SdpaEnabledSchema = z.looseObject({
+  flash: z.boolean().nullable().optional(),
+  efficient: z.boolean().nullable().optional(),
+  cudnn: z.boolean().nullable().optional(),
+});
+
+/**
+ * The process-wide SDPA switches, judged as doctor's sdpa-fast-kernels-off. No item without a GPU
+ * (as check.tf32) or in payloads that do not report the switches.
+ */
+export function sdpaSwitches(env: PayloadEnv): ValidationItem[] {
+  if (!env.cudaAvailable) return [];
+  const parsed = SdpaEnabledSchema.safeParse((env as Record<string, unknown>)["sdpaEnabled"]);
+  if (!parsed.success) return [];
+  const flags = parsed.data;
+  const judgment = judgeSdpaSwitches({
+    cudaAvailable: env.cudaAvailable,
+    flash: flags.flash ?? null,
+    efficient: flags.efficient ?? null,
+    cudnn: flags.cudnn ?? null,
+  });
+  return [fromJudgment("sdpa-backends", "sdpa", "SDPA fast backends switched on", judgment)];
 }
 
-function fmtErr(value: number | null | undefined): string {
-  return value === null || value === undefined ? "n/a" : value.toExponential(1);
+/** The torch child's kernel check, judged as doctor's torch-kernel-launch-failed. */
+function kernelRuns(env: PayloadEnv): ValidationItem {
+  const title = "a CUDA kernel runs with the right result";
+  return fromJudgment("kernel", "kernel", title, judgeKernel({ kernel: env.kernel }));
 }
 
 function numpyInterop(env: PayloadEnv): ValidationItem {
@@ -185,17 +215,22 @@ function numpyInterop(env: PayloadEnv): ValidationItem {
   );
 }
 
+/** Each extension's import, judged as doctor's extension-import-failed (a hang is a warning there and here). */
 function judgeExtensions(payload: Payload): ValidationItem[] {
   if (!payload.extensions) return [];
   return payload.extensions.map((ext) => {
     const id = `extension.${ext.module}`;
     const title = `import ${ext.module}`;
     if (!ext.installed) return check(id, "extension", title, "skip", "not installed");
-    if (ext.run?.status === "ok") {
-      const version = ext.result?.version ? ` ${ext.result.version}` : "";
-      return check(id, "extension", title, "pass", `imports${version} (${ext.run.durationMs} ms)`);
-    }
-    return check(id, "extension", title, "fail", ext.run ? describeRun(ext.run) : "did not run");
+    if (!ext.run) return check(id, "extension", title, "fail", "did not run");
+    const judgment = judgeExtensionImport({ module: ext.module, run: ext.run });
+    const version = ext.result?.version ? ` ${ext.result.version}` : "";
+    // What validate adds: the version and time of a good import, the child's own words of a bad one.
+    const measured =
+      judgment.verdict === "pass"
+        ? `:${version || " no version"} in ${ext.run.durationMs} ms`
+        : ` ${describeRun(ext.run)}`;
+    return fromJudgment(id, "extension", title, judgment, measured);
   });
 }
 

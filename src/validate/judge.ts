@@ -11,7 +11,8 @@ import {
   type ValidateReport,
   type ValidationItem,
 } from "./report.js";
-import { judgeChecks } from "./judge-checks.js";
+import { fromJudgment, judgeChecks, sdpaSwitches } from "./judge-checks.js";
+import { judgeTf32 } from "../judge/tf32.js";
 import { judgeBenchmarks } from "./judge-benchmarks.js";
 
 export interface JudgeOptions {
@@ -27,8 +28,9 @@ export function judgePayload(payload: Payload, kb: KnowledgeBase, options: Judge
   const peak = options.peak !== undefined ? options.peak : device ? gpuPeakFor(kb, device.name) : null;
   const ccMajor = device ? device.capability[0] : null;
   const items = [
-    ...judgeChecks(payload),
-    ...tf32Setting(payload, ccMajor),
+    ...judgeChecks(payload, kb),
+    ...tf32Setting(payload),
+    ...(env ? sdpaSwitches(env) : []),
     ...judgeBenchmarks(payload, { peak, ccMajor }),
   ];
   return {
@@ -45,33 +47,26 @@ export function judgePayload(payload: Payload, kb: KnowledgeBase, options: Judge
 }
 
 /**
- * TF32 is off by default in PyTorch (allow_tf32 = False since 1.12), so float32 matmuls run at the
- * FP32 rate on GPUs whose tensor cores do TF32 (Ampere and newer). Worth a warning where models
- * train in float32; the measured gap is shown when both were run.
+ * TF32 for float32 matmuls, judged as doctor's tf32-disabled (src/judge/tf32.ts); validate adds
+ * the measured float32 / TF32 gap when the matmul benchmark ran both.
  */
-function tf32Setting(payload: Payload, ccMajor: number | null): ValidationItem[] {
+function tf32Setting(payload: Payload): ValidationItem[] {
   const env = payload.env.result;
-  if (!env || ccMajor === null) return [];
-  const title = "TF32 for float32 matmuls";
-  const base = { id: "check.tf32", group: "check" as const, category: "tf32", title };
-  if (ccMajor < 8) return [{ ...base, status: "skip", reason: "TF32 needs Ampere (sm_80) or newer" }];
-  if (env.tf32.matmul)
-    return [{ ...base, status: "pass", reason: "torch.backends.cuda.matmul.allow_tf32 is True" }];
+  if (!env || env.devices.length === 0) return [];
+  const judgment = judgeTf32({
+    device: env.devices[0] ?? null,
+    allowTf32: env.tf32.matmul,
+    precision: env.tf32.float32MatmulPrecision,
+  });
   const matmul = payload.benchmarks.results.find((r) => r.name === "matmul" && r.data);
   let gap = "";
-  if (matmul) {
+  if (matmul && judgment.verdict !== "pass" && judgment.verdict !== "skip") {
     const cases = MatmulDataSchema.parse(matmul.data).cases;
     const best = (dtype: string) =>
       Math.max(0, ...cases.filter((c) => c.dtype === dtype).map((c) => c.tflops ?? 0));
     if (best("tf32") > 0 && best("float32") > 0) {
-      gap = ` (measured here: ${best("float32").toFixed(0)} TFLOP/s in float32 vs ${best("tf32").toFixed(0)} with TF32)`;
+      gap = ` Measured here: ${best("float32").toFixed(0)} TFLOP/s in float32 vs ${best("tf32").toFixed(0)} with TF32.`;
     }
   }
-  return [
-    {
-      ...base,
-      status: "warn",
-      reason: `TF32 is off (float32_matmul_precision "${env.tf32.float32MatmulPrecision ?? "?"}"): float32 matmuls run at the FP32 rate${gap}; where float32 training is meant, call torch.set_float32_matmul_precision("high")`,
-    },
-  ];
+  return [fromJudgment("tf32", "tf32", "TF32 for float32 matmuls", judgment, gap)];
 }

@@ -1,8 +1,10 @@
 /** The judged result of one validate run: what the CLI prints, saves as JSON and renders. */
 import type { Payload } from "./payload.js";
 import type { Envelope } from "../json-envelope.js";
+import type { Status } from "../judge/vocabulary.js";
 
-export type Status = "pass" | "warn" | "fail" | "skip" | "info";
+// One vocabulary with doctor's severities (src/judge/vocabulary.ts maps one to the other).
+export type { Status } from "../judge/vocabulary.js";
 
 export interface Figure {
   value: number;
@@ -19,6 +21,12 @@ export interface ValidationItem {
   status: Status;
   /** The evidence, and when it is not a pass, what it means or what to do. */
   reason: string;
+  /**
+   * Where doctor judges the same condition (src/judge/): its rule id, so the same verdict has the
+   * same name in both reports, and that rule's page.
+   */
+  ruleId?: string;
+  docs?: string;
   measured?: Figure;
   /** The hardware's own limit this figure is held against. */
   reference?: Figure & { what: string };

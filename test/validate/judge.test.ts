@@ -30,8 +30,9 @@ test("torch 2.11 cu130's arch list: SASS for H100, B300, RTX 50xx / GB10; nothin
     [[9, 0], "pass", /SASS via sm_90/],
     [[10, 3], "pass", /SASS via sm_100/],
     [[12, 1], "pass", /SASS via sm_120/],
-    [[11, 0], "fail", /no code for 11\.0/],
-    [[8, 7], "fail", /no code for 8\.7/],
+    // The reason is doctor's torch-arch-not-covered message (src/judge/torch-arch.ts).
+    [[11, 0], "fail", /none of which can run on .*\(compute capability 11\.0/],
+    [[8, 7], "fail", /none of which can run on .*\(compute capability 8\.7/],
   ];
   for (const [cc, status, reason] of cases) {
     const item = judgePayload(withDevice(cc), kb, { transport: "local" }).items.find(
@@ -42,12 +43,14 @@ test("torch 2.11 cu130's arch list: SASS for H100, B300, RTX 50xx / GB10; nothin
   }
 });
 
-test("TF32 off on an sm_80+ GPU is a warning that shows the measured float32 / TF32 gap", () => {
+// Was a warning with its own words; now doctor's tf32-disabled verdict (info) and message (src/judge/tf32.ts).
+test("TF32 off on an sm_80+ GPU is reported (info) in doctor's words, with doctor's rule id", () => {
   const item = judgePayload(withDevice([9, 0]), kb, { transport: "local" }).items.find(
     (i) => i.id === "check.tf32",
   );
-  assert.equal(item?.status, "warn");
-  assert.match(item?.reason ?? "", /TF32 is off \(float32_matmul_precision "highest"\)/);
+  assert.equal(item?.status, "info");
+  assert.equal(item?.ruleId, "tf32-disabled");
+  assert.match(item?.reason ?? "", /use full-precision FP32 instead of TF32 tensor cores/);
 });
 
 test("host transfers are held against the H100's PCIe gen5 x16 link from nvidia-smi", () => {

@@ -24,6 +24,9 @@ export const ValidationItemSchema = z.object({
   measured: FigureSchema.optional(),
   reference: FigureSchema.extend({ what: z.string() }).optional(),
   ratio: z.number().optional(),
+  /** Checks judged with doctor's rules (src/judge/): the rule's id and its page. */
+  ruleId: z.string().optional(),
+  docs: z.string().optional(),
 });
 
 export const GpuPeakSchema = z.object({
