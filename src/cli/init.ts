@@ -179,27 +179,42 @@ function checkedOptions(values: Values, projectDir: string): InitOptions {
   };
 }
 
-async function resolveTarget(values: Values, kb: ReturnType<typeof loadKnowledgeBase>) {
+/**
+ * The machine and the project the plan is made from, both gathered (or the machine read from a
+ * snapshot, or named): the plan is a function of these, the knowledge base and the options. The
+ * project is always the one in `projectDir`, where the files are written, also with --from: a
+ * snapshot's project is that of the machine it was saved on.
+ */
+async function planInputs(values: Values, kb: ReturnType<typeof loadKnowledgeBase>, projectDir: string) {
   const named = values.target ?? values.gpu;
   if (values.target !== undefined && values.gpu !== undefined)
     fail("--target and --gpu name the same thing", "give one of them");
   if (named !== undefined && values.from !== undefined)
     fail("--from and --target/--gpu cannot be combined", "name one machine");
-  if (named !== undefined)
-    return targetFromName(kb, {
+  if (named !== undefined) {
+    const target = targetFromName(kb, {
       gpu: named,
       driver: values.driver ?? null,
       cpuArch: values.arch ?? null,
       flag: values.target !== undefined ? "--target" : "--gpu",
     });
+    return { target, project: readProject(projectDir) };
+  }
   if (values.driver !== undefined || values.arch !== undefined)
     fail(
       "--driver and --arch describe a named machine",
       "add --target NAME (or --gpu NAME), or drop them to plan for this machine",
     );
-  if (values.from !== undefined) return targetFromFacts(kb, readFactsFile(values.from), values.from);
-  const facts = await gatherFacts({ fast: true, importChecks: [], projectDir: null });
-  return targetFromFacts(kb, facts, "this machine");
+  if (values.from !== undefined) {
+    const target = targetFromFacts(kb, readFactsFile(values.from), values.from);
+    return { target, project: readProject(projectDir) };
+  }
+  // One gathering, this machine and the project together, as doctor gathers them.
+  const facts = await gatherFacts({ fast: true, importChecks: [], projectDir });
+  return {
+    target: targetFromFacts(kb, facts, "this machine"),
+    project: facts.project ?? readProject(projectDir),
+  };
 }
 
 const STATUS_TEXT: Record<FilePlan["status"], string> = {
@@ -270,9 +285,11 @@ export const initCommand: Command = {
       );
     const options = checkedOptions(values, projectDir);
     const kb = loadKnowledgeBase();
-    const target = await resolveTarget(values, kb);
-    const project = readProject(projectDir);
+    const { target, project } = await planInputs(values, kb, projectDir);
     const plan = makePlan(kb, project, target, options);
+    // Read here, not gathered: the native plan's one edit of a user file appends to its text as it
+    // is now (like planWrites, which reads each file to keep the user's edits). The plan itself
+    // took pyproject.toml's facts from the project gathered above.
     const pyprojectPath = join(projectDir, "pyproject.toml");
     const { files, notes } = generateFiles(
       plan,

@@ -5,7 +5,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { listFiles, runInit } from "./helpers.js";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { listFiles, repoRoot, runInit } from "./helpers.js";
+
+const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
 function project(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), "gpuprep-init-cli-"));
@@ -226,4 +230,27 @@ test("bad input: one line with a hint, never a stack trace", () => {
   assert.equal(none.code, 2);
   assert.match(none.stderr, /has no pyproject\.toml, requirements\*\.txt, pixi\.toml or environment\.yml/);
   assert.deepEqual(listFiles(dir), ["requirements.txt"]);
+});
+
+test("init for this machine plans from one gathering: the GPU nvidia-smi lists and the project beside it", () => {
+  const capture = join(repoRoot, "test", "fixtures", "nvidia-smi", "h100");
+  const bin = mkdtempSync(join(tmpdir(), "gpuprep-init-smi-"));
+  // The H100 capture replayed by a stand-in (test/fixtures/nvidia-smi/README.md says how it was made).
+  writeFileSync(
+    join(bin, "nvidia-smi"),
+    `#!/bin/sh\ncase "$1" in --query-gpu=*) exec cat ${capture}/query.csv;; *) exec cat ${capture}/nvidia-smi.txt;; esac\n`,
+    { mode: 0o755 },
+  );
+  const dir = project({ "pyproject.toml": '[project]\nname = "here-and-now"\ndependencies = ["torch"]\n' });
+  const result = spawnSync(process.execPath, [cli, "init", "--project", dir, "--dry-run", "--json"], {
+    encoding: "utf8",
+    env: { ...process.env, PATH: `${bin}:${process.env["PATH"] ?? ""}`, XDG_CACHE_HOME: bin },
+  });
+  assert.equal(result.status, 0, result.stderr);
+  const { plan } = JSON.parse(result.stdout);
+  assert.equal(plan.target.origin, "this machine");
+  assert.equal(plan.target.gpuName, "NVIDIA H100 80GB HBM3");
+  assert.equal(plan.target.driverVersion, "580.159.04");
+  assert.equal(plan.project.name, "here-and-now");
+  assert.deepEqual(listFiles(dir), ["pyproject.toml"]);
 });
