@@ -15,7 +15,7 @@ import { isPep508Name } from "../plan/project-name.js";
 import { EXIT_OK, type Command } from "./command.js";
 import { parseCommandArgs } from "./args.js";
 import { makeStyle, useColor } from "../report/style.js";
-import { readFactsFile } from "../facts/io.js";
+import { readFactsFile, writeFactsFile } from "../facts/io.js";
 import { gatherFacts } from "../gather/index.js";
 import { hasProjectManifest, readProject } from "../gather/project.js";
 import { loadKnowledgeBase } from "../kb/index.js";
@@ -42,7 +42,10 @@ the machine (default: this one, as doctor sees it):
                            named system (dgx-spark) is planned for the driver it ships with, where
                            that is sourced, and any other target says which driver it needs
   --arch x86_64|aarch64    the host CPU (integrated systems such as DGX Spark set it themselves)
-  --from FILE              a snapshot saved with \`gpuprep doctor --save\`
+  --from FILE              the machine from a facts snapshot written by --save (doctor's,
+                           memory's or this one's); nothing is gathered. The project is still
+                           --project's, where the files are written
+  --save FILE              also write the facts gathered (this machine and the project) to FILE
 
 the setup:
   --strategy S             container (NGC PyTorch image whose torch the project's pin accepts),
@@ -73,6 +76,7 @@ const OPTIONS = {
   driver: { type: "string" },
   arch: { type: "string" },
   from: { type: "string" },
+  save: { type: "string" },
   strategy: { type: "string" },
   jupyter: { type: "boolean" },
   "non-root": { type: "boolean" },
@@ -191,6 +195,11 @@ async function planInputs(values: Values, kb: ReturnType<typeof loadKnowledgeBas
     fail("--target and --gpu name the same thing", "give one of them");
   if (named !== undefined && values.from !== undefined)
     fail("--from and --target/--gpu cannot be combined", "name one machine");
+  if (values.save !== undefined && (named !== undefined || values.from !== undefined))
+    fail(
+      "--save writes the facts gathered here; with --from, --target or --gpu nothing is gathered",
+      "drop --save, or drop the named machine",
+    );
   if (named !== undefined) {
     const target = targetFromName(kb, {
       gpu: named,
@@ -211,6 +220,7 @@ async function planInputs(values: Values, kb: ReturnType<typeof loadKnowledgeBas
   }
   // One gathering, this machine and the project together, as doctor gathers them.
   const facts = await gatherFacts({ fast: true, importChecks: [], projectDir });
+  if (values.save !== undefined) writeFactsFile(values.save, facts);
   return {
     target: targetFromFacts(kb, facts, "this machine"),
     project: facts.project ?? readProject(projectDir),
@@ -268,11 +278,11 @@ export const initCommand: Command = {
     ],
   ],
   async run(argv) {
-    const { values, positionals } = parseCommandArgs("init", {
-      args: argv,
-      options: OPTIONS,
-      allowPositionals: true,
-    });
+    const { values, positionals } = parseCommandArgs(
+      "init",
+      { args: argv, options: OPTIONS, allowPositionals: true },
+      { outputs: ["save"] },
+    );
     if (positionals.length > 0)
       fail(`unexpected argument "${positionals[0]}"`, "give the project with --project DIR");
     const projectDir = resolve(values.project ?? ".");
