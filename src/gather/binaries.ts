@@ -25,7 +25,9 @@ export async function importDirectories(transport: Transport): Promise<string[]>
     "std = {os.path.realpath(sysconfig.get_paths()[k]) for k in ('stdlib', 'platstdlib')}\n" +
     "dirs = [p for p in sys.path if p and os.path.isdir(p)]\n" +
     "print(json.dumps([p for p in dirs if os.path.realpath(p) not in std and not os.path.realpath(p).endswith('lib-dynload')]))";
-  const result = await transport.runPython(script, [], 30_000);
+  // `-c`, not the script on stdin: -v then shows the query's first line, and a missing
+  // interpreter rejects as not found for the caller to word.
+  const result = await transport.runProgram(transport.python, ["-c", script], 30_000);
   if (result.code !== 0) {
     const why = result.timedOut ? "timed out" : `exit ${String(result.code ?? result.signal)}`;
     throw new Error(`${transport.python} ${why}: ${result.stderr.trim().split("\n").at(-1) ?? ""}`);
