@@ -86,13 +86,16 @@ const ALLOWED: Record<string, string[]> = {
   ],
 };
 
-/** Only transports start processes; each exception here is a known debt (issue 16), not a pattern. */
-const CHILD_PROCESS_ALLOWED = new Set([
-  "transports",
-  "cli/scan.ts",
-  "gather/binaries.ts",
-  "validate/payload.ts",
-]);
+/** Only transports start processes: nothing else imports node:child_process. */
+const CHILD_PROCESS_ALLOWED = new Set(["transports"]);
+
+/**
+ * The process starters of src/transports/spawn.ts. Gather may call them to ask a transport's
+ * machine (it is the layer that touches the world); everything else goes through a Transport.
+ */
+const SPAWN_HELPERS = ["runCommand", "runWithInput"];
+const SPAWN_HELPERS_ALLOWED = new Set(["transports", "gather"]);
+const SPAWN_MODULE = join(SRC, "transports", "spawn.ts");
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
@@ -107,6 +110,24 @@ function layerOf(file: string): string {
   const rel = relative(SRC, file).replace(/\.js$/, ".ts");
   if (rel === "index.ts") return "library";
   return rel.includes("/") ? rel.split("/")[0]! : "root";
+}
+
+/** Whether `text` imports node:child_process: statically, dynamically or by require. */
+function importsChildProcess(text: string): boolean {
+  return /(?:\bfrom\s+|\bimport\s*\(?\s*|\brequire\(\s*)"(?:node:)?child_process"/.test(text);
+}
+
+/** The spawn helpers `text` (the file `file`) imports from src/transports/spawn.js. */
+function spawnHelpersImported(text: string, file: string): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\b([^;]*?)\bfrom\s+"([^"]+)"/g)) {
+    const target = resolve(dirname(file), match[2]!).replace(/\.js$/, ".ts");
+    if (target !== SPAWN_MODULE) continue;
+    // `import { runCommand as run }`, `export * from`: any name or a star counts.
+    const names = match[1]!.includes("*") ? ["*"] : (match[1]!.match(/[A-Za-z_$][\w$]*/g) ?? []);
+    found.push(...names.filter((name) => name === "*" || SPAWN_HELPERS.includes(name)));
+  }
+  return found;
 }
 
 function importsOf(text: string): string[] {
@@ -135,15 +156,54 @@ test("every import under src/ follows the layering in docs/DESIGN.md", () => {
   assert.deepEqual(broken, []);
 });
 
-test("only src/transports starts child processes (plus the listed debts)", () => {
+test("only src/transports starts child processes", () => {
   const broken: string[] = [];
   for (const file of sourceFiles(SRC)) {
     const rel = relative(SRC, file);
     if (CHILD_PROCESS_ALLOWED.has(rel) || CHILD_PROCESS_ALLOWED.has(layerOf(file))) continue;
-    if (/from\s+"node:child_process"|require\("child_process"\)/.test(readFileSync(file, "utf8")))
-      broken.push(rel);
+    if (importsChildProcess(readFileSync(file, "utf8"))) broken.push(rel);
   }
   assert.deepEqual(broken, []);
+});
+
+test("only src/transports and src/gather import the spawn helpers; the rest asks a Transport", () => {
+  const broken: string[] = [];
+  for (const file of sourceFiles(SRC)) {
+    if (SPAWN_HELPERS_ALLOWED.has(layerOf(file))) continue;
+    const names = spawnHelpersImported(readFileSync(file, "utf8"), file);
+    if (names.length > 0) broken.push(`src/${relative(SRC, file)} imports ${names.join(", ")} from spawn.js`);
+  }
+  assert.deepEqual(broken, []);
+});
+
+test("the spawn-helper check sees an import of runCommand, renamed or not (it can fail)", () => {
+  const inValidate = join(SRC, "validate", "payload.ts");
+  assert.deepEqual(
+    spawnHelpersImported(
+      'import { CommandNotFoundError, runCommand } from "../transports/spawn.js";',
+      inValidate,
+    ),
+    ["runCommand"],
+  );
+  assert.deepEqual(
+    spawnHelpersImported('import {\n  runWithInput as run,\n} from "../transports/spawn.js";', inValidate),
+    ["runWithInput"],
+  );
+  assert.deepEqual(spawnHelpersImported('export * from "../transports/spawn.js";', inValidate), ["*"]);
+  // The error class is not a way to start a process; another module's runCommand is not spawn's.
+  assert.deepEqual(
+    spawnHelpersImported('import { CommandNotFoundError } from "../transports/spawn.js";', inValidate),
+    [],
+  );
+  assert.deepEqual(spawnHelpersImported('import { runCommand } from "./spawn.js";', inValidate), []);
+  assert.ok(!SPAWN_HELPERS_ALLOWED.has(layerOf(inValidate)));
+  for (const text of [
+    'import { spawn } from "node:child_process";',
+    'const { execFile } = await import("child_process");',
+    'const cp = require("node:child_process");',
+  ])
+    assert.ok(importsChildProcess(text), text);
+  assert.ok(!importsChildProcess('import { spawn } from "./spawn.js"; // child_process'));
 });
 
 test("the layering check sees a forbidden edge (it can fail)", () => {

@@ -16,7 +16,9 @@ test("scan: an nvidia-smi whose daemon holds stdout is read at its exit, and the
   mkdirSync(empty);
   writeFileSync(
     join(dir, "nvidia-smi"),
-    `#!/bin/sh\nsleep 1000 & echo $! > ${dir}/daemon.pid\necho "NVIDIA H100 80GB HBM3, 9.0"\n`,
+    // The answer is the H100 capture's line (test/fixtures/nvidia-smi/h100/query.csv, nounits).
+    `#!/bin/sh\nsleep 1000 & echo $! > ${dir}/daemon.pid\n` +
+      `echo "0, NVIDIA H100 80GB HBM3, GPU-b0fafdcb-5d0e-6dd2-2d49-cbbccbf3c1e8, 9.0, 81559, Disabled, Enabled, 00000000:00:06.0, 580.159.04, 5, 16, 5, 16"\n`,
   );
   chmodSync(join(dir, "nvidia-smi"), 0o755);
   const started = Date.now();

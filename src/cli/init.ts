@@ -16,7 +16,7 @@ import { isPep508Name } from "../plan/project-name.js";
 import { EXIT_OK, type Command } from "./command.js";
 import { parseCommandArgs } from "./args.js";
 import { makeStyle, useColor } from "../report/style.js";
-import { readFactsFile } from "../facts/io.js";
+import { readFactsFile, writeFactsFile } from "../facts/io.js";
 import { gatherFacts } from "../gather/index.js";
 import { hasProjectManifest, readProject } from "../gather/project.js";
 import { loadKnowledgeBase } from "../kb/index.js";
@@ -43,7 +43,10 @@ the machine (default: this one, as doctor sees it):
                            named system (dgx-spark) is planned for the driver it ships with, where
                            that is sourced, and any other target says which driver it needs
   --arch x86_64|aarch64    the host CPU (integrated systems such as DGX Spark set it themselves)
-  --from FILE              a snapshot saved with \`gpuprep doctor --save\`
+  --from FILE              the machine from a facts snapshot written by --save (doctor's,
+                           memory's or this one's); nothing is gathered. The project is still
+                           --project's, where the files are written
+  --save FILE              also write the facts gathered (this machine and the project) to FILE
 
 the setup:
   --strategy S             container (NGC PyTorch image whose torch the project's pin accepts),
@@ -74,6 +77,7 @@ const OPTIONS = {
   driver: { type: "string" },
   arch: { type: "string" },
   from: { type: "string" },
+  save: { type: "string" },
   strategy: { type: "string" },
   jupyter: { type: "boolean" },
   "non-root": { type: "boolean" },
@@ -180,27 +184,48 @@ function checkedOptions(values: Values, projectDir: string): InitOptions {
   };
 }
 
-async function resolveTarget(values: Values, kb: ReturnType<typeof loadKnowledgeBase>) {
+/**
+ * The machine and the project the plan is made from, both gathered (or the machine read from a
+ * snapshot, or named): the plan is a function of these, the knowledge base and the options. The
+ * project is always the one in `projectDir`, where the files are written, also with --from: a
+ * snapshot's project is that of the machine it was saved on.
+ */
+async function planInputs(values: Values, kb: ReturnType<typeof loadKnowledgeBase>, projectDir: string) {
   const named = values.target ?? values.gpu;
   if (values.target !== undefined && values.gpu !== undefined)
     fail("--target and --gpu name the same thing", "give one of them");
   if (named !== undefined && values.from !== undefined)
     fail("--from and --target/--gpu cannot be combined", "name one machine");
-  if (named !== undefined)
-    return targetFromName(kb, {
+  if (values.save !== undefined && (named !== undefined || values.from !== undefined))
+    fail(
+      "--save writes the facts gathered here; with --from, --target or --gpu nothing is gathered",
+      "drop --save, or drop the named machine",
+    );
+  if (named !== undefined) {
+    const target = targetFromName(kb, {
       gpu: named,
       driver: values.driver ?? null,
       cpuArch: values.arch ?? null,
       flag: values.target !== undefined ? "--target" : "--gpu",
     });
+    return { target, project: readProject(projectDir) };
+  }
   if (values.driver !== undefined || values.arch !== undefined)
     fail(
       "--driver and --arch describe a named machine",
       "add --target NAME (or --gpu NAME), or drop them to plan for this machine",
     );
-  if (values.from !== undefined) return targetFromFacts(kb, readFactsFile(values.from), values.from);
-  const facts = await gatherFacts({ fast: true, importChecks: [], projectDir: null });
-  return targetFromFacts(kb, facts, "this machine");
+  if (values.from !== undefined) {
+    const target = targetFromFacts(kb, readFactsFile(values.from), values.from);
+    return { target, project: readProject(projectDir) };
+  }
+  // One gathering, this machine and the project together, as doctor gathers them.
+  const facts = await gatherFacts({ fast: true, importChecks: [], projectDir });
+  if (values.save !== undefined) writeFactsFile(values.save, facts);
+  return {
+    target: targetFromFacts(kb, facts, "this machine"),
+    project: facts.project ?? readProject(projectDir),
+  };
 }
 
 const STATUS_TEXT: Record<FilePlan["status"], string> = {
@@ -254,11 +279,11 @@ export const initCommand: Command = {
     ],
   ],
   async run(argv) {
-    const { values, positionals } = parseCommandArgs("init", {
-      args: argv,
-      options: OPTIONS,
-      allowPositionals: true,
-    });
+    const { values, positionals } = parseCommandArgs(
+      "init",
+      { args: argv, options: OPTIONS, allowPositionals: true },
+      { outputs: ["save"] },
+    );
     if (positionals.length > 0)
       fail(`unexpected argument "${positionals[0]}"`, "give the project with --project DIR");
     const projectDir = resolve(values.project ?? ".");
@@ -271,9 +296,11 @@ export const initCommand: Command = {
       );
     const options = checkedOptions(values, projectDir);
     const kb = loadKnowledgeBase();
-    const target = await resolveTarget(values, kb);
-    const project = readProject(projectDir);
+    const { target, project } = await planInputs(values, kb, projectDir);
     const plan = makePlan(kb, project, target, options);
+    // Read here, not gathered: the native plan's one edit of a user file appends to its text as it
+    // is now (like planWrites, which reads each file to keep the user's edits). The plan itself
+    // took pyproject.toml's facts from the project gathered above.
     const pyprojectPath = join(projectDir, "pyproject.toml");
     const { files, notes } = generateFiles(
       plan,

@@ -29,6 +29,7 @@ export const OPTIONS = {
   tier: { type: "string" },
   target: { type: "string" },
   from: { type: "string" },
+  save: { type: "string" },
   python: { type: "string" },
   container: { type: "string" },
   image: { type: "string" },

@@ -5,7 +5,7 @@
  * Exit 0: fits; 1: does not fit even at the smallest batch; 2: could not run.
  */
 import { UserError } from "../errors.js";
-import { readFactsFile } from "../facts/io.js";
+import { readFactsFile, writeFactsFile } from "../facts/io.js";
 import type { Facts } from "../facts/schema.js";
 import { chooseTransport, gatherFacts } from "../gather/index.js";
 import { budgetFor, formulaTier, targetMemory } from "../memory/formula-bridge.js";
@@ -63,7 +63,9 @@ the work:
   --eval              also run an eval step at the same batch
 the machine (default: this one, as doctor sees it):
   --target NAME       a GPU from the knowledge base ("H100 SXM", "GB10")
-  --from FILE         a facts snapshot saved by \`gpuprep doctor --save\`
+  --from FILE         a facts snapshot written by --save (doctor's, init's or this one's);
+                      nothing is gathered
+  --save FILE         also write the facts gathered for the machine to FILE (for --from)
   --python PATH  --container NAME  --image REF  --ssh HOST   where the target Python runs
 how:
   --tier T            trace | formula | auto (default: trace where torch >= 2.5, else formula)
@@ -105,7 +107,7 @@ export const memoryCommand: Command = {
     const { values, positionals } = parseCommandArgs(
       "memory",
       { args: argv, options: OPTIONS, allowPositionals: true },
-      { outputs: ["html"] },
+      { outputs: ["html", "save"] },
     );
     if (positionals.length > 0) {
       throw new UserError(
@@ -114,6 +116,14 @@ export const memoryCommand: Command = {
       );
     }
     onePlace("memory", values, ["container", "image", "ssh"], "name one place");
+    // --from and --save as in doctor and init: a snapshot instead of gathering, or what was gathered.
+    if (values.from !== undefined && values.target !== undefined)
+      throw new UserError("memory: --from and --target cannot be combined", "name one machine");
+    if (values.save !== undefined && (values.from !== undefined || values.target !== undefined))
+      throw new UserError(
+        "memory: --save writes the facts gathered here; with --from or --target nothing is gathered",
+        "drop --save, or drop --from/--target",
+      );
     const work = workSpec(values);
     const batch = parseBatch(values.batch);
     const tier = oneOf("tier", values.tier, ["trace", "formula", "auto"] as const, "auto");
@@ -441,7 +451,7 @@ async function trialOnce(
 async function machineFacts(values: Values): Promise<Facts | null> {
   if (values.target !== undefined) return null;
   if (values.from !== undefined) return readFactsFile(values.from);
-  return gatherFacts({
+  const facts = await gatherFacts({
     python: values.python,
     container: values.container,
     image: values.image,
@@ -449,4 +459,6 @@ async function machineFacts(values: Values): Promise<Facts | null> {
     projectDir: null,
     fast: true,
   });
+  if (values.save !== undefined) writeFactsFile(values.save, facts);
+  return facts;
 }

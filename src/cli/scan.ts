@@ -3,7 +3,9 @@ import { writeText } from "../report/terminal.js";
 import { renderJsonDocument } from "../report/envelope.js";
 import { SCAN_SCHEMA, SCAN_SCHEMA_VERSION } from "../report/document-ids.js";
 import { importDirectories } from "../gather/binaries.js";
-import { runCommand } from "../transports/spawn.js";
+import { gatherGpuList, type GpuListFacts } from "../gather/gpus.js";
+import { localTransport } from "../transports/local.js";
+import type { Transport } from "../transports/types.js";
 import { stat } from "node:fs/promises";
 import { UserError, errorMessage } from "../errors.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_ERROR, type Command } from "./command.js";
@@ -28,6 +30,7 @@ usage:
 
 flags:
   --gpu NAME|sm_XY|X.Y   the GPU to judge for (default: the local GPU from nvidia-smi)
+  --from FILE            judge for the GPU in a facts snapshot (\`gpuprep doctor --save FILE\`)
   --all                  also list libraries without CUDA code
   --json                 machine-readable output
 
@@ -41,20 +44,23 @@ interface Device {
   capability: ComputeCapability;
 }
 
-async function localDevice(): Promise<Device | null> {
-  try {
-    const { stdout, code } = await runCommand(
-      "nvidia-smi",
-      ["--query-gpu=name,compute_cap", "--format=csv,noheader"],
-      { timeoutMs: 15_000 },
+/** The first GPU of gathered facts (nvidia-smi's GPU 0, as judged before), when it has a capability. */
+function deviceFromGpus(nvidia: GpuListFacts, where: string): Device | null {
+  const gpu = nvidia.gpus[0];
+  const capability = gpu?.computeCapability ? parseComputeCapability(gpu.computeCapability) : null;
+  return gpu && capability && gpu.name ? { label: `${gpu.name} (${where})`, capability } : null;
+}
+
+/** The GPU of a saved snapshot; the facts reader (zod) loads only here, never for a plain scan. */
+async function deviceFromSnapshot(path: string): Promise<Device> {
+  const { readFactsFile } = await import("../facts/io.js");
+  const device = deviceFromGpus(readFactsFile(path).host.nvidia, `from ${path}`);
+  if (!device)
+    throw new UserError(
+      `scan: the snapshot ${path} has no GPU with a compute capability`,
+      "give the GPU with --gpu NAME|sm_XY instead",
     );
-    if (code !== 0) return null;
-    const [name, cap] = (stdout.trim().split("\n")[0] ?? "").split(",").map((s) => s.trim());
-    const capability = cap ? parseComputeCapability(cap) : null;
-    return capability && name ? { label: `${name} (local)`, capability } : null;
-  } catch {
-    return null;
-  }
+  return device;
 }
 
 async function deviceFromFlag(text: string): Promise<Device> {
@@ -80,12 +86,12 @@ async function deviceFromFlag(text: string): Promise<Device> {
 }
 
 /** The directories the interpreter imports from (site-packages, PYTHONPATH, user site). */
-async function sitePackages(python: string): Promise<string[]> {
+async function sitePackages(transport: Transport): Promise<string[]> {
   try {
-    return await importDirectories(python);
+    return await importDirectories(transport);
   } catch (error) {
     throw new UserError(
-      `scan: cannot ask ${python} for its import directories (${errorMessage(error).split("\n")[0]})`,
+      `scan: cannot ask ${transport.python} for its import directories (${errorMessage(error).split("\n")[0]})`,
       "give an interpreter path that runs, e.g. --python .venv/bin/python",
     );
   }
@@ -179,6 +185,7 @@ export const scanCommand: Command = {
       options: {
         python: { type: "string" },
         gpu: { type: "string" },
+        from: { type: "string" },
         all: { type: "boolean" },
         json: { type: "boolean" },
       },
@@ -194,11 +201,23 @@ export const scanCommand: Command = {
           "check the path; directories are searched recursively",
         );
     }
-    const roots = [...positionals, ...(values.python !== undefined ? await sitePackages(values.python) : [])];
-    // A GPU named on the command line is checked before any reading; nvidia-smi (tens of ms or
-    // more) runs while the files are read.
-    const named = values.gpu !== undefined ? await deviceFromFlag(values.gpu) : null;
-    const local = values.gpu === undefined ? localDevice() : Promise.resolve(null);
+    if (values.gpu !== undefined && values.from !== undefined)
+      throw new UserError("scan: --gpu and --from both name the GPU", "give one of them");
+    // Where the interpreter and nvidia-smi run; scan reads the files on this machine, so here.
+    const transport = localTransport(values.python ?? "python3");
+    const roots = [...positionals, ...(values.python !== undefined ? await sitePackages(transport) : [])];
+    // A GPU named on the command line or in a snapshot is checked before any reading;
+    // nvidia-smi (tens of ms or more) runs while the files are read.
+    const named =
+      values.gpu !== undefined
+        ? await deviceFromFlag(values.gpu)
+        : values.from !== undefined
+          ? await deviceFromSnapshot(values.from)
+          : null;
+    const local =
+      named === null
+        ? gatherGpuList(transport).then((nvidia) => deviceFromGpus(nvidia, "local"))
+        : Promise.resolve(null);
 
     const progress = startProgress("scan", "finding binaries");
     let scans: FileScan[];

@@ -48,7 +48,9 @@ flags:
   --json          print the report as JSON (it holds the raw payload; --from reads it back)
   --junit FILE    also write JUnit XML
   --html FILE     also write a self-contained HTML report
-  --from FILE     judge and render a report saved with --json instead of running anything
+  --save FILE     also write the report with its raw payload to FILE (what --json prints)
+  --from FILE     judge and render the payload of a report written by --save or --json again,
+                  with this gpuprep's knowledge base, instead of running anything
 
 exit: 0 every check passed or was skipped (warnings allowed), 1 something failed, 2 the tool could not run`;
 
@@ -81,10 +83,11 @@ export const validateCommand: Command = {
           junit: { type: "string" },
           html: { type: "string" },
           from: { type: "string" },
+          save: { type: "string" },
         },
         allowPositionals: false,
       },
-      { outputs: ["junit", "html"] },
+      { outputs: ["junit", "html", "save"] },
     );
     const place = onePlace(
       "validate",
@@ -92,6 +95,15 @@ export const validateCommand: Command = {
       ["container", "image", "ssh", "from"],
       "name one place to validate",
     );
+    // As doctor's --from: a saved result is judged again; flags that shape a run have nothing to do.
+    const runFlags = (["python", "quick", "only", "model", "save"] as const).filter(
+      (f) => values[f] !== undefined,
+    );
+    if (values.from !== undefined && runFlags.length > 0)
+      throw new UserError(
+        `validate: --from judges a saved report; --${runFlags[0]} applies only when validate runs`,
+        `drop --${runFlags[0]}, or drop --from`,
+      );
     const kb = loadKnowledgeBase();
     let payload: Payload;
     let transport = "local";
@@ -128,6 +140,7 @@ export const validateCommand: Command = {
     if (values.junit)
       writeOutputFile(values.junit, renderJUnit(toJUnitSuites(report), "gpuprep validate"), "--junit");
     if (values.html) writeOutputFile(values.html, renderHtmlReport(toHtmlReport(report)), "--html");
+    if (values.save) writeOutputFile(values.save, `${JSON.stringify(report, null, 2)}\n`, "--save");
     if (values.json) console.log(JSON.stringify(report, null, 2));
     else writeText(`${renderText(report, makeStyle(useColor()))}\n`);
     return report.summary.fail > 0 ? EXIT_FINDINGS : EXIT_OK;

@@ -47,6 +47,7 @@ function nodeTransport(fleet: FleetTransport, node: string): Transport {
     python: fleet.python,
     describe: () => `${fleet.python} on node ${node}`,
     runPython: () => Promise.reject(new Error("not used")),
+    runProgram: () => Promise.reject(new Error("not used")),
   };
 }
 

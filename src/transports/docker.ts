@@ -1,6 +1,6 @@
 /** The probe run inside a running container (docker exec) or a fresh container of an image (docker run). */
 import { UserError } from "../errors.js";
-import { CommandNotFoundError, runCommand, runWithInput, shellQuote } from "./spawn.js";
+import { CommandNotFoundError, runCommand, shellQuote } from "./spawn.js";
 import { dockerOwnError } from "./tool-error.js";
 import type { RunResult, Transport } from "./types.js";
 
@@ -36,14 +36,15 @@ export async function hostHasNvidiaRuntime(): Promise<boolean> {
  */
 async function runDocker(
   args: string[],
-  script: string,
+  /** The script on stdin (runPython); undefined: stdin empty (runProgram). */
+  input: string | undefined,
   timeoutMs: number,
   where: string,
   tryByHand: string,
 ): Promise<RunResult> {
   let result: RunResult;
   try {
-    result = await runWithInput(DOCKER, args, script, timeoutMs);
+    result = await runCommand(DOCKER, args, { timeoutMs, ...(input === undefined ? {} : { input }) });
   } catch (error) {
     if (error instanceof CommandNotFoundError) {
       throw new UserError(
@@ -72,6 +73,14 @@ export function containerTransport(container: string, python = "python3"): Trans
         `${python} in container ${container}`,
         `docker exec ${shellQuote(container)} ${shellQuote(python)} -V`,
       ),
+    runProgram: (command, args, timeoutMs) =>
+      runDocker(
+        ["exec", container, command, ...args],
+        undefined,
+        timeoutMs,
+        `${command} in container ${container}`,
+        `docker exec ${shellQuote(container)} ${shellQuote(command)}`,
+      ),
   };
 }
 
@@ -88,6 +97,21 @@ export function imageTransport(image: string, python = "python3", gpus?: boolean
         timeoutMs,
         `${python} in a new container of image ${image}`,
         `docker run --rm ${shellQuote(image)} ${shellQuote(python)} -V`,
+      ),
+    runProgram: async (command, args, timeoutMs) =>
+      runDocker(
+        [
+          "run",
+          "--rm",
+          ...((gpus ?? (await hostHasNvidiaRuntime())) ? ["--gpus", "all"] : []),
+          image,
+          command,
+          ...args,
+        ],
+        undefined,
+        timeoutMs,
+        `${command} in a new container of image ${image}`,
+        `docker run --rm ${shellQuote(image)} ${shellQuote(command)}`,
       ),
   };
 }

@@ -1,6 +1,6 @@
 /** The probe run by an interpreter on this machine (`--python PATH`, the active venv, or python3). */
 import { UserError } from "../errors.js";
-import { CommandNotFoundError, runWithInput } from "./spawn.js";
+import { CommandNotFoundError, runCommand, runWithInput } from "./spawn.js";
 import type { RunResult, Transport } from "./types.js";
 
 export function localTransport(python: string): Transport {
@@ -22,5 +22,8 @@ export function localTransport(python: string): Transport {
         throw error;
       }
     },
+    // A missing program is left to the caller: nvidia-smi absent is a fact, a missing
+    // interpreter an error with the caller's own words.
+    runProgram: (command, args, timeoutMs) => runCommand(command, args, { timeoutMs }),
   };
 }

@@ -4,7 +4,11 @@ import { spawnSync } from "node:child_process";
 import { UserError } from "../errors.js";
 import { runProbe } from "../gather/probe.js";
 import { containerCommand, containerTransport, imageCommand, imageTransport } from "./docker.js";
-import { shellQuote } from "./spawn.js";
+import { CommandNotFoundError, shellQuote } from "./spawn.js";
+import { localTransport } from "./local.js";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { sshCommand, sshTransport } from "./ssh.js";
 import { DOCKER_ENGINE, needs, type Part } from "../../test/support/needs.js";
 
@@ -56,13 +60,46 @@ test("docker or ssh missing: one-line UserError with a hint", async () => {
     sshTransport("h"),
   ]) {
     await withPath("/nonexistent", async () => {
-      await assert.rejects(transport.runPython("print(1)", [], 5000), (error: unknown) => {
-        assert.ok(error instanceof UserError);
-        assert.match(error.message, /(docker|ssh) is not installed or not on PATH/);
-        return true;
-      });
+      for (const run of [
+        () => transport.runPython("print(1)", [], 5000),
+        () => transport.runProgram("nvidia-smi", ["-L"], 5000),
+      ])
+        await assert.rejects(run(), (error: unknown) => {
+          assert.ok(error instanceof UserError);
+          assert.match(error.message, /(docker|ssh) is not installed or not on PATH/);
+          return true;
+        });
     });
   }
+});
+
+test("runProgram: the program and its arguments as docker exec / docker run / ssh pass them, stdin empty", async () => {
+  // Stand-ins for docker and ssh that print the arguments they were given, one a line.
+  const bin = mkdtempSync(join(tmpdir(), "gpuprep-transport-argv-"));
+  for (const tool of ["docker", "ssh"])
+    writeFileSync(join(bin, tool), '#!/bin/sh\nfor a in "$@"; do echo "$a"; done\ncat\n', { mode: 0o755 });
+  const argv = (result: { stdout: string }) => result.stdout.trimEnd().split("\n");
+  await withPath(`${bin}:/usr/bin:/bin`, async () => {
+    assert.deepEqual(argv(await containerTransport("web").runProgram("nvidia-smi", ["-L"], 5000)), [
+      "exec",
+      "web",
+      "nvidia-smi",
+      "-L",
+    ]);
+    assert.deepEqual(
+      argv(await imageTransport("img", "python3", false).runProgram("nvidia-smi", ["-L"], 5000)),
+      ["run", "--rm", "img", "nvidia-smi", "-L"],
+    );
+    assert.deepEqual(
+      argv(await sshTransport("h").runProgram("/opt/my env/python", ["-c", "print(1)"], 5000)),
+      ["-o", "BatchMode=yes", "--", "h", "'/opt/my env/python' -c 'print(1)'"],
+    );
+  });
+  // Locally a missing program is the caller's to word, not a UserError.
+  await assert.rejects(
+    localTransport("python3").runProgram("/nonexistent/nvidia-smi", [], 5000),
+    CommandNotFoundError,
+  );
 });
 
 // Needs a running Docker engine and a local image with python3 (no pulls: tests run offline).

@@ -21,4 +21,10 @@ export interface Transport {
   describe(): string;
   /** Runs `python - ...args` there with `script` on stdin. Throws UserError when it cannot start. */
   runPython(script: string, args: string[], timeoutMs: number): Promise<RunResult>;
+  /**
+   * Runs a program there (nvidia-smi; an interpreter with a file of this machine), stdin empty.
+   * A program missing on this machine rejects with CommandNotFoundError; inside a container or
+   * on an ssh host it is a result (exit 127), since only the shell there knows.
+   */
+  runProgram(command: string, args: string[], timeoutMs: number): Promise<RunResult>;
 }

@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { UserError, errorMessage } from "../errors.js";
 import { pythonBootstrap } from "../transports/node-frame.js";
-import { CommandNotFoundError, runCommand } from "../transports/spawn.js";
+import { CommandNotFoundError } from "../transports/spawn.js";
+import { localTransport } from "../transports/local.js";
 import type { Transport } from "../transports/types.js";
 import { importChecks } from "../kb/import-checks.js";
 
@@ -224,7 +225,8 @@ export function parsePayload(data: unknown, origin: string): Payload {
 export const PAYLOAD_PATH = fileURLToPath(new URL("./validate.py", import.meta.url));
 
 /**
- * Runs validate.py with `python` and parses its JSON. The payload keeps its own per-section time
+ * Runs validate.py with `python` on this machine (the local transport, the file as installed:
+ * no temporary copy as elsewhere) and parses its JSON. The payload keeps its own per-section time
  * limits; this outer limit only catches an interpreter that hangs before it starts.
  */
 export async function runPayload(
@@ -234,7 +236,11 @@ export async function runPayload(
 ): Promise<Payload> {
   let result;
   try {
-    result = await runCommand(python, [PAYLOAD_PATH, ...payloadArgs(options)], { timeoutMs });
+    result = await localTransport(python).runProgram(
+      python,
+      [PAYLOAD_PATH, ...payloadArgs(options)],
+      timeoutMs,
+    );
   } catch (error) {
     if (error instanceof CommandNotFoundError)
       throw new UserError(`Python interpreter "${python}" was not found`, "pass one with --python PATH");

@@ -36,7 +36,7 @@ test("scan --verbose logs nvidia-smi, also when it cannot start", () => {
   const { stderr } = runCli(["scan", "--verbose", "/usr/lib/x86_64-linux-gnu/libz.so.1"]);
   assert.match(
     stderr,
-    /^gpuprep: ran nvidia-smi '--query-gpu=name,compute_cap' .*\(\d+ ms, (exit \d+|could not start: ENOENT); started at \+\d+ ms\)$/m,
+    /^gpuprep: ran nvidia-smi '--query-gpu=index,name,uuid,compute_cap,[^']*'… .*\(\d+ ms, (exit \d+|could not start: ENOENT); started at \+\d+ ms\)$/m,
   );
 });
 

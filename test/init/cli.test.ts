@@ -5,7 +5,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { listFiles, runInit } from "./helpers.js";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { listFiles, repoRoot, runInit } from "./helpers.js";
+
+const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
 function project(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), "gpuprep-init-cli-"));
@@ -226,4 +230,53 @@ test("bad input: one line with a hint, never a stack trace", () => {
   assert.equal(none.code, 2);
   assert.match(none.stderr, /has no pyproject\.toml, requirements\*\.txt, pixi\.toml or environment\.yml/);
   assert.deepEqual(listFiles(dir), ["requirements.txt"]);
+});
+
+test("init for this machine plans from one gathering: the GPU nvidia-smi lists and the project beside it", () => {
+  const capture = join(repoRoot, "test", "fixtures", "nvidia-smi", "h100");
+  const bin = mkdtempSync(join(tmpdir(), "gpuprep-init-smi-"));
+  // The H100 capture replayed by a stand-in (test/fixtures/nvidia-smi/README.md says how it was made).
+  writeFileSync(
+    join(bin, "nvidia-smi"),
+    `#!/bin/sh\ncase "$1" in --query-gpu=*) exec cat ${capture}/query.csv;; *) exec cat ${capture}/nvidia-smi.txt;; esac\n`,
+    { mode: 0o755 },
+  );
+  const dir = project({ "pyproject.toml": '[project]\nname = "here-and-now"\ndependencies = ["torch"]\n' });
+  const saved = join(bin, "facts.json");
+  const result = spawnSync(
+    process.execPath,
+    [cli, "init", "--project", dir, "--dry-run", "--json", "--save", saved],
+    {
+      encoding: "utf8",
+      env: { ...process.env, PATH: `${bin}:${process.env["PATH"] ?? ""}`, XDG_CACHE_HOME: bin },
+    },
+  );
+  assert.equal(result.status, 0, result.stderr);
+  const { plan } = JSON.parse(result.stdout);
+  assert.equal(plan.target.origin, "this machine");
+  assert.equal(plan.target.gpuName, "NVIDIA H100 80GB HBM3");
+  assert.equal(plan.target.driverVersion, "580.159.04");
+  assert.equal(plan.project.name, "here-and-now");
+  assert.deepEqual(listFiles(dir), ["pyproject.toml"]);
+  // --save wrote what the plan was made from: the machine and the project, in one snapshot.
+  const facts = JSON.parse(readFileSync(saved, "utf8"));
+  assert.equal(facts.schema, "gpuprep.facts");
+  assert.equal(facts.host.nvidia.gpus[0].name, "NVIDIA H100 80GB HBM3");
+  assert.equal(facts.project.pyproject.name, "here-and-now");
+  // --from plans for that machine again, with no nvidia-smi anywhere, and the same decisions.
+  const replay = runInit(["--project", dir, "--dry-run", "--json", "--from", saved]);
+  assert.equal(replay.code, 0, replay.stderr);
+  const again = JSON.parse(replay.stdout).plan;
+  assert.equal(again.target.gpuName, plan.target.gpuName);
+  // Decisions the same but for where the machine came from.
+  const choices = (p: { decisions: Array<{ topic: string; choice: string }> }) =>
+    p.decisions.map((d) => `${d.topic}: ${d.choice}`);
+  assert.deepEqual(choices(again), choices(plan));
+  assert.equal(again.decisions[0].reason, `from ${saved}`);
+  const both = runInit(["--project", dir, "--from", saved, "--save", join(bin, "again.json")]);
+  assert.equal(both.code, 2);
+  assert.match(
+    both.stderr,
+    /init: --save writes the facts gathered here; with --from, --target or --gpu nothing is gathered/,
+  );
 });

@@ -180,3 +180,40 @@ test("seed 001's rule from a batch that ran: 8 x 0.85 x 79.6 GiB / 30 GiB = 18, 
   assert.equal(report.verdict.maxBatch, 18);
   assert.equal(report.estimates[0].tier, "scaled-rule");
 });
+
+test("--save writes the machine's facts as gathered, --from reads them back instead of gathering", (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
+  // The H100 capture replayed by an nvidia-smi stand-in (test/fixtures/nvidia-smi/README.md).
+  const capture = fileURLToPath(new URL("../../../test/fixtures/nvidia-smi/h100", import.meta.url));
+  const bin = mkdtempSync(join(tmpdir(), "gpuprep-memory-smi-"));
+  writeFileSync(
+    join(bin, "nvidia-smi"),
+    `#!/bin/sh\ncase "$1" in --query-gpu=*) exec cat ${capture}/query.csv;; *) exec cat ${capture}/nvidia-smi.txt;; esac\n`,
+    { mode: 0o755 },
+  );
+  const saved = join(dir, "machine.json");
+  const base = ["--model", "gpt2-tiny.json", "--tier", "formula", "--json"];
+  const gathered = spawnSync(
+    process.execPath,
+    [CLI, "memory", ...base, "--python", DEBIAN, "--save", saved],
+    {
+      cwd: FIXTURES,
+      encoding: "utf8",
+      env: { ...process.env, PATH: `${bin}:${process.env["PATH"] ?? ""}` },
+    },
+  );
+  assert.equal(gathered.status, 0, gathered.stderr);
+  const device = JSON.parse(gathered.stdout).device;
+  assert.equal(device.name, "NVIDIA H100 80GB HBM3");
+  // No stand-in now: the same machine comes from the file.
+  const replayed = memory([...base, "--from", saved, "-v"]);
+  assert.equal(replayed.code, 0, replayed.stderr);
+  assert.deepEqual(JSON.parse(replayed.stdout).device, device);
+  assert.doesNotMatch(replayed.stderr, /ran .*python/, "nothing gathered");
+  const plain = base.filter((arg) => arg !== "--json"); // under --json an error is also a JSON line
+  assertOneLineError([...plain, "--from", saved, ...H100], /--from and --target cannot be combined/);
+  assertOneLineError(
+    [...plain, "--from", saved, "--save", join(dir, "again.json")],
+    /with --from or --target nothing is gathered/,
+  );
+});

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FIXTURES } from "./fixtures.js";
+import { needs, PYTHON3_TORCH } from "../support/needs.js";
 
 const MAIN = join(import.meta.dirname, "..", "..", "src", "cli", "main.js");
 const work = mkdtempSync(join(tmpdir(), "gpuprep-validate-cli-"));
@@ -80,4 +81,30 @@ test("--json prints the report with its raw payload", () => {
   assert.equal(report.schema, "gpuprep.validate");
   assert.equal(report.payload.schema, "gpuprep.validate.payload");
   assert.equal(report.items.find((i) => i.id === "check.torch-import")?.status, "fail");
+});
+
+test("--save writes the report --from judges again; --from refuses the flags of a run", (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
+  const saved = join(work, "saved.json");
+  const run = gpuprep("--python", "/usr/bin/python3", "--only", "checks", "--save", saved);
+  assert.ok(run.status === 0 || run.status === 1, run.stderr);
+  const report = JSON.parse(readFileSync(saved, "utf8")) as { schema: string; items: Array<{ id: string }> };
+  assert.equal(report.schema, "gpuprep.validate");
+  const again = gpuprep("--from", saved, "--json");
+  assert.equal(again.status, run.status, again.stderr);
+  const replayed = JSON.parse(again.stdout) as { items: Array<{ id: string }> };
+  assert.deepEqual(
+    replayed.items.map((i) => i.id),
+    report.items.map((i) => i.id),
+  );
+  for (const flag of [["--quick"], ["--python", "python3"], ["--save", join(work, "again.json")]]) {
+    const refused = gpuprep("--from", saved, ...flag);
+    assert.equal(refused.status, 2, flag.join(" "));
+    assert.match(
+      refused.stderr,
+      new RegExp(
+        `^gpuprep: error: validate: --from judges a saved report; ${flag[0]} applies only when validate runs\\n {2}hint: `,
+      ),
+    );
+  }
 });
