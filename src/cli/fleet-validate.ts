@@ -22,14 +22,35 @@ import {
 import type { ValidateReport } from "../validate/report.js";
 import { errorMessage } from "../errors.js";
 import { docsUrl } from "../docs-url.js";
+import type { OptionTable } from "./command.js";
+
+const VALIDATE = "fleet validate";
 
 export const VALIDATE_OPTIONS = {
-  quick: { type: "boolean" },
-  only: { type: "string" },
-  allreduce: { type: "boolean" },
-  "allreduce-port": { type: "string" },
-  "cpu-benchmarks": { type: "boolean" },
-} as const;
+  quick: { type: "boolean", description: "fewer shapes and sizes (as in validate)", group: VALIDATE },
+  only: {
+    type: "string",
+    value: "LIST",
+    description: `comma-separated: ${ONLY_NAMES.join(", ")} (as in validate)`,
+    group: VALIDATE,
+  },
+  allreduce: {
+    type: "boolean",
+    description: "also one multi-node NCCL all-reduce through torchrun under srun (--slurm)",
+    group: VALIDATE,
+  },
+  "allreduce-port": {
+    type: "string",
+    value: "PORT",
+    description: "the rendezvous port of --allreduce (default: one in 29400-29899)",
+    group: VALIDATE,
+  },
+  "cpu-benchmarks": {
+    type: "boolean",
+    description: "the payload's test mode: benchmarks at toy sizes on the CPU (nodes without GPUs)",
+    group: VALIDATE,
+  },
+} as const satisfies OptionTable;
 
 // Imported lazily by type only: fleet.ts imports this module.
 type FleetModule = typeof import("./fleet.js");

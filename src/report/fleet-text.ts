@@ -109,3 +109,12 @@ export function renderFleetText(report: FleetReport, style: Style): string {
   );
   return lines.join("\n") + "\n";
 }
+
+/** `fleet doctor --submit`: the job sent, and the command that collects its results. */
+export function renderSubmittedJob(
+  job: { jobId: string; script: string },
+  jobDir: string | undefined,
+): string {
+  const dir = jobDir ? ` --job-dir ${jobDir}` : "";
+  return `submitted job ${job.jobId} (script ${job.script}); when it has run: gpuprep fleet collect ${job.jobId}${dir}\n`;
+}
