@@ -113,3 +113,32 @@ export function onePlace(
     throw new UserError(`${command}: --${given[0]} and --${given[1]} cannot be combined`, hint);
   return given[0] ?? null;
 }
+
+/** --import-check's names are dotted identifiers; anything else would only fail obscurely in the probe. */
+export function checkedModuleNames(command: string, names: readonly string[]): string[] {
+  for (const name of names) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(name)) {
+      throw new UserError(
+        `${command}: --import-check "${name}" is not a Python module name`,
+        "give the name you would write after `import`, e.g. --import-check my_ext",
+      );
+    }
+  }
+  return [...names];
+}
+
+/** validate's --only: comma-separated section names, each one the payload knows. */
+export function checkedOnlyNames(command: string, text: string, known: readonly string[]): string[] {
+  const names = text
+    .split(",")
+    .map((n) => n.trim())
+    .filter(Boolean);
+  const unknown = names.filter((n) => !known.includes(n));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new UserError(
+      `${command}: --only does not know "${unknown.join(", ") || text}"`,
+      `names: ${known.join(", ")}`,
+    );
+  }
+  return names;
+}

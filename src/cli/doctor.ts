@@ -7,7 +7,7 @@ import { writeDocument, writeText } from "../report/terminal.js";
 import { writeOutputFile } from "../util/write-output.js";
 import { UserError } from "../errors.js";
 import { EXIT_FINDINGS, EXIT_OK, defineCommand, type OptionTable } from "./command.js";
-import { onePlace } from "./args.js";
+import { checkedModuleNames, onePlace } from "./args.js";
 import { makeStyle, useColor } from "../report/style.js";
 import type { Facts } from "../facts/schema.js";
 import { gatherFacts } from "../gather/index.js";
@@ -92,19 +92,6 @@ const OPTIONS = {
   sarif: { type: "string", value: "FILE", description: "also write the findings as SARIF 2.1.0 to FILE" },
 } as const satisfies OptionTable;
 
-/** Module names are dotted identifiers; anything else would only fail obscurely in the probe. */
-function checkedModuleNames(names: string[]): string[] {
-  for (const name of names) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(name)) {
-      throw new UserError(
-        `doctor: --import-check "${name}" is not a Python module name`,
-        "give the name you would write after `import`, e.g. --import-check my_ext",
-      );
-    }
-  }
-  return names;
-}
-
 export const doctorCommand = defineCommand({
   name: "doctor",
   summary: "what is wrong with PyTorch on this GPU, the evidence, and the exact fix",
@@ -153,7 +140,7 @@ export const doctorCommand = defineCommand({
         // Not given: gather checks the current directory when it holds a manifest.
         projectDir: values.project,
         fast: values.fast ?? false,
-        importChecks: checkedModuleNames(values["import-check"] ?? []),
+        importChecks: checkedModuleNames("doctor", values["import-check"] ?? []),
       });
       diagnosis = loadDiagnosis();
       diagnosis.catch(() => {}); // awaited below; a gathering error must not leave it unhandled

@@ -23,6 +23,7 @@ import type { ValidateReport } from "../validate/report.js";
 import { errorMessage } from "../errors.js";
 import { docsUrl } from "../docs-url.js";
 import type { OptionTable } from "./command.js";
+import { checkedOnlyNames } from "./args.js";
 
 const VALIDATE = "fleet validate";
 
@@ -57,20 +58,8 @@ type FleetModule = typeof import("./fleet.js");
 
 function payloadOptions(values: Record<string, unknown>): PayloadOptions {
   const options: PayloadOptions = { quick: values["quick"] === true };
-  if (typeof values["only"] === "string") {
-    const names = values["only"]
-      .split(",")
-      .map((n) => n.trim())
-      .filter(Boolean);
-    const unknown = names.filter((n) => !(ONLY_NAMES as readonly string[]).includes(n));
-    if (names.length === 0 || unknown.length > 0) {
-      throw new UserError(
-        `fleet validate: --only does not know "${unknown.join(", ") || values["only"]}"`,
-        `names: ${ONLY_NAMES.join(", ")}`,
-      );
-    }
-    options.only = names;
-  }
+  if (typeof values["only"] === "string")
+    options.only = checkedOnlyNames("fleet validate", values["only"], ONLY_NAMES);
   // Test mode of the payload: benchmarks at toy sizes on the CPU (machines without GPUs).
   if (values["cpu-benchmarks"] === true) options.device = "cpu";
   return options;

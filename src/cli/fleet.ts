@@ -7,6 +7,7 @@ import { writeDocument, writeText } from "../report/terminal.js";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
+import { checkedModuleNames } from "./args.js";
 import { EXIT_OK, defineCommand, type OptionTable, type Parsed, type ValuesOf } from "./command.js";
 import { makeStyle, useColor } from "../report/style.js";
 import { writeOutputFile } from "../util/write-output.js";
@@ -213,18 +214,6 @@ function splitPositionals(tokens: Tokens): { sub: string | undefined; paths: str
   return { sub, paths, extra };
 }
 
-function checkedModules(names: string[]): string[] {
-  for (const name of names) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(name)) {
-      throw new UserError(
-        `fleet: --import-check "${name}" is not a Python module name`,
-        "e.g. --import-check my_ext",
-      );
-    }
-  }
-  return names;
-}
-
 function pickTransport(values: Values, sub: string): "slurm" | "kube" | "from" {
   const chosen = (["slurm", "kube", "from"] as const).filter(
     (k) => values[k] !== undefined && values[k] !== false,
@@ -244,7 +233,7 @@ export function gatherOptions(values: Values): FleetGatherOptions {
   const projectDir = values.project ?? (hasProjectManifest(process.cwd()) ? process.cwd() : null);
   return {
     fast: values.fast ?? false,
-    importChecks: checkedModules(values["import-check"] ?? []),
+    importChecks: checkedModuleNames("fleet", values["import-check"] ?? []),
     nodeTimeoutMs: positiveInt(values["node-timeout"], "--node-timeout", 180) * 1000,
     probeNonce: newNonce(),
     project: projectDir === null ? null : readProject(projectDir),

@@ -22,7 +22,7 @@ import {
 } from "../validate/payload.js";
 import { REPORT_SCHEMA_ID, type ValidateReport } from "../validate/report.js";
 import { renderText, toHtmlReport, toJUnitSuites } from "../report/validate.js";
-import { onePlace } from "./args.js";
+import { checkedOnlyNames, onePlace } from "./args.js";
 import { EXIT_FINDINGS, EXIT_OK, defineCommand, type OptionTable } from "./command.js";
 import { makeStyle, useColor } from "../report/style.js";
 import { startProgress } from "../util/console-status.js";
@@ -148,20 +148,7 @@ function payloadOptions(
   local: boolean,
 ): PayloadOptions {
   const options: PayloadOptions = { quick: values.quick === true };
-  if (values.only !== undefined) {
-    const names = values.only
-      .split(",")
-      .map((n) => n.trim())
-      .filter(Boolean);
-    const unknown = names.filter((n) => !(ONLY_NAMES as readonly string[]).includes(n));
-    if (names.length === 0 || unknown.length > 0) {
-      throw new UserError(
-        `validate: --only does not know "${unknown.join(", ") || values.only}"`,
-        `names: ${ONLY_NAMES.join(", ")}`,
-      );
-    }
-    options.only = names;
-  }
+  if (values.only !== undefined) options.only = checkedOnlyNames("validate", values.only, ONLY_NAMES);
   if (values.model !== undefined && !local) options.model = values.model;
   else if (values.model !== undefined) {
     const path = resolve(values.model);
