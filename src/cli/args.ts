@@ -38,7 +38,7 @@ export const COMMON_OPTIONS = {
 } as const satisfies Record<string, HelpOption>;
 
 /** An option as parseArgs takes it: its own fields (type, short, multiple, default), not help's. */
-export function parseArgsOption(option: HelpOption & { multiple?: boolean }): ParseArgsOptionConfig {
+function parseArgsOption(option: HelpOption & { multiple?: boolean }): ParseArgsOptionConfig {
   return {
     type: option.type,
     ...(option.short !== undefined ? { short: option.short } : {}),

@@ -22,7 +22,7 @@ export interface OptionSpec extends HelpOption {
 
 export type OptionTable = Readonly<Record<string, OptionSpec>>;
 
-/** What parseArgs is given for an option table: the fields it knows, nothing else. */
+/** The parseArgs call defineCommand makes, as a type: the values' types follow from the option table. */
 type ParseConfigOf<O extends OptionTable> = {
   args: string[];
   options: O;
