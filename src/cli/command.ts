@@ -1,6 +1,6 @@
 /**
- * The one shape of a command: its options (each with its help), positionals, summary, examples and
- * run, declared once with defineCommand. The parseArgs configuration and the help text are both
+ * The one shape of a command: its options (each with its help), positionals, examples and run,
+ * declared once with defineCommand (its one-line summary is in commands.ts, beside its loader). The parseArgs configuration and the help text are both
  * made from that declaration, so they cannot disagree.
  */
 import type { ParseArgsConfig } from "node:util";
@@ -35,8 +35,6 @@ export type Parsed<O extends OptionTable> = ParsedArgs<ParseConfigOf<O>>;
 export type ValuesOf<O extends OptionTable> = Parsed<O>["values"];
 
 export interface CommandSpec<O extends OptionTable> extends Omit<HelpSpec, "options" | "usage"> {
-  /** One line for `gpuprep --help`. */
-  summary: string;
   options: O;
   /**
    * The positionals, as usage names them (FILE|DIR..., TOPIC [NAME]). Absent: the command takes
@@ -57,7 +55,6 @@ export interface CommandSpec<O extends OptionTable> extends Omit<HelpSpec, "opti
 /** What main and the tests see of a command. */
 export interface Command {
   name: string;
-  summary: string;
   /** The whole of `gpuprep help NAME`. */
   help: string;
   /** 2 to 4 real invocations, each with what it does; help prints them under "Examples:". */
@@ -77,7 +74,6 @@ export function defineCommand<const O extends OptionTable>(spec: CommandSpec<O>)
   const help = renderCommandHelp({ ...spec, usage }, COMMON_OPTIONS);
   return {
     name: spec.name,
-    summary: spec.summary,
     help,
     examples: spec.examples,
     parseOptions: parseArgsOptions({ ...spec.options, ...COMMON_OPTIONS }),

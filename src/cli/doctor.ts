@@ -94,7 +94,6 @@ const OPTIONS = {
 
 export const doctorCommand = defineCommand({
   name: "doctor",
-  summary: "what is wrong with PyTorch on this GPU, the evidence, and the exact fix",
   title: "will PyTorch work on this GPU, here, and if not, why and what to type",
   options: OPTIONS,
   outputs: ["save", "sarif"],

@@ -367,7 +367,6 @@ const SUBCOMMANDS = ["doctor", "scan", "validate", "collect"] as const;
 
 export const fleetCommand = defineCommand({
   name: "fleet",
-  summary: "doctor / validate across Slurm or Kubernetes nodes, drift between them",
   title: "doctor / validate on many nodes, one merged report",
   subcommands: SUBCOMMANDS,
   positionals: "SUBCOMMAND [PATH...]",

@@ -257,7 +257,6 @@ async function resolveTarget(values: Values, kb: ReturnType<typeof loadKnowledge
 
 export const initCommand = defineCommand({
   name: "init",
-  summary: "plan and write a setup (NGC container or native uv venv) for this project on a GPU",
   title: "plan and write a working setup for this project on a GPU machine",
   options: OPTIONS,
   unexpectedArgumentHint: "give the project with --project DIR",

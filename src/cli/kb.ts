@@ -49,7 +49,6 @@ const KB_SUBJECTS = ["gpu", "cuda", "torch", "ngc", "ext", "resolve", "update"];
 
 export const kbCommand = defineCommand({
   name: "kb",
-  summary: "the compatibility knowledge: GPUs, CUDA, PyTorch builds, NGC images",
   title: "the compatibility knowledge base",
   positionals: "TOPIC [NAME]",
   usage: [

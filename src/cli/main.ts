@@ -12,17 +12,16 @@ import { configureConsole, endProgress } from "../util/console-status.js";
 
 /** `gpuprep help CMD` prints what `gpuprep CMD --help` prints: both come from here. */
 async function printCommandHelp(name: string): Promise<number> {
-  const load = COMMANDS[name];
-  if (!load) {
+  const entry = COMMANDS[name];
+  if (!entry) {
     throw new UserError(`unknown topic '${name}'`, `topics: ${Object.keys(COMMANDS).join(", ")}`);
   }
-  writeText(`${(await load()).help}\n`);
+  writeText(`${(await entry.load()).help}\n`);
   return 0;
 }
 
-/** The summaries come from the commands' own declarations. */
-async function printUsage(): Promise<number> {
-  const commands = await Promise.all(Object.values(COMMANDS).map((load) => load()));
+function printUsage(): number {
+  const commands = Object.entries(COMMANDS).map(([name, { summary }]) => ({ name, summary }));
   writeText(`${renderTopLevelHelp(TOOL_VERSION, commands)}\n`);
   return 0;
 }
@@ -57,14 +56,14 @@ export async function main(argv: string[]): Promise<number> {
     writeText(`${TOOL_VERSION}\n`);
     return 0;
   }
-  const load = COMMANDS[name];
-  if (!load) {
+  const entry = COMMANDS[name];
+  if (!entry) {
     throw new UserError(`unknown command "${name}"`, `commands: ${Object.keys(COMMANDS).join(", ")}`);
   }
   // Only before `--`: what follows it is passed on (fleet's srun arguments).
   const flags = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
   if (flags.includes("--help") || flags.includes("-h")) return printCommandHelp(name);
-  return (await load()).run(rest);
+  return (await entry.load()).run(rest);
 }
 
 export const ERROR_SCHEMA_ID = "gpuprep.error";

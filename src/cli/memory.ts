@@ -48,7 +48,6 @@ const GIB = 1024 ** 3;
 
 export const memoryCommand = defineCommand({
   name: "memory",
-  summary: "will a training step fit on the GPU, and the largest batch that does",
   title: "will this training step fit on the GPU, and the largest batch that does",
   usage: [["(--model DIR|config.json|NAME | --factory module:function) [flags]"]],
   options: OPTIONS,

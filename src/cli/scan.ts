@@ -79,7 +79,6 @@ async function sitePackages(python: string): Promise<string[]> {
 
 export const scanCommand = defineCommand({
   name: "scan",
-  summary: "which GPU architectures the CUDA code in .so files covers",
   title: "which GPU architectures the CUDA code in binaries covers",
   positionals: "FILE|DIR...",
   usage: [

@@ -75,7 +75,6 @@ const OPTIONS = {
 
 export const validateCommand = defineCommand({
   name: "validate",
-  summary: "environment checks and GPU benchmarks against the hardware's peak",
   title: "environment checks and GPU benchmarks against the hardware's own peak",
   intro: `Checks: torch built with CUDA, GPU visible, the GPU's architecture covered by SASS (not JIT),
 a real kernel runs with a checked result, numpy interop, common extensions import, and a model

@@ -59,7 +59,7 @@ test("every command: each parsed option is in its help, and each flag its help s
   const names = Object.keys(COMMANDS);
   assert.ok(names.length >= 7, names.join(", "));
   for (const name of names) {
-    const command = await COMMANDS[name]!();
+    const command = await COMMANDS[name]!.load();
     const documented = helpFlags(command.help);
     // The common flags and the command's own: a help with no flags at all would pass vacuously.
     assert.ok(documented.has("quiet") && documented.size > 3, `${name}: ${[...documented.keys()].join(" ")}`);
