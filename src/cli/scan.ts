@@ -1,6 +1,6 @@
 /** `gpuprep scan`: which GPU architectures the CUDA code in binaries covers, and what a GPU can run. */
 import { writeDocument, writeText } from "../report/terminal.js";
-import { renderScanText, type LibraryReport, type ScanDevice } from "../report/scan-text.js";
+import { renderScanText, type LibraryReport, type ScanDevice as Device } from "../report/scan-text.js";
 import { renderJsonDocument } from "../report/envelope.js";
 import { importDirectories } from "../gather/binaries.js";
 import { runCommand } from "../transports/spawn.js";
@@ -27,7 +27,7 @@ const OPTIONS = {
   json: { type: "boolean", description: "machine-readable output" },
 } as const satisfies OptionTable;
 
-async function localDevice(): Promise<ScanDevice | null> {
+async function localDevice(): Promise<Device | null> {
   try {
     const { stdout, code } = await runCommand(
       "nvidia-smi",
@@ -43,7 +43,7 @@ async function localDevice(): Promise<ScanDevice | null> {
   }
 }
 
-async function deviceFromFlag(text: string): Promise<ScanDevice> {
+async function deviceFromFlag(text: string): Promise<Device> {
   const capability = parseComputeCapability(text);
   if (capability) return { label: `sm_${capability.major}${capability.minor}`, capability };
   // Loaded only for a GPU given by name: the KB's schemas cost more start-up than scanning
