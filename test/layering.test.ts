@@ -214,3 +214,24 @@ test("the layering check sees a forbidden edge (it can fail)", () => {
   assert.equal(to, "cli");
   assert.ok(!ALLOWED.report!.includes(to));
 });
+
+/**
+ * issue 16: one stdout writer. Commands write through src/report/terminal.ts (text sanitized,
+ * documents as they are), so sanitizing, a closed pipe and the final newline are handled once.
+ */
+test("only report/terminal.ts writes to stdout (no process.stdout.write or console.log elsewhere)", () => {
+  const writer = "report/terminal.ts";
+  const offenders: string[] = [];
+  for (const file of sourceFiles(SRC)) {
+    const rel = relative(SRC, file);
+    if (rel === writer) continue;
+    readFileSync(file, "utf8")
+      .split("\n")
+      .forEach((line, i) => {
+        if (/process\.stdout\.write\(|console\.(log|info)\(/.test(line))
+          offenders.push(`src/${rel}:${i + 1}`);
+      });
+  }
+  assert.deepEqual(offenders, []);
+  assert.match(readFileSync(join(SRC, writer), "utf8"), /process\.stdout\.write\(/, "the writer itself");
+});

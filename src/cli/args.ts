@@ -7,21 +7,52 @@ import { UserError, errorMessage } from "../errors.js";
 import { configureConsole } from "../util/console-status.js";
 import { checkOutputPath } from "../util/write-output.js";
 import { disableKnowledgeBaseOverlay } from "../kb/overlay-switch.js";
+import type { HelpOption } from "../report/help-text.js";
+
+const COMMON_GROUP = "common flags (every command)";
+
+export type ParseArgsOptionConfig = NonNullable<ParseArgsConfig["options"]>[string];
 
 export type ParsedArgs<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
 
 /** Taken by every command, so they are parsed here once and never declared by a command. */
 export const COMMON_OPTIONS = {
-  quiet: { type: "boolean", short: "q" },
-  verbose: { type: "boolean", short: "v" },
-  "no-overlay": { type: "boolean" },
-} as const;
+  quiet: {
+    type: "boolean",
+    short: "q",
+    description: "no progress line on the terminal",
+    group: COMMON_GROUP,
+  },
+  verbose: {
+    type: "boolean",
+    short: "v",
+    description: "print each command gpuprep runs, with its time, on stderr",
+    group: COMMON_GROUP,
+  },
+  "no-overlay": {
+    type: "boolean",
+    description:
+      "the knowledge base as released, without what `gpuprep kb update` fetched\n(reports say when an overlay was used)",
+    group: COMMON_GROUP,
+  },
+} as const satisfies Record<string, HelpOption>;
 
-export const COMMON_HELP = `common flags (every command):
-  -q, --quiet         no progress line on the terminal
-  -v, --verbose       print each command gpuprep runs, with its time, on stderr
-  --no-overlay        the knowledge base as released, without what \`gpuprep kb update\` fetched
-                      (reports say when an overlay was used)`;
+/** An option as parseArgs takes it: its own fields (type, short, multiple, default), not help's. */
+function parseArgsOption(option: HelpOption & { multiple?: boolean }): ParseArgsOptionConfig {
+  return {
+    type: option.type,
+    ...(option.short !== undefined ? { short: option.short } : {}),
+    ...(option.multiple !== undefined ? { multiple: option.multiple } : {}),
+    ...(option.default !== undefined ? { default: option.default } : {}),
+  } as ParseArgsOptionConfig;
+}
+
+/** A whole option table as parseArgs takes it. */
+export function parseArgsOptions(
+  table: Readonly<Record<string, HelpOption & { multiple?: boolean }>>,
+): Record<string, ParseArgsOptionConfig> {
+  return Object.fromEntries(Object.entries(table).map(([name, option]) => [name, parseArgsOption(option)]));
+}
 
 export interface CommandArgsOptions {
   /** Flags naming a file or directory the command writes: checked before anything runs. */
@@ -42,7 +73,10 @@ export function parseCommandArgs<T extends ParseArgsConfig>(
   let parsed: ParsedArgs<T>;
   try {
     // strict by default: unknown flags throw
-    parsed = parseArgs({ ...config, options: { ...config.options, ...COMMON_OPTIONS } }) as ParsedArgs<T>;
+    parsed = parseArgs({
+      ...config,
+      options: parseArgsOptions({ ...config.options, ...COMMON_OPTIONS } as Record<string, HelpOption>),
+    }) as ParsedArgs<T>;
   } catch (error) {
     // parseArgs messages run on with advice about "--"; keep the first sentence.
     const message = errorMessage(error).split(". ")[0]?.replace(/\.$/, "") ?? "invalid arguments";
@@ -78,4 +112,33 @@ export function onePlace(
   if (given.length > 1)
     throw new UserError(`${command}: --${given[0]} and --${given[1]} cannot be combined`, hint);
   return given[0] ?? null;
+}
+
+/** --import-check's names are dotted identifiers; anything else would only fail obscurely in the probe. */
+export function checkedModuleNames(command: string, names: readonly string[]): string[] {
+  for (const name of names) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(name)) {
+      throw new UserError(
+        `${command}: --import-check "${name}" is not a Python module name`,
+        "give the name you would write after `import`, e.g. --import-check my_ext",
+      );
+    }
+  }
+  return [...names];
+}
+
+/** validate's --only: comma-separated section names, each one the payload knows. */
+export function checkedOnlyNames(command: string, text: string, known: readonly string[]): string[] {
+  const names = text
+    .split(",")
+    .map((n) => n.trim())
+    .filter(Boolean);
+  const unknown = names.filter((n) => !known.includes(n));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new UserError(
+      `${command}: --only does not know "${unknown.join(", ") || text}"`,
+      `names: ${known.join(", ")}`,
+    );
+  }
+  return names;
 }

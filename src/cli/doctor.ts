@@ -3,11 +3,11 @@
  * Exit 0: no errors (warnings/info only); 1: errors found; 2: the tool could not run.
  * Writes only what it is asked to: --save (facts snapshot) and --sarif (report).
  */
-import { writeText } from "../report/terminal.js";
+import { writeDocument, writeText } from "../report/terminal.js";
 import { writeOutputFile } from "../util/write-output.js";
 import { UserError } from "../errors.js";
-import { EXIT_FINDINGS, EXIT_OK, type Command } from "./command.js";
-import { onePlace, parseCommandArgs } from "./args.js";
+import { EXIT_FINDINGS, EXIT_OK, defineCommand, type OptionTable } from "./command.js";
+import { checkedModuleNames, onePlace } from "./args.js";
 import { makeStyle, useColor } from "../report/style.js";
 import type { Facts } from "../facts/schema.js";
 import { gatherFacts } from "../gather/index.js";
@@ -44,58 +44,60 @@ async function loadDiagnosis() {
   return { kb: loadKnowledgeBase(), diagnose, RULES, ...text, ...json, ...sarif };
 }
 
-const HELP = `gpuprep doctor: will PyTorch work on this GPU, here, and if not, why and what to type
-
-usage: gpuprep doctor [flags]
-
-where the Python environment is (one of; default: the active venv, else python3):
-  --python PATH       this interpreter (with --container/--image/--ssh: the one in there)
-  --container NAME    a running container (docker exec)
-  --image REF         an image (docker run --rm --gpus all)
-  --ssh HOST          a remote host
-  --from FILE         a snapshot saved with --save (diagnosed here, nothing is run)
-
-  --project DIR       the project to check pins of (default: the current directory, if it has one)
-  --fast              no torch import and no extension imports: facts read from files only
-  --import-check MOD  also import MOD in a child process and report how it fails (your own
-                      compiled extensions); repeatable
-  --save FILE         also write the facts snapshot to FILE (for --from, bug reports)
-  --json              print { findings, facts, summary } as JSON instead of text
-  --sarif FILE        also write the findings as SARIF 2.1.0 to FILE
-
-exit status: 0 no errors, 1 errors found, 2 gpuprep itself could not run`;
+const WHERE = "where the Python environment is (one of; default: the active venv, else python3)";
 
 const OPTIONS = {
-  python: { type: "string" },
-  container: { type: "string" },
-  image: { type: "string" },
-  ssh: { type: "string" },
-  from: { type: "string" },
-  project: { type: "string" },
-  fast: { type: "boolean" },
-  "import-check": { type: "string", multiple: true },
-  save: { type: "string" },
-  json: { type: "boolean" },
-  sarif: { type: "string" },
-} as const;
+  python: {
+    type: "string",
+    value: "PATH",
+    description: "this interpreter (with --container/--image/--ssh: the one in there)",
+    group: WHERE,
+  },
+  container: {
+    type: "string",
+    value: "NAME",
+    description: "a running container (docker exec)",
+    group: WHERE,
+  },
+  image: { type: "string", value: "REF", description: "an image (docker run --rm --gpus all)", group: WHERE },
+  ssh: { type: "string", value: "HOST", description: "a remote host", group: WHERE },
+  from: {
+    type: "string",
+    value: "FILE",
+    description: "a snapshot saved with --save (diagnosed here, nothing is run)",
+    group: WHERE,
+  },
+  project: {
+    type: "string",
+    value: "DIR",
+    description: "the project to check pins of (default: the current directory, if it has one)",
+  },
+  fast: {
+    type: "boolean",
+    description: "no torch import and no extension imports: facts read from files only",
+  },
+  "import-check": {
+    type: "string",
+    multiple: true,
+    value: "MOD",
+    description:
+      "also import MOD in a child process and report how it fails (your own\ncompiled extensions); repeatable",
+  },
+  save: {
+    type: "string",
+    value: "FILE",
+    description: "also write the facts snapshot to FILE (for --from, bug reports)",
+  },
+  json: { type: "boolean", description: "print { findings, facts, summary } as JSON instead of text" },
+  sarif: { type: "string", value: "FILE", description: "also write the findings as SARIF 2.1.0 to FILE" },
+} as const satisfies OptionTable;
 
-/** Module names are dotted identifiers; anything else would only fail obscurely in the probe. */
-function checkedModuleNames(names: string[]): string[] {
-  for (const name of names) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(name)) {
-      throw new UserError(
-        `doctor: --import-check "${name}" is not a Python module name`,
-        "give the name you would write after `import`, e.g. --import-check my_ext",
-      );
-    }
-  }
-  return names;
-}
-
-export const doctorCommand: Command = {
+export const doctorCommand = defineCommand({
   name: "doctor",
-  summary: "what is wrong with PyTorch on this GPU, the evidence, and the exact fix",
-  help: HELP,
+  title: "will PyTorch work on this GPU, here, and if not, why and what to type",
+  options: OPTIONS,
+  outputs: ["save", "sarif"],
+  outro: "exit status: 0 no errors, 1 errors found, 2 gpuprep itself could not run",
   examples: [
     ["gpuprep doctor", "the active venv (else python3) on this machine"],
     ["gpuprep doctor --python .venv/bin/python --json", "one interpreter, the report as JSON"],
@@ -105,22 +107,7 @@ export const doctorCommand: Command = {
       "a remote host; keep the facts and a SARIF report",
     ],
   ],
-  async run(argv) {
-    const { values, positionals } = parseCommandArgs(
-      "doctor",
-      {
-        args: argv,
-        options: OPTIONS,
-        allowPositionals: true,
-      },
-      { outputs: ["save", "sarif"] },
-    );
-    if (positionals.length > 0) {
-      throw new UserError(
-        `doctor: unexpected argument "${positionals[0]}"`,
-        "run `gpuprep doctor --help` for the flags it takes",
-      );
-    }
+  async run({ values }) {
     // --python names the interpreter, also inside a container, image or ssh host.
     onePlace("doctor", values, ["container", "image", "ssh", "from"], "name one place to check");
     if (
@@ -152,7 +139,7 @@ export const doctorCommand: Command = {
         // Not given: gather checks the current directory when it holds a manifest.
         projectDir: values.project,
         fast: values.fast ?? false,
-        importChecks: checkedModuleNames(values["import-check"] ?? []),
+        importChecks: checkedModuleNames("doctor", values["import-check"] ?? []),
       });
       diagnosis = loadDiagnosis();
       diagnosis.catch(() => {}); // awaited below; a gathering error must not leave it unhandled
@@ -167,8 +154,8 @@ export const doctorCommand: Command = {
     const exitCode = findings.some((f) => f.severity === "error") ? EXIT_FINDINGS : EXIT_OK;
     if (values.sarif !== undefined)
       writeOutputFile(values.sarif, renderSarif(findings, RULES, facts), "--sarif");
-    if (values.json) process.stdout.write(renderJson(facts, findings, exitCode));
+    if (values.json) writeDocument(renderJson(facts, findings, exitCode));
     else writeText(renderText(facts, findings, makeStyle(useColor())));
     return exitCode;
   },
-};
+});

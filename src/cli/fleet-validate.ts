@@ -22,34 +22,44 @@ import {
 import type { ValidateReport } from "../validate/report.js";
 import { errorMessage } from "../errors.js";
 import { docsUrl } from "../docs-url.js";
+import type { OptionTable } from "./command.js";
+import { checkedOnlyNames } from "./args.js";
+
+const VALIDATE = "fleet validate";
 
 export const VALIDATE_OPTIONS = {
-  quick: { type: "boolean" },
-  only: { type: "string" },
-  allreduce: { type: "boolean" },
-  "allreduce-port": { type: "string" },
-  "cpu-benchmarks": { type: "boolean" },
-} as const;
+  quick: { type: "boolean", description: "fewer shapes and sizes (as in validate)", group: VALIDATE },
+  only: {
+    type: "string",
+    value: "LIST",
+    description: `comma-separated: ${ONLY_NAMES.join(", ")} (as in validate)`,
+    group: VALIDATE,
+  },
+  allreduce: {
+    type: "boolean",
+    description: "also one multi-node NCCL all-reduce through torchrun under srun (--slurm)",
+    group: VALIDATE,
+  },
+  "allreduce-port": {
+    type: "string",
+    value: "PORT",
+    description: "the rendezvous port of --allreduce (default: one in 29400-29899)",
+    group: VALIDATE,
+  },
+  "cpu-benchmarks": {
+    type: "boolean",
+    description: "the payload's test mode: benchmarks at toy sizes on the CPU (nodes without GPUs)",
+    group: VALIDATE,
+  },
+} as const satisfies OptionTable;
 
 // Imported lazily by type only: fleet.ts imports this module.
 type FleetModule = typeof import("./fleet.js");
 
 function payloadOptions(values: Record<string, unknown>): PayloadOptions {
   const options: PayloadOptions = { quick: values["quick"] === true };
-  if (typeof values["only"] === "string") {
-    const names = values["only"]
-      .split(",")
-      .map((n) => n.trim())
-      .filter(Boolean);
-    const unknown = names.filter((n) => !(ONLY_NAMES as readonly string[]).includes(n));
-    if (names.length === 0 || unknown.length > 0) {
-      throw new UserError(
-        `fleet validate: --only does not know "${unknown.join(", ") || values["only"]}"`,
-        `names: ${ONLY_NAMES.join(", ")}`,
-      );
-    }
-    options.only = names;
-  }
+  if (typeof values["only"] === "string")
+    options.only = checkedOnlyNames("fleet validate", values["only"], ONLY_NAMES);
   // Test mode of the payload: benchmarks at toy sizes on the CPU (machines without GPUs).
   if (values["cpu-benchmarks"] === true) options.device = "cpu";
   return options;

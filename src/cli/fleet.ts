@@ -3,12 +3,12 @@
  * or saved snapshots), merged into one report: groups of identical nodes, drift between them,
  * nodes that did not answer, and every node's findings once with the nodes they fired on.
  */
-import { writeText } from "../report/terminal.js";
+import { writeDocument, writeText } from "../report/terminal.js";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
-import { EXIT_OK, type Command } from "./command.js";
-import { parseCommandArgs } from "./args.js";
+import { checkedModuleNames } from "./args.js";
+import { EXIT_OK, defineCommand, type OptionTable, type Parsed, type ValuesOf } from "./command.js";
 import { makeStyle, useColor } from "../report/style.js";
 import { writeOutputFile } from "../util/write-output.js";
 import { writeFactsFile } from "../facts/io.js";
@@ -26,7 +26,7 @@ import { newNonce } from "../transports/node-frame.js";
 import type { FleetTransport } from "../transports/fleet-types.js";
 import { renderJsonDocument } from "../report/envelope.js";
 import { FLEET_JOB_SCHEMA_VERSION, FLEET_SCHEMA, FLEET_SCHEMA_VERSION } from "../report/document-ids.js";
-import { renderFleetText } from "../report/fleet-text.js";
+import { renderFleetText, renderSubmittedJob } from "../report/fleet-text.js";
 import { toFleetHtmlReport } from "../report/fleet-html.js";
 import { fleetJUnitSuites } from "../report/fleet-junit.js";
 import { renderHtmlReport } from "../report/html.js";
@@ -34,95 +34,128 @@ import { renderJUnit } from "../report/junit.js";
 import { kubeTransport, type KubeSelection } from "../transports/kube.js";
 import { runFleetValidate, VALIDATE_OPTIONS } from "./fleet-validate.js";
 
-const HELP = `gpuprep fleet: doctor / validate on many nodes, one merged report
-
-usage:
-  gpuprep fleet doctor   --slurm [slurm flags] | --kube [kube flags] | --from DIR|FILE...
-  gpuprep fleet scan     the same nodes, per-node rules limited to GPU architecture coverage
-                         (torch arch list, extension and binary targets vs each node's GPU)
-  gpuprep fleet validate --slurm [--allreduce] [validate flags]
-  gpuprep fleet collect  JOBID [--job-dir DIR]     results of a job sent with --submit
-
-Slurm (runs the probe once per node: srun --ntasks-per-node=1):
-  --slurm                  inside an allocation: its nodes; outside: a new job (srun --immediate)
-  --partition P  --nodes N  --nodelist LIST  --account A  --time T
-  --container-image IMG    run inside this image through pyxis/enroot (--container-mounts M)
-  --srun-arg ARG           one more srun argument, e.g. --srun-arg=--gres=gpu:1 (repeatable;
-                           arguments after -- are passed to srun too)
-  --wait SECONDS           how long srun may wait for free nodes outside an allocation (60)
-  --submit                 queued clusters: write and sbatch a job instead, then later
-                           \`gpuprep fleet collect JOBID\`; --job-dir DIR (default ./gpuprep-fleet-jobs)
-
-Kubernetes (one Job per GPU node, results from the pod logs):
-  --kube                   the API server and credentials of the current kubeconfig context
-  --kubeconfig FILE  --context NAME  --namespace NS (default: default)
-  --image IMG              the image with your Python environment (required)
-  --selector SEL           node label selector (default: nodes with nvidia.com/gpu capacity or
-                           GPU Feature Discovery's nvidia.com/gpu.* labels)
-  --dry-run                print the Job manifests (YAML) and run nothing
-
-Replay:
-  --from DIR|FILE...       merge snapshots saved with \`gpuprep doctor --save\` (or fleet --save)
-
-Common:
-  --python PY              the interpreter on the nodes (default python3)
-  --node-timeout SECONDS   per-node limit; a node over it is reported hung (default 180)
-  --fast  --import-check MOD  --project DIR    as in doctor
-  --save DIR               write each node's facts snapshot to DIR/NODE.json (for --from)
-  --json                   the merged report (schema gpuprep.fleet)
-  --html FILE              self-contained HTML with a node x check matrix
-  --junit FILE             JUnit XML, one testcase per node
-
-exit status: 0 no errors, 1 errors found (drift, a node's finding, a node not checked), 2 gpuprep
-itself could not run`;
+const SLURM = "Slurm (runs the probe once per node: srun --ntasks-per-node=1)";
+const KUBE = "Kubernetes (one Job per GPU node, results from the pod logs)";
+const REPLAY = "Replay";
+const COMMON = "Common";
 
 export const FLEET_OPTIONS = {
-  slurm: { type: "boolean" },
-  kube: { type: "boolean" },
-  from: { type: "string", multiple: true },
-  partition: { type: "string", short: "p" },
-  nodes: { type: "string", short: "N" },
-  nodelist: { type: "string", short: "w" },
-  account: { type: "string", short: "A" },
-  time: { type: "string", short: "t" },
-  "container-image": { type: "string" },
-  "container-mounts": { type: "string" },
-  "srun-arg": { type: "string", multiple: true },
-  wait: { type: "string" },
-  submit: { type: "boolean" },
-  "job-dir": { type: "string" },
-  kubeconfig: { type: "string" },
-  context: { type: "string" },
-  namespace: { type: "string" },
-  image: { type: "string" },
-  selector: { type: "string" },
-  "dry-run": { type: "boolean" },
-  python: { type: "string" },
-  "node-timeout": { type: "string" },
-  fast: { type: "boolean" },
-  "import-check": { type: "string", multiple: true },
-  project: { type: "string" },
-  save: { type: "string" },
-  json: { type: "boolean" },
-  html: { type: "string" },
-  junit: { type: "string" },
+  slurm: {
+    type: "boolean",
+    description: "inside an allocation: its nodes; outside: a new job (srun --immediate)",
+    group: SLURM,
+  },
+  partition: { type: "string", short: "p", value: "P", description: "srun --partition", group: SLURM },
+  nodes: { type: "string", short: "N", value: "N", description: "srun --nodes", group: SLURM },
+  nodelist: { type: "string", short: "w", value: "LIST", description: "srun --nodelist", group: SLURM },
+  account: { type: "string", short: "A", value: "A", description: "srun --account", group: SLURM },
+  time: { type: "string", short: "t", value: "T", description: "srun --time", group: SLURM },
+  "container-image": {
+    type: "string",
+    value: "IMG",
+    description: "run inside this image through pyxis/enroot",
+    group: SLURM,
+  },
+  "container-mounts": {
+    type: "string",
+    value: "M",
+    description: "pyxis' --container-mounts for --container-image",
+    group: SLURM,
+  },
+  "srun-arg": {
+    type: "string",
+    multiple: true,
+    value: "ARG",
+    description:
+      "one more srun argument, e.g. --srun-arg=--gres=gpu:1 (repeatable;\narguments after -- are passed to srun too)",
+    group: SLURM,
+  },
+  wait: {
+    type: "string",
+    value: "SECONDS",
+    description: "how long srun may wait for free nodes outside an allocation (60)",
+    group: SLURM,
+  },
+  submit: {
+    type: "boolean",
+    description: "queued clusters: write and sbatch a job instead, then later\n`gpuprep fleet collect JOBID`",
+    group: SLURM,
+  },
+  "job-dir": {
+    type: "string",
+    value: "DIR",
+    description: "where --submit writes the job (default ./gpuprep-fleet-jobs)",
+    group: SLURM,
+  },
+  kube: {
+    type: "boolean",
+    description: "the API server and credentials of the current kubeconfig context",
+    group: KUBE,
+  },
+  kubeconfig: { type: "string", value: "FILE", description: "another kubeconfig", group: KUBE },
+  context: { type: "string", value: "NAME", description: "another context of it", group: KUBE },
+  namespace: { type: "string", value: "NS", description: "the namespace (default: default)", group: KUBE },
+  image: {
+    type: "string",
+    value: "IMG",
+    description: "the image with your Python environment (required)",
+    group: KUBE,
+  },
+  selector: {
+    type: "string",
+    value: "SEL",
+    description:
+      "node label selector (default: nodes with nvidia.com/gpu capacity or\nGPU Feature Discovery's nvidia.com/gpu.* labels)",
+    group: KUBE,
+  },
+  "dry-run": { type: "boolean", description: "print the Job manifests (YAML) and run nothing", group: KUBE },
+  from: {
+    type: "string",
+    multiple: true,
+    value: "DIR|FILE...",
+    description: "merge snapshots saved with `gpuprep doctor --save` (or fleet --save)",
+    group: REPLAY,
+  },
+  python: {
+    type: "string",
+    value: "PY",
+    description: "the interpreter on the nodes (default python3)",
+    group: COMMON,
+  },
+  "node-timeout": {
+    type: "string",
+    value: "SECONDS",
+    description: "per-node limit; a node over it is reported hung (default 180)",
+    group: COMMON,
+  },
+  fast: { type: "boolean", description: "as in doctor", group: COMMON },
+  "import-check": {
+    type: "string",
+    multiple: true,
+    value: "MOD",
+    description: "as in doctor",
+    group: COMMON,
+  },
+  project: { type: "string", value: "DIR", description: "as in doctor", group: COMMON },
+  save: {
+    type: "string",
+    value: "DIR",
+    description: "write each node's facts snapshot to DIR/NODE.json (for --from)",
+    group: COMMON,
+  },
+  json: { type: "boolean", description: "the merged report (schema gpuprep.fleet)", group: COMMON },
+  html: {
+    type: "string",
+    value: "FILE",
+    description: "self-contained HTML with a node x check matrix",
+    group: COMMON,
+  },
+  junit: { type: "string", value: "FILE", description: "JUnit XML, one testcase per node", group: COMMON },
   ...VALIDATE_OPTIONS,
-} as const;
+} as const satisfies OptionTable;
 
-type Values = ReturnType<typeof parseFleetArgs>["values"];
-
-function parseFleetArgs(sub: string, argv: string[]) {
-  return parseCommandArgs(
-    `fleet ${sub}`,
-    {
-      args: argv,
-      options: FLEET_OPTIONS,
-      allowPositionals: true,
-      tokens: true,
-    },
-    { outputs: ["html", "junit"], outputDirs: ["save", "job-dir"] },
-  );
-}
+type Values = ValuesOf<typeof FLEET_OPTIONS>;
+type Tokens = Parsed<typeof FLEET_OPTIONS>["tokens"];
 
 export function positiveInt(text: string | undefined, flag: string, fallback: number): number {
   if (text === undefined) return fallback;
@@ -161,31 +194,22 @@ function kubeSelection(values: Values): KubeSelection {
   };
 }
 
-/** Arguments after `--` go to srun; other positionals are --from paths. */
-function splitPositionals(tokens: NonNullable<ReturnType<typeof parseFleetArgs>["tokens"]>): {
-  paths: string[];
-  extra: string[];
-} {
+/**
+ * The subcommand is the first argument; arguments after `--` go to srun; other positionals are
+ * --from paths (fleet collect: the job id).
+ */
+function splitPositionals(tokens: Tokens): { sub: string | undefined; paths: string[]; extra: string[] } {
   const paths: string[] = [];
   const extra: string[] = [];
   let afterTerminator = false;
+  let sub: string | undefined;
   for (const token of tokens) {
     if (token.kind === "option-terminator") afterTerminator = true;
-    else if (token.kind === "positional") (afterTerminator ? extra : paths).push(token.value);
+    else if (token.kind !== "positional") continue;
+    else if (token.index === 0) sub = token.value;
+    else (afterTerminator ? extra : paths).push(token.value);
   }
-  return { paths, extra };
-}
-
-function checkedModules(names: string[]): string[] {
-  for (const name of names) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(name)) {
-      throw new UserError(
-        `fleet: --import-check "${name}" is not a Python module name`,
-        "e.g. --import-check my_ext",
-      );
-    }
-  }
-  return names;
+  return { sub, paths, extra };
 }
 
 function pickTransport(values: Values, sub: string): "slurm" | "kube" | "from" {
@@ -207,7 +231,7 @@ export function gatherOptions(values: Values): FleetGatherOptions {
   const projectDir = values.project ?? (hasProjectManifest(process.cwd()) ? process.cwd() : null);
   return {
     fast: values.fast ?? false,
-    importChecks: checkedModules(values["import-check"] ?? []),
+    importChecks: checkedModuleNames("fleet", values["import-check"] ?? []),
     nodeTimeoutMs: positiveInt(values["node-timeout"], "--node-timeout", 180) * 1000,
     probeNonce: newNonce(),
     project: projectDir === null ? null : readProject(projectDir),
@@ -237,14 +261,12 @@ export function emitReport(report: FleetReport, values: Values): number {
       renderJUnit(fleetJUnitSuites(report), `gpuprep fleet ${report.mode}`),
       "--junit",
     );
-  if (values.json) process.stdout.write(renderJsonDocument(FLEET_SCHEMA, FLEET_SCHEMA_VERSION, report));
+  if (values.json) writeDocument(renderJsonDocument(FLEET_SCHEMA, FLEET_SCHEMA_VERSION, report));
   else writeText(renderFleetText(report, makeStyle(useColor())));
   return report.summary.exitCode;
 }
 
-async function runDoctor(sub: "doctor" | "scan", argv: string[]): Promise<number> {
-  const { values, tokens } = parseFleetArgs(sub, argv);
-  const { paths, extra } = splitPositionals(tokens ?? []);
+async function runDoctor(sub: "doctor" | "scan", values: Values, paths: string[], extra: string[]) {
   const kind = pickTransport(values, sub);
   const kb = loadKnowledgeBase();
   let results: NodeResult[];
@@ -258,7 +280,7 @@ async function runDoctor(sub: "doctor" | "scan", argv: string[]): Promise<number
     const options = gatherOptions(values);
     if (kind === "kube" && values["dry-run"]) {
       const { printKubeManifests } = await import("../transports/kube.js");
-      process.stdout.write(
+      writeDocument(
         await printKubeManifests(
           kubeSelection(values),
           values.python ?? "python3",
@@ -283,11 +305,8 @@ async function runDoctor(sub: "doctor" | "scan", argv: string[]): Promise<number
         jobDir: values["job-dir"] ?? "gpuprep-fleet-jobs",
         mode: sub,
       });
-      (values.json ? (t: string) => process.stdout.write(t) : writeText)(
-        values.json
-          ? renderJsonDocument(JOB_META_SCHEMA, FLEET_JOB_SCHEMA_VERSION, job)
-          : `submitted job ${job.jobId} (script ${job.script}); when it has run: gpuprep fleet collect ${job.jobId}${values["job-dir"] ? ` --job-dir ${values["job-dir"]}` : ""}\n`,
-      );
+      if (values.json) writeDocument(renderJsonDocument(JOB_META_SCHEMA, FLEET_JOB_SCHEMA_VERSION, job));
+      else writeText(renderSubmittedJob(job, values["job-dir"]));
       return EXIT_OK;
     }
     const transport = fleetTransportFor(kind, values, extra);
@@ -311,9 +330,7 @@ const SCAN_RULES = new Set([
   "torch-kernel-launch-failed",
 ]);
 
-async function runCollect(argv: string[]): Promise<number> {
-  const { values, tokens } = parseFleetArgs("collect", argv);
-  const { paths } = splitPositionals(tokens ?? []);
+async function runCollect(values: Values, paths: string[]): Promise<number> {
   const jobId = paths[0];
   if (!jobId || paths.length > 1)
     throw new UserError("fleet collect takes one JOBID", "gpuprep fleet collect 123456 [--job-dir DIR]");
@@ -344,10 +361,27 @@ async function runCollect(argv: string[]): Promise<number> {
   return emitReport(mergeFleet(results, loadKnowledgeBase(), { transport: fleet.describe(), mode }), values);
 }
 
-export const fleetCommand: Command = {
+const SUBCOMMANDS = ["doctor", "scan", "validate", "collect"] as const;
+
+export const fleetCommand = defineCommand({
   name: "fleet",
-  summary: "doctor / validate across Slurm or Kubernetes nodes, drift between them",
-  help: HELP,
+  title: "doctor / validate on many nodes, one merged report",
+  subcommands: SUBCOMMANDS,
+  positionals: "SUBCOMMAND [PATH...]",
+  usage: [
+    ["doctor   --slurm [slurm flags] | --kube [kube flags] | --from DIR|FILE..."],
+    [
+      "scan",
+      "the same nodes, per-node rules limited to GPU architecture coverage\n(torch arch list, extension and binary targets vs each node's GPU)",
+    ],
+    ["validate --slurm [--allreduce] [validate flags]"],
+    ["collect  JOBID [--job-dir DIR]", "results of a job sent with --submit"],
+  ],
+  options: FLEET_OPTIONS,
+  outputs: ["html", "junit"],
+  outputDirs: ["save", "job-dir"],
+  outro: `exit status: 0 no errors, 1 errors found (drift, a node's finding, a node not checked), 2 gpuprep
+itself could not run`,
   examples: [
     ["salloc -N 16 -p gpu && gpuprep fleet doctor --slurm", "every node of a Slurm allocation"],
     [
@@ -360,13 +394,11 @@ export const fleetCommand: Command = {
     ],
     ["gpuprep fleet doctor --from snapshots/ --junit fleet.xml", "snapshots saved with --save, merged again"],
   ],
-  async run(argv) {
-    const [sub, ...rest] = argv;
-    if (sub === "doctor" || sub === "scan") return runDoctor(sub, rest);
-    if (sub === "collect") return runCollect(rest);
+  async run({ values, tokens }) {
+    const { sub, paths, extra } = splitPositionals(tokens);
+    if (sub === "doctor" || sub === "scan") return runDoctor(sub, values, paths, extra);
+    if (sub === "collect") return runCollect(values, paths);
     if (sub === "validate") {
-      const { values, tokens } = parseFleetArgs("validate", rest);
-      const { paths, extra } = splitPositionals(tokens ?? []);
       if (paths.length > 0)
         throw new UserError(
           `fleet validate: unexpected argument "${paths[0]}"`,
@@ -378,7 +410,7 @@ export const fleetCommand: Command = {
       sub === undefined
         ? "fleet: which check? doctor, scan, validate or collect"
         : `unknown fleet subcommand '${sub}'`,
-      "subcommands: doctor, scan, validate, collect (`gpuprep help fleet`)",
+      `subcommands: ${SUBCOMMANDS.join(", ")} (\`gpuprep help fleet\`)`,
     );
   },
-};
+});

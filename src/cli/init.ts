@@ -3,7 +3,8 @@
  * printed with its reason and source; --dry-run prints the files' diffs and writes nothing; files
  * the user edited are never overwritten without --force (and then kept as a backup).
  */
-import { writeText } from "../report/terminal.js";
+import { writeDocument, writeText } from "../report/terminal.js";
+import { renderInitText } from "../report/init-text.js";
 import { renderJsonDocument } from "../report/envelope.js";
 import { INIT_SCHEMA, INIT_SCHEMA_VERSION } from "../report/document-ids.js";
 import { existsSync, statSync } from "node:fs";
@@ -13,86 +14,141 @@ import { UserError } from "../errors.js";
 import { hasControlCharacters, quotedForMessage } from "../util/single-line.js";
 import { parseVolumeFlag } from "../plan/volume.js";
 import { isPep508Name } from "../plan/project-name.js";
-import { EXIT_OK, type Command } from "./command.js";
-import { parseCommandArgs } from "./args.js";
+import { EXIT_OK, defineCommand, type OptionTable, type ValuesOf } from "./command.js";
 import { makeStyle, useColor } from "../report/style.js";
 import { readFactsFile, writeFactsFile } from "../facts/io.js";
 import { gatherFacts } from "../gather/index.js";
 import { hasProjectManifest, readProject } from "../gather/project.js";
 import { loadKnowledgeBase } from "../kb/index.js";
-import { makePlan, type InitOptions, type Plan } from "../plan/index.js";
+import { makePlan, type InitOptions } from "../plan/index.js";
 import { targetFromFacts, targetFromName } from "../plan/target.js";
 import { generateFiles } from "../generate/index.js";
-import { applyWrites, blocked, planWrites, type FilePlan } from "../generate/write.js";
-import { unifiedDiff } from "../generate/diff.js";
+import { applyWrites, planWrites } from "../generate/write.js";
 
-const HELP = `gpuprep init: plan and write a working setup for this project on a GPU machine
-
-usage: gpuprep init [flags]
-
-the project:
-  --project DIR            the project (default: the current directory); reads pyproject.toml,
-                           requirements*.txt, uv.lock, pixi.toml, environment.yml
-
-the machine (default: this one, as doctor sees it):
-  --target NAME            a GPU or system by name: dgx-spark, jetson-thor, rtx-5090, rtx-5070-ti,
-                           rtx-pro-6000, rtx-4090, b200, b300, gb200, h100, h200, gh200, a100, l40s,
-                           l4, t4, v100, ... (\`gpuprep kb gpu NAME\` shows one)
-  --gpu NAME               the same, also a compute capability (12.0)
-  --driver VER             the machine's NVIDIA driver (580.95.05 or a branch, 580); without it a
-                           named system (dgx-spark) is planned for the driver it ships with, where
-                           that is sourced, and any other target says which driver it needs
-  --arch x86_64|aarch64    the host CPU (integrated systems such as DGX Spark set it themselves)
-  --from FILE              the machine from a facts snapshot written by --save (doctor's,
-                           memory's or this one's); nothing is gathered. The project is still
-                           --project's, where the files are written
-  --save FILE              also write the facts gathered (this machine and the project) to FILE
-
-the setup:
-  --strategy S             container (NGC PyTorch image whose torch the project's pin accepts),
-                           native (uv venv) or auto (default: the one that keeps every pin)
-  --jupyter                add a Jupyter service on 127.0.0.1:8888 that needs a token and runs
-                           as the host user (container setups only)
-  --non-root               run as a user with the host user's ids instead of root
-  --volume HOST:CTR[:ro|rw]  one more volume, CTR absolute (repeatable)
-  --build-from-source PKG  compile this extension for exactly the target GPU (repeatable, or a,b)
-  --wheelhouse DIR         offline build: install only from this directory of wheels (in the project)
-  --index-url URL          install from this http(s) index instead of PyPI (a mirror; no
-                           user:password in it: uv and pip read ~/.netrc)
-  --shm-size SIZE          a /dev/shm of this size instead of sharing the host's IPC namespace
-  --python VER             Python for the native venv (default: the newest that the torch build,
-                           requires-python and the project's pinned compiled packages all allow)
-
-writing:
-  --dry-run                print the plan and every file's diff; write nothing
-  --force                  also replace files you edited (backups under .gpuprep/backups/)
-  --json                   print the plan and the file list as JSON
-
-exit status: 0 written (or dry run), 2 gpuprep could not plan or write`;
+const PROJECT = "the project";
+const MACHINE = "the machine (default: this one, as doctor sees it)";
+const SETUP = "the setup";
+const WRITING = "writing";
 
 const OPTIONS = {
-  project: { type: "string" },
-  target: { type: "string" },
-  gpu: { type: "string" },
-  driver: { type: "string" },
-  arch: { type: "string" },
-  from: { type: "string" },
-  save: { type: "string" },
-  strategy: { type: "string" },
-  jupyter: { type: "boolean" },
-  "non-root": { type: "boolean" },
-  volume: { type: "string", multiple: true },
-  "build-from-source": { type: "string", multiple: true },
-  wheelhouse: { type: "string" },
-  "index-url": { type: "string" },
-  "shm-size": { type: "string" },
-  python: { type: "string" },
-  "dry-run": { type: "boolean" },
-  force: { type: "boolean" },
-  json: { type: "boolean" },
-} as const;
+  project: {
+    type: "string",
+    value: "DIR",
+    description:
+      "the project (default: the current directory); reads pyproject.toml,\nrequirements*.txt, uv.lock, pixi.toml, environment.yml",
+    group: PROJECT,
+  },
+  target: {
+    type: "string",
+    value: "NAME",
+    description:
+      "a GPU or system by name: dgx-spark, jetson-thor, rtx-5090, rtx-5070-ti,\nrtx-pro-6000, rtx-4090, b200, b300, gb200, h100, h200, gh200, a100, l40s,\nl4, t4, v100, ... (`gpuprep kb gpu NAME` shows one)",
+    group: MACHINE,
+  },
+  gpu: {
+    type: "string",
+    value: "NAME",
+    description: "the same, also a compute capability (12.0)",
+    group: MACHINE,
+  },
+  driver: {
+    type: "string",
+    value: "VER",
+    description:
+      "the machine's NVIDIA driver (580.95.05 or a branch, 580); without it a\nnamed system (dgx-spark) is planned for the driver it ships with, where\nthat is sourced, and any other target says which driver it needs",
+    group: MACHINE,
+  },
+  arch: {
+    type: "string",
+    value: "x86_64|aarch64",
+    description: "the host CPU (integrated systems such as DGX Spark set it themselves)",
+    group: MACHINE,
+  },
+  from: {
+    type: "string",
+    value: "FILE",
+    description:
+      "the machine from a facts snapshot written by --save (doctor's,\nmemory's or this one's); nothing is gathered. The project is still\n--project's, where the files are written",
+    group: MACHINE,
+  },
+  save: {
+    type: "string",
+    value: "FILE",
+    description: "also write the facts gathered (this machine and the project) to FILE",
+    group: MACHINE,
+  },
+  strategy: {
+    type: "string",
+    value: "S",
+    description:
+      "container (NGC PyTorch image whose torch the project's pin accepts),\nnative (uv venv) or auto (default: the one that keeps every pin)",
+    group: SETUP,
+  },
+  jupyter: {
+    type: "boolean",
+    description:
+      "add a Jupyter service on 127.0.0.1:8888 that needs a token and runs\nas the host user (container setups only)",
+    group: SETUP,
+  },
+  "non-root": {
+    type: "boolean",
+    description: "run as a user with the host user's ids instead of root",
+    group: SETUP,
+  },
+  volume: {
+    type: "string",
+    multiple: true,
+    value: "HOST:CTR[:ro|rw]",
+    description: "one more volume, CTR absolute (repeatable)",
+    group: SETUP,
+  },
+  "build-from-source": {
+    type: "string",
+    multiple: true,
+    value: "PKG",
+    description: "compile this extension for exactly the target GPU (repeatable, or a,b)",
+    group: SETUP,
+  },
+  wheelhouse: {
+    type: "string",
+    value: "DIR",
+    description: "offline build: install only from this directory of wheels (in the project)",
+    group: SETUP,
+  },
+  "index-url": {
+    type: "string",
+    value: "URL",
+    description:
+      "install from this http(s) index instead of PyPI (a mirror; no\nuser:password in it: uv and pip read ~/.netrc)",
+    group: SETUP,
+  },
+  "shm-size": {
+    type: "string",
+    value: "SIZE",
+    description: "a /dev/shm of this size instead of sharing the host's IPC namespace",
+    group: SETUP,
+  },
+  python: {
+    type: "string",
+    value: "VER",
+    description:
+      "Python for the native venv (default: the newest that the torch build,\nrequires-python and the project's pinned compiled packages all allow)",
+    group: SETUP,
+  },
+  "dry-run": {
+    type: "boolean",
+    description: "print the plan and every file's diff; write nothing",
+    group: WRITING,
+  },
+  force: {
+    type: "boolean",
+    description: "also replace files you edited (backups under .gpuprep/backups/)",
+    group: WRITING,
+  },
+  json: { type: "boolean", description: "print the plan and the file list as JSON", group: WRITING },
+} as const satisfies OptionTable;
 
-type Values = ReturnType<typeof parseCommandArgs<{ options: typeof OPTIONS }>>["values"];
+type Values = ValuesOf<typeof OPTIONS>;
 
 function fail(message: string, hint: string): never {
   throw new UserError(`init: ${message}`, hint);
@@ -228,48 +284,12 @@ async function planInputs(values: Values, kb: ReturnType<typeof loadKnowledgeBas
   };
 }
 
-const STATUS_TEXT: Record<FilePlan["status"], string> = {
-  create: "new",
-  unchanged: "unchanged",
-  update: "updated",
-  edited: "EDITED by you: kept unless --force",
-  foreign: "exists, not written by gpuprep: kept unless --force",
-  "user-file": "your file, lines added (backup kept)",
-};
-
-function renderPlanText(plan: Plan, writes: FilePlan[], notes: string[], dryRun: boolean): string {
-  const style = makeStyle(useColor());
-  const out: string[] = [];
-  out.push(style.bold(`gpuprep init: ${plan.project.name} on ${plan.target.gpuName} → ${plan.strategy}`), "");
-  for (const d of plan.decisions) {
-    out.push(`  ${style.bold(d.topic)}: ${d.choice}`);
-    out.push(`    why: ${d.reason}`);
-    for (const source of new Set(d.sources)) out.push(`    source: ${source}`);
-  }
-  if (plan.conflicts.length > 0) {
-    out.push("", style.bold("pins in the project that are not obeyed:"));
-    for (const c of plan.conflicts) out.push(`  - ${c.message}`);
-  }
-  const warnings = [...plan.warnings, ...notes];
-  if (warnings.length > 0) {
-    out.push("", style.bold("notes:"));
-    for (const w of warnings) out.push(`  - ${w}`);
-  }
-  out.push("", style.bold(dryRun ? "files (dry run: nothing written):" : "files:"));
-  for (const w of writes) out.push(`  ${w.file.path}: ${STATUS_TEXT[w.status]}`);
-  if (dryRun) {
-    for (const w of writes) {
-      if (w.status === "unchanged") continue;
-      out.push("", unifiedDiff(w.file.path, w.before, w.file.content).trimEnd());
-    }
-  }
-  return out.join("\n") + "\n";
-}
-
-export const initCommand: Command = {
+export const initCommand = defineCommand({
   name: "init",
-  summary: "plan and write a working setup (NGC container or native uv) for a project on a GPU",
-  help: HELP,
+  title: "plan and write a working setup for this project on a GPU machine",
+  options: OPTIONS,
+  unexpectedArgumentHint: "give the project with --project DIR",
+  outro: "exit status: 0 written (or dry run), 2 gpuprep could not plan or write",
   examples: [
     ["gpuprep init --dry-run", "the plan for this project on this machine; nothing written"],
     ["gpuprep init --target dgx-spark --strategy container", "an NGC container setup for a DGX Spark"],
@@ -278,14 +298,7 @@ export const initCommand: Command = {
       "a uv venv for the machine in a snapshot",
     ],
   ],
-  async run(argv) {
-    const { values, positionals } = parseCommandArgs(
-      "init",
-      { args: argv, options: OPTIONS, allowPositionals: true },
-      { outputs: ["save"] },
-    );
-    if (positionals.length > 0)
-      fail(`unexpected argument "${positionals[0]}"`, "give the project with --project DIR");
+  async run({ values }) {
     const projectDir = resolve(values.project ?? ".");
     if (!existsSync(projectDir))
       fail(`project directory ${values.project} does not exist`, "pass an existing directory with --project");
@@ -313,7 +326,7 @@ export const initCommand: Command = {
     let backup: string | null = null;
     if (!dryRun) backup = applyWrites(projectDir, writes, values.force ?? false);
     if (values.json) {
-      process.stdout.write(
+      writeDocument(
         renderJsonDocument(INIT_SCHEMA, INIT_SCHEMA_VERSION, {
           plan,
           files: writes.map((w) => ({ path: w.file.path, status: w.status, content: w.file.content })),
@@ -324,14 +337,7 @@ export const initCommand: Command = {
       );
       return EXIT_OK;
     }
-    let text = renderPlanText(plan, writes, notes, dryRun);
-    if (backup) text += `\nbackups of replaced files: ${relative(process.cwd(), backup) || backup}\n`;
-    if (!dryRun)
-      text += `\nnext: ${plan.strategy === "container" ? "scripts/run-container.sh" : "scripts/setup-native.sh"} (SETUP.md explains the setup)\n`;
-    else if (blocked(writes).length > 0)
-      text +=
-        "\nwriting would stop at the files marked above: rerun with --force to replace them (backups kept)\n";
-    writeText(text);
+    writeText(renderInitText({ plan, writes, notes, dryRun, backup }, makeStyle(useColor())));
     return EXIT_OK;
   },
-};
+});

@@ -1,64 +1,30 @@
 #!/usr/bin/env node
 /** gpuprep's entry point: dispatch to a subcommand, and turn any failure into one line and exit 2. */
 import { UserError, errorMessage } from "../errors.js";
-import { EXIT_TOOL_ERROR, type Command } from "./command.js";
+import { EXIT_TOOL_ERROR } from "./command.js";
+import { COMMANDS } from "./commands.js";
 import { TOOL_VERSION } from "../version.js";
 import { envelope } from "../report/envelope.js";
 import { ERROR_SCHEMA_ID, ERROR_SCHEMA_VERSION } from "../report/document-ids.js";
 import { disableKnowledgeBaseOverlay } from "../kb/overlay-switch.js";
-import { oneLine } from "../report/terminal.js";
+import { oneLine, writeText } from "../report/terminal.js";
+import { renderTopLevelHelp } from "../report/help-text.js";
 import { configureConsole, endProgress } from "../util/console-status.js";
-import { COMMON_HELP } from "./args.js";
-
-/** Loaded lazily so `gpuprep kb` does not pay for the doctor's imports and the reverse. */
-const COMMANDS: Record<string, () => Promise<Command>> = {
-  doctor: async () => (await import("./doctor.js")).doctorCommand,
-  scan: async () => (await import("./scan.js")).scanCommand,
-  kb: async () => (await import("./kb.js")).kbCommand,
-  init: async () => (await import("./init.js")).initCommand,
-  validate: async () => (await import("./validate.js")).validateCommand,
-  fleet: async () => (await import("./fleet.js")).fleetCommand,
-  memory: async () => (await import("./memory.js")).memoryCommand,
-};
-
-const SUMMARIES: Record<string, string> = {
-  doctor: "what is wrong with PyTorch on this GPU, the evidence, and the exact fix",
-  scan: "which GPU architectures the CUDA code in .so files covers",
-  kb: "the compatibility knowledge: GPUs, CUDA, PyTorch builds, NGC images",
-  init: "plan and write a setup (NGC container or native uv venv) for this project on a GPU",
-  validate: "environment checks and GPU benchmarks against the hardware's peak",
-  fleet: "doctor / validate across Slurm or Kubernetes nodes, drift between them",
-  memory: "will a training step fit on the GPU, and the largest batch that does",
-};
-
-function usage(): string {
-  const lines = Object.entries(SUMMARIES).map(([name, text]) => `  ${name.padEnd(10)}${text}`);
-  return [
-    `gpuprep ${TOOL_VERSION}: make PyTorch run correctly and fast on NVIDIA GPUs`,
-    "",
-    "usage: gpuprep <command> [flags]",
-    "",
-    ...lines,
-    "",
-    "Every command takes -q/--quiet (no progress line) and -v/--verbose (each command run, timed).",
-    "Run `gpuprep help <command>` (or `gpuprep <command> --help`) for a command's flags and examples.",
-  ].join("\n");
-}
 
 /** `gpuprep help CMD` prints what `gpuprep CMD --help` prints: both come from here. */
 async function printCommandHelp(name: string): Promise<number> {
-  const load = COMMANDS[name];
-  if (!load) {
+  const entry = COMMANDS[name];
+  if (!entry) {
     throw new UserError(`unknown topic '${name}'`, `topics: ${Object.keys(COMMANDS).join(", ")}`);
   }
-  console.log(renderHelp(await load()));
+  writeText(`${(await entry.load()).help}\n`);
   return 0;
 }
 
-/** A command's own text, its examples (a comment line each, so they paste into a shell), the common flags. */
-export function renderHelp(command: Command): string {
-  const examples = command.examples.map(([invocation, what]) => `  # ${what}\n  ${invocation}`);
-  return [command.help, "", "Examples:", ...examples, "", COMMON_HELP].join("\n");
+function printUsage(): number {
+  const commands = Object.entries(COMMANDS).map(([name, { summary }]) => ({ name, summary }));
+  writeText(`${renderTopLevelHelp(TOOL_VERSION, commands)}\n`);
+  return 0;
 }
 
 /** -q, -v and --no-overlay may also come before the command: `gpuprep -v doctor`. */
@@ -85,21 +51,20 @@ export async function main(argv: string[]): Promise<number> {
     return printCommandHelp(rest[0]!);
   }
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-    console.log(usage());
-    return 0;
+    return printUsage();
   }
   if (name === "--version" || name === "-V") {
-    console.log(TOOL_VERSION);
+    writeText(`${TOOL_VERSION}\n`);
     return 0;
   }
-  const load = COMMANDS[name];
-  if (!load) {
+  const entry = COMMANDS[name];
+  if (!entry) {
     throw new UserError(`unknown command "${name}"`, `commands: ${Object.keys(COMMANDS).join(", ")}`);
   }
   // Only before `--`: what follows it is passed on (fleet's srun arguments).
   const flags = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
   if (flags.includes("--help") || flags.includes("-h")) return printCommandHelp(name);
-  return (await load()).run(rest);
+  return (await entry.load()).run(rest);
 }
 
 /**

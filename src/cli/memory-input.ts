@@ -7,46 +7,131 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { UserError, errorMessage } from "../errors.js";
 import type { ModelSource, WorkSpec } from "../memory/types.js";
-import { parseCommandArgs } from "./args.js";
+import type { OptionTable, ValuesOf } from "./command.js";
+
+const MODEL = "the model (weights are never read)";
+const WORK = "the work";
+const MACHINE = "the machine (default: this one, as doctor sees it)";
+const HOW = "how";
+const SEED = "seed 001's rule (scale a batch that ran)";
+const OUTPUT = "output";
 
 export const OPTIONS = {
-  model: { type: "string" },
-  factory: { type: "string" },
-  task: { type: "string" },
-  amp: { type: "string" },
-  dtype: { type: "string" },
-  optimizer: { type: "string" },
-  "grad-checkpointing": { type: "boolean" },
-  "seq-len": { type: "string" },
-  "image-size": { type: "string" },
-  batch: { type: "string" },
-  "lora-rank": { type: "string" },
-  "lora-alpha": { type: "string" },
-  "lora-targets": { type: "string" },
-  eval: { type: "boolean" },
-  measure: { type: "boolean" },
-  margin: { type: "string" },
-  tier: { type: "string" },
-  target: { type: "string" },
-  from: { type: "string" },
-  save: { type: "string" },
-  python: { type: "string" },
-  container: { type: "string" },
-  image: { type: "string" },
-  ssh: { type: "string" },
-  "current-batch": { type: "string" },
-  "current-memory": { type: "string" },
-  pid: { type: "string" },
-  timeout: { type: "string" },
-  json: { type: "boolean" },
-  html: { type: "string" },
+  model: {
+    type: "string",
+    value: "X",
+    description:
+      "a config.json, a directory holding one, or a model name in the local\nHugging Face cache (never downloaded)",
+    group: MODEL,
+  },
+  factory: {
+    type: "string",
+    value: "M:F",
+    description:
+      "call F() from module M (imported from the current directory); it returns an\nnn.Module, or (model, make_inputs) with make_inputs(batch, device)",
+    group: MODEL,
+  },
+  task: {
+    type: "string",
+    value: "T",
+    description: "train (default) | finetune-lora | finetune-qlora | infer",
+    group: WORK,
+  },
+  amp: { type: "string", value: "bf16|fp16", description: "autocast dtype (default: none)", group: WORK },
+  dtype: { type: "string", value: "D", description: "float32 | bfloat16 | float16", group: WORK },
+  optimizer: {
+    type: "string",
+    value: "O",
+    description: "adamw (default) | adamw8bit | sgd | adafactor",
+    group: WORK,
+  },
+  "grad-checkpointing": { type: "boolean", description: "activation checkpointing", group: WORK },
+  "seq-len": { type: "string", value: "N", description: "tokens per sample (default 512)", group: WORK },
+  "image-size": { type: "string", value: "N", description: "pixels per side", group: WORK },
+  batch: {
+    type: "string",
+    value: "N | A..B",
+    description: "one batch, or the range to search (default 1..1024)",
+    group: WORK,
+  },
+  "lora-rank": { type: "string", value: "R", description: "(finetune-lora; default 16)", group: WORK },
+  "lora-alpha": { type: "string", value: "A", description: "(finetune-lora; default 2R)", group: WORK },
+  "lora-targets": {
+    type: "string",
+    value: "q_proj,v_proj",
+    description: "(finetune-lora; default all)",
+    group: WORK,
+  },
+  eval: { type: "boolean", description: "also run an eval step at the same batch", group: WORK },
+  target: {
+    type: "string",
+    value: "NAME",
+    description: 'a GPU from the knowledge base ("H100 SXM", "GB10")',
+    group: MACHINE,
+  },
+  from: {
+    type: "string",
+    value: "FILE",
+    description: "a facts snapshot written by --save (doctor's, init's or this one's);\nnothing is gathered",
+    group: MACHINE,
+  },
+  save: {
+    type: "string",
+    value: "FILE",
+    description: "also write the facts gathered for the machine to FILE (for --from)",
+    group: MACHINE,
+  },
+  python: { type: "string", value: "PATH", description: "where the target Python runs", group: MACHINE },
+  container: { type: "string", value: "NAME", description: "where the target Python runs", group: MACHINE },
+  image: { type: "string", value: "REF", description: "where the target Python runs", group: MACHINE },
+  ssh: { type: "string", value: "HOST", description: "where the target Python runs", group: MACHINE },
+  tier: {
+    type: "string",
+    value: "T",
+    description: "trace | formula | auto (default: trace where torch >= 2.5, else formula)",
+    group: HOW,
+  },
+  measure: {
+    type: "boolean",
+    description: "also search on the real GPU: real steps, each trial a fresh process",
+    group: HOW,
+  },
+  margin: {
+    type: "string",
+    value: "F",
+    description: "memory kept free, fraction of the card (default 0.05)",
+    group: HOW,
+  },
+  timeout: {
+    type: "string",
+    value: "S",
+    description: "seconds per traced step or trial before it is killed (default 600 / 300)",
+    group: HOW,
+  },
   // Tests only: run trials on the CPU (their "memory" is the process's RSS).
-  "trial-device": { type: "string" },
-} as const;
+  "trial-device": {
+    type: "string",
+    value: "cuda|cpu",
+    description: "where --measure's trials run (default cuda; cpu is for tests: RSS, not GPU memory)",
+    group: HOW,
+  },
+  "current-batch": {
+    type: "string",
+    value: "N",
+    description: "the batch that ran, with --current-memory or --pid",
+    group: SEED,
+  },
+  "current-memory": { type: "string", value: "GiB", description: "the memory it used", group: SEED },
+  pid: { type: "string", value: "PID", description: "or its use from nvidia-smi", group: SEED },
+  json: {
+    type: "boolean",
+    description: 'the report as JSON ("gpuprep.memory", version 1)',
+    group: OUTPUT,
+  },
+  html: { type: "string", value: "FILE", description: "also write the report as HTML", group: OUTPUT },
+} as const satisfies OptionTable;
 
-export type Values = ReturnType<
-  typeof parseCommandArgs<{ args: string[]; options: typeof OPTIONS }>
->["values"];
+export type Values = ValuesOf<typeof OPTIONS>;
 
 export function oneOf<T extends string>(
   flag: string,

@@ -30,7 +30,8 @@ import { renderMemoryText } from "../report/memory-text.js";
 import { makeStyle, useColor } from "../report/style.js";
 import type { Transport } from "../transports/types.js";
 import { writeOutputFile } from "../util/write-output.js";
-import { onePlace, parseCommandArgs } from "./args.js";
+import { onePlace } from "./args.js";
+import { writeDocument, writeText } from "../report/terminal.js";
 import {
   OPTIONS,
   modelSource,
@@ -41,54 +42,20 @@ import {
   workSpec,
   type Values,
 } from "./memory-input.js";
-import { EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_ERROR, type Command } from "./command.js";
-
-const HELP = `gpuprep memory: will this training step fit on the GPU, and the largest batch that does
-
-usage: gpuprep memory (--model DIR|config.json|NAME | --factory module:function) [flags]
-
-the model (weights are never read):
-  --model X           a config.json, a directory holding one, or a model name in the local
-                      Hugging Face cache (never downloaded)
-  --factory M:F       call F() from module M (imported from the current directory); it returns an
-                      nn.Module, or (model, make_inputs) with make_inputs(batch, device)
-the work:
-  --task T            train (default) | finetune-lora | finetune-qlora | infer
-  --amp bf16|fp16     autocast dtype (default: none)      --dtype D  float32 | bfloat16 | float16
-  --optimizer O       adamw (default) | adamw8bit | sgd | adafactor
-  --grad-checkpointing
-  --seq-len N         tokens per sample (default 512)     --image-size N  pixels per side
-  --batch N | A..B    one batch, or the range to search (default 1..1024)
-  --lora-rank R --lora-alpha A --lora-targets q_proj,v_proj   (finetune-lora; default 16, 2R, all)
-  --eval              also run an eval step at the same batch
-the machine (default: this one, as doctor sees it):
-  --target NAME       a GPU from the knowledge base ("H100 SXM", "GB10")
-  --from FILE         a facts snapshot written by --save (doctor's, init's or this one's);
-                      nothing is gathered
-  --save FILE         also write the facts gathered for the machine to FILE (for --from)
-  --python PATH  --container NAME  --image REF  --ssh HOST   where the target Python runs
-how:
-  --tier T            trace | formula | auto (default: trace where torch >= 2.5, else formula)
-  --measure           also search on the real GPU: real steps, each trial a fresh process
-  --margin F          memory kept free, fraction of the card (default 0.05)
-  --timeout S         seconds per traced step or trial before it is killed (default 600 / 300)
-seed 001's rule (scale a batch that ran):
-  --current-batch N with --current-memory GiB, or --pid PID (its use from nvidia-smi)
-output:
-  --json              the report as JSON ("gpuprep.memory", version 1)
-  --html FILE         also write the report as HTML
-
-The trace tier needs ${TRACE_TORCH_NEEDED} in the target Python (torch.distributed._tools.mem_tracker);
-without a CUDA build it traces CPU kernels, whose figures lean high.
-exit: 0 fits, 1 does not fit even at the smallest batch (the report says how much is missing),
-2 could not run`;
+import { EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_ERROR, defineCommand } from "./command.js";
 
 const GIB = 1024 ** 3;
 
-export const memoryCommand: Command = {
+export const memoryCommand = defineCommand({
   name: "memory",
-  summary: "will a training step fit on the GPU, and the largest batch that does",
-  help: HELP,
+  title: "will this training step fit on the GPU, and the largest batch that does",
+  usage: [["(--model DIR|config.json|NAME | --factory module:function) [flags]"]],
+  options: OPTIONS,
+  outputs: ["html", "save"],
+  outro: `The trace tier needs ${TRACE_TORCH_NEEDED} in the target Python (torch.distributed._tools.mem_tracker);
+without a CUDA build it traces CPU kernels, whose figures lean high.
+exit: 0 fits, 1 does not fit even at the smallest batch (the report says how much is missing),
+2 could not run`,
   examples: [
     [
       'gpuprep memory --model ./config.json --target "H100 SXM"',
@@ -103,18 +70,7 @@ export const memoryCommand: Command = {
       "your own model, also measured on the real GPU",
     ],
   ],
-  async run(argv) {
-    const { values, positionals } = parseCommandArgs(
-      "memory",
-      { args: argv, options: OPTIONS, allowPositionals: true },
-      { outputs: ["html", "save"] },
-    );
-    if (positionals.length > 0) {
-      throw new UserError(
-        `memory: unexpected argument "${positionals[0]}"`,
-        "run `gpuprep memory --help` for the flags it takes",
-      );
-    }
+  async run({ values }) {
     onePlace("memory", values, ["container", "image", "ssh"], "name one place");
     // --from and --save as in doctor and init: a snapshot instead of gathering, or what was gathered.
     if (values.from !== undefined && values.target !== undefined)
@@ -298,16 +254,13 @@ export const memoryCommand: Command = {
     if (values.html !== undefined) {
       writeOutputFile(values.html, renderMemoryHtml(report), "--html");
     }
-    process.stdout.write(
-      values.json
-        ? renderJsonDocument(MEMORY_REPORT_SCHEMA, MEMORY_REPORT_VERSION, report)
-        : renderMemoryText(report, makeStyle(useColor())),
-    );
+    if (values.json) writeDocument(renderJsonDocument(MEMORY_REPORT_SCHEMA, MEMORY_REPORT_VERSION, report));
+    else writeText(renderMemoryText(report, makeStyle(useColor())));
     if (device.totalBytes === 0) return EXIT_TOOL_ERROR;
     if (values.measure && measuredMaxBatch === null) return EXIT_FINDINGS;
     return verdict.fits ? EXIT_OK : EXIT_FINDINGS;
   },
-};
+});
 
 /** The confirmed trial as an estimate (tier "measured"): what the allocator and the device really held. */
 function measuredEstimate(trial: TrialOutcome, parameterCount: number): MemoryEstimate {

@@ -1,5 +1,6 @@
 /** `gpuprep scan`: which GPU architectures the CUDA code in binaries covers, and what a GPU can run. */
-import { writeText } from "../report/terminal.js";
+import { writeDocument, writeText } from "../report/terminal.js";
+import { renderScanText, type LibraryReport, type ScanDevice as Device } from "../report/scan-text.js";
 import { renderJsonDocument } from "../report/envelope.js";
 import { SCAN_SCHEMA, SCAN_SCHEMA_VERSION } from "../report/document-ids.js";
 import { importDirectories } from "../gather/binaries.js";
@@ -8,41 +9,31 @@ import { localTransport } from "../transports/local.js";
 import type { Transport } from "../transports/types.js";
 import { stat } from "node:fs/promises";
 import { UserError, errorMessage } from "../errors.js";
-import { EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_ERROR, type Command } from "./command.js";
-import { parseCommandArgs } from "./args.js";
-import { makeStyle, useColor, type Style } from "../report/style.js";
+import { EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_ERROR, defineCommand, type OptionTable } from "./command.js";
+import { makeStyle, useColor } from "../report/style.js";
 import { findBinaries, scanFiles, coverageOf, distinctTargets, type FileScan } from "../fatbin/index.js";
 import { startProgress } from "../util/console-status.js";
-import {
-  coverageFor,
-  formatComputeCapability,
-  parseComputeCapability,
-  type ComputeCapability,
-  type CoverageVerdict,
-} from "../kb/compat.js";
+import { coverageFor, formatComputeCapability, parseComputeCapability } from "../kb/compat.js";
 
-const HELP = `gpuprep scan: which GPU architectures the CUDA code in binaries covers
-
-usage:
-  gpuprep scan FILE|DIR...          .so / .o / .a files, directories searched recursively
-  gpuprep scan --python PATH        every binary in that interpreter's site-packages
-                                    (torch/lib and nvidia/* included)
-
-flags:
-  --gpu NAME|sm_XY|X.Y   the GPU to judge for (default: the local GPU from nvidia-smi)
-  --from FILE            judge for the GPU in a facts snapshot (\`gpuprep doctor --save FILE\`)
-  --all                  also list libraries without CUDA code
-  --json                 machine-readable output
-
-verdicts: native (a SASS cubin runs), ptx-jit (the driver compiles PTX at first load; slow
-first run), none (cannot run: "no kernel image is available for execution on the device").
-exit status: 0 every library with CUDA code can run on the GPU, 1 some cannot, 2 error, also when
-no file examined could be read (each is still listed with its reason)`;
-
-interface Device {
-  label: string;
-  capability: ComputeCapability;
-}
+const OPTIONS = {
+  python: {
+    type: "string",
+    value: "PATH",
+    description: "every binary in that interpreter's site-packages\n(torch/lib and nvidia/* included)",
+  },
+  gpu: {
+    type: "string",
+    value: "NAME|sm_XY|X.Y",
+    description: "the GPU to judge for (default: the local GPU from nvidia-smi)",
+  },
+  from: {
+    type: "string",
+    value: "FILE",
+    description: "judge for the GPU in a facts snapshot (`gpuprep doctor --save FILE`)",
+  },
+  all: { type: "boolean", description: "also list libraries without CUDA code" },
+  json: { type: "boolean", description: "machine-readable output" },
+} as const satisfies OptionTable;
 
 /** The first GPU of gathered facts (nvidia-smi's GPU 0, as judged before), when it has a capability. */
 function deviceFromGpus(nvidia: GpuListFacts, where: string): Device | null {
@@ -97,79 +88,19 @@ async function sitePackages(transport: Transport): Promise<string[]> {
   }
 }
 
-interface LibraryReport {
-  path: string;
-  sizeBytes: number;
-  sass: string[];
-  ptx: string[];
-  /** LTO-IR (device-link-time code): linked into a program at build time, never loaded as is. */
-  lto: string[];
-  entryCount: number;
-  error: string | null;
-  verdict: CoverageVerdict | null;
-}
-
-const VERDICT_TEXT: Record<CoverageVerdict["how"], string> = {
-  sass: "native",
-  "ptx-jit": "ptx-jit",
-  none: "CANNOT RUN",
-};
-
-function renderText(reports: LibraryReport[], device: Device | null, examined: number, style: Style): string {
-  const lines: string[] = [];
-  lines.push(
-    style.bold(`gpuprep scan`) +
-      (device
-        ? ` for ${device.label}, ${formatComputeCapability(device.capability)}`
-        : " (no GPU given or found: targets only)"),
-  );
-  const withCode = reports.filter((r) => r.entryCount > 0);
-  for (const report of reports) {
-    const targets = [...report.sass, ...report.ptx, ...report.lto].join(" ") || "(no CUDA code)";
-    let verdict = "";
-    if (report.error) verdict = style.red(`error: ${report.error}`);
-    else if (report.verdict) {
-      const text = `${VERDICT_TEXT[report.verdict.how]}${report.verdict.via.length ? " via " + report.verdict.via[0] : ""}`;
-      verdict =
-        report.verdict.how === "sass"
-          ? style.green(text)
-          : report.verdict.how === "ptx-jit"
-            ? style.yellow(text)
-            : style.red(text);
-    }
-    lines.push(`  ${report.path}`);
-    lines.push(`    ${targets}${verdict ? "  ->  " + verdict : ""}`);
-  }
-  const count = (how: CoverageVerdict["how"]) => withCode.filter((r) => r.verdict?.how === how).length;
-  const errors = reports.filter((r) => r.error).length;
-  lines.push("");
-  lines.push(
-    `${examined} files examined, ${withCode.length} with CUDA code` +
-      (device
-        ? `: ${count("sass")} native, ${count("ptx-jit")} PTX JIT only, ${count("none")} cannot run`
-        : "") +
-      (errors ? `, ${errors} unreadable` : ""),
-  );
-  if (device && count("ptx-jit") > 0) {
-    lines.push(
-      "PTX JIT: the driver compiles these at first load (seconds to minutes); keep the JIT cache between runs: " +
-        "CUDA_CACHE_MAXSIZE=4294967296 and a persistent CUDA_CACHE_PATH (default ~/.nv/ComputeCache).",
-    );
-  }
-  if (device && count("none") > 0) {
-    const arch = `${device.capability.major}.${device.capability.minor}`;
-    lines.push(
-      `Libraries that cannot run fail with "no kernel image is available for execution on the device": ` +
-        `install a build that includes sm_${device.capability.major}${device.capability.minor}, or rebuild with TORCH_CUDA_ARCH_LIST="${arch}".`,
-    );
-  }
-  return lines.join("\n") + "\n";
-}
-
-export const scanCommand: Command = {
+export const scanCommand = defineCommand({
   name: "scan",
-  summary: "which GPU architectures the CUDA code in .so files covers",
-  help: HELP,
+  title: "which GPU architectures the CUDA code in binaries covers",
+  positionals: "FILE|DIR...",
+  usage: [
+    ["FILE|DIR...", ".so / .o / .a files, directories searched recursively"],
+    ["--python PATH", "every binary in that interpreter's site-packages"],
+  ],
+  options: OPTIONS,
+  outro: `verdicts: native (a SASS cubin runs), ptx-jit (the driver compiles PTX at first load; slow
+first run), none (cannot run: "no kernel image is available for execution on the device").
+exit status: 0 every library with CUDA code can run on the GPU, 1 some cannot, 2 error, also when
+no file examined could be read (each is still listed with its reason)`,
   examples: [
     ["gpuprep scan --python .venv/bin/python", "every binary that venv imports, judged for the local GPU"],
     ["gpuprep scan build/lib/my_ext.so --gpu sm_120", "one extension, judged for a Blackwell RTX GPU"],
@@ -178,18 +109,7 @@ export const scanCommand: Command = {
       "a directory, libraries without CUDA code too, as JSON",
     ],
   ],
-  async run(argv) {
-    const { values, positionals } = parseCommandArgs("scan", {
-      args: argv,
-      allowPositionals: true,
-      options: {
-        python: { type: "string" },
-        gpu: { type: "string" },
-        from: { type: "string" },
-        all: { type: "boolean" },
-        json: { type: "boolean" },
-      },
-    });
+  async run({ values, positionals }) {
     if (positionals.length === 0 && values.python === undefined) {
       throw new UserError("scan: nothing to scan", "give files or directories, or --python PATH");
     }
@@ -254,7 +174,7 @@ export const scanCommand: Command = {
 
     const cannotRun = reports.some((r) => r.verdict?.how === "none");
     if (values.json) {
-      process.stdout.write(
+      writeDocument(
         renderJsonDocument(SCAN_SCHEMA, SCAN_SCHEMA_VERSION, {
           device: device
             ? { label: device.label, computeCapability: formatComputeCapability(device.capability) }
@@ -264,10 +184,10 @@ export const scanCommand: Command = {
         }),
       );
     } else {
-      writeText(renderText(reports, device, files.length, makeStyle(useColor())));
+      writeText(renderScanText(reports, device, files.length, makeStyle(useColor())));
     }
     // Nothing readable means nothing was checked: not a clean result (issue 12).
     if (files.length > 0 && scans.every((s) => s.error !== null)) return EXIT_TOOL_ERROR;
     return cannotRun ? EXIT_FINDINGS : EXIT_OK;
   },
-};
+});

@@ -2,7 +2,8 @@
 import { existsSync } from "node:fs";
 import { READ_LIMITS, readTextFile } from "../util/safe-read.js";
 import { parseJsonInput } from "../util/json-input.js";
-import { writeText } from "../report/terminal.js";
+import { writeDocument, writeText } from "../report/terminal.js";
+import { renderJson } from "../report/envelope.js";
 import { writeOutputFile } from "../util/write-output.js";
 import { resolve } from "node:path";
 import { UserError } from "../errors.js";
@@ -21,43 +22,74 @@ import {
 } from "../validate/payload.js";
 import { REPORT_SCHEMA_ID, type ValidateReport } from "../validate/report.js";
 import { renderText, toHtmlReport, toJUnitSuites } from "../report/validate.js";
-import { onePlace, parseCommandArgs } from "./args.js";
-import { EXIT_FINDINGS, EXIT_OK, type Command } from "./command.js";
+import { checkedOnlyNames, onePlace } from "./args.js";
+import { EXIT_FINDINGS, EXIT_OK, defineCommand, type OptionTable } from "./command.js";
 import { makeStyle, useColor } from "../report/style.js";
 import { startProgress } from "../util/console-status.js";
 
-const HELP = `gpuprep validate: environment checks and GPU benchmarks against the hardware's own peak
+const OPTIONS = {
+  python: {
+    type: "string",
+    value: "PATH",
+    description:
+      "the interpreter of the environment to validate (default: python3 on PATH;\ninside a container, image or ssh host: the interpreter there)",
+  },
+  container: {
+    type: "string",
+    value: "NAME",
+    description: "validate inside this running container (docker exec)",
+  },
+  image: {
+    type: "string",
+    value: "REF",
+    description: "validate in a throwaway container of this image (docker run --rm --gpus all)",
+  },
+  ssh: {
+    type: "string",
+    value: "HOST",
+    description: "validate on this host over ssh (BatchMode; Python >= 3.8 there)",
+  },
+  quick: { type: "boolean", description: "fewer shapes and sizes" },
+  only: {
+    type: "string",
+    value: "LIST",
+    description: `comma-separated: ${ONLY_NAMES.join(", ")}\n(the torch/CUDA/GPU checks always run)`,
+  },
+  model: {
+    type: "string",
+    value: "PATH",
+    description: "also load this model: a .safetensors / torch.save file or a Hugging Face-style dir",
+  },
+  json: {
+    type: "boolean",
+    description: "print the report as JSON (it holds the raw payload; --from reads it back)",
+  },
+  junit: { type: "string", value: "FILE", description: "also write JUnit XML" },
+  html: { type: "string", value: "FILE", description: "also write a self-contained HTML report" },
+  save: {
+    type: "string",
+    value: "FILE",
+    description: "also write the report with its raw payload to FILE (what --json prints)",
+  },
+  from: {
+    type: "string",
+    value: "FILE",
+    description:
+      "judge and render the payload of a report written by --save or --json again,\nwith this gpuprep's knowledge base, instead of running anything",
+  },
+} as const satisfies OptionTable;
 
-usage: gpuprep validate [flags]
-
-Checks: torch built with CUDA, GPU visible, the GPU's architecture covered by SASS (not JIT),
+export const validateCommand = defineCommand({
+  name: "validate",
+  title: "environment checks and GPU benchmarks against the hardware's own peak",
+  intro: `Checks: torch built with CUDA, GPU visible, the GPU's architecture covered by SASS (not JIT),
 a real kernel runs with a checked result, numpy interop, common extensions import, and a model
 loads from --model PATH. Benchmarks: SDPA per backend vs manual attention, bf16/fp16/tf32
-matmul, device memory bandwidth, pinned host<->device bandwidth, NCCL all-reduce (2+ GPUs).
-
-flags:
-  --python PATH   the interpreter of the environment to validate (default: python3 on PATH;
-                  inside a container, image or ssh host: the interpreter there)
-  --container NAME  validate inside this running container (docker exec)
-  --image REF     validate in a throwaway container of this image (docker run --rm --gpus all)
-  --ssh HOST      validate on this host over ssh (BatchMode; Python >= 3.8 there)
-  --quick         fewer shapes and sizes
-  --only LIST     comma-separated: ${ONLY_NAMES.join(", ")}
-                  (the torch/CUDA/GPU checks always run)
-  --model PATH    also load this model: a .safetensors / torch.save file or a Hugging Face-style dir
-  --json          print the report as JSON (it holds the raw payload; --from reads it back)
-  --junit FILE    also write JUnit XML
-  --html FILE     also write a self-contained HTML report
-  --save FILE     also write the report with its raw payload to FILE (what --json prints)
-  --from FILE     judge and render the payload of a report written by --save or --json again,
-                  with this gpuprep's knowledge base, instead of running anything
-
-exit: 0 every check passed or was skipped (warnings allowed), 1 something failed, 2 the tool could not run`;
-
-export const validateCommand: Command = {
-  name: "validate",
-  summary: "environment checks and GPU benchmarks against the hardware's peak",
-  help: HELP,
+matmul, device memory bandwidth, pinned host<->device bandwidth, NCCL all-reduce (2+ GPUs).`,
+  options: OPTIONS,
+  outputs: ["junit", "html", "save"],
+  outro:
+    "exit: 0 every check passed or was skipped (warnings allowed), 1 something failed, 2 the tool could not run",
   examples: [
     ["gpuprep validate --quick", "the checks and fewer benchmark shapes, with python3"],
     [
@@ -66,29 +98,7 @@ export const validateCommand: Command = {
     ],
     ["gpuprep validate --from report.json --html report.html", "a saved --json report again, as HTML"],
   ],
-  async run(argv) {
-    const { values } = parseCommandArgs(
-      "validate",
-      {
-        args: argv,
-        options: {
-          python: { type: "string" },
-          container: { type: "string" },
-          image: { type: "string" },
-          ssh: { type: "string" },
-          quick: { type: "boolean" },
-          only: { type: "string" },
-          model: { type: "string" },
-          json: { type: "boolean" },
-          junit: { type: "string" },
-          html: { type: "string" },
-          from: { type: "string" },
-          save: { type: "string" },
-        },
-        allowPositionals: false,
-      },
-      { outputs: ["junit", "html", "save"] },
-    );
+  async run({ values }) {
     const place = onePlace(
       "validate",
       values,
@@ -140,12 +150,12 @@ export const validateCommand: Command = {
     if (values.junit)
       writeOutputFile(values.junit, renderJUnit(toJUnitSuites(report), "gpuprep validate"), "--junit");
     if (values.html) writeOutputFile(values.html, renderHtmlReport(toHtmlReport(report)), "--html");
-    if (values.save) writeOutputFile(values.save, `${JSON.stringify(report, null, 2)}\n`, "--save");
-    if (values.json) console.log(JSON.stringify(report, null, 2));
+    if (values.save) writeOutputFile(values.save, renderJson(report), "--save");
+    if (values.json) writeDocument(renderJson(report));
     else writeText(`${renderText(report, makeStyle(useColor()))}\n`);
     return report.summary.fail > 0 ? EXIT_FINDINGS : EXIT_OK;
   },
-};
+});
 
 /** `local`: --model names a path on this machine, checked here; elsewhere it is the remote's path. */
 function payloadOptions(
@@ -153,20 +163,7 @@ function payloadOptions(
   local: boolean,
 ): PayloadOptions {
   const options: PayloadOptions = { quick: values.quick === true };
-  if (values.only !== undefined) {
-    const names = values.only
-      .split(",")
-      .map((n) => n.trim())
-      .filter(Boolean);
-    const unknown = names.filter((n) => !(ONLY_NAMES as readonly string[]).includes(n));
-    if (names.length === 0 || unknown.length > 0) {
-      throw new UserError(
-        `validate: --only does not know "${unknown.join(", ") || values.only}"`,
-        `names: ${ONLY_NAMES.join(", ")}`,
-      );
-    }
-    options.only = names;
-  }
+  if (values.only !== undefined) options.only = checkedOnlyNames("validate", values.only, ONLY_NAMES);
   if (values.model !== undefined && !local) options.model = values.model;
   else if (values.model !== undefined) {
     const path = resolve(values.model);

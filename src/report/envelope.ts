@@ -11,7 +11,15 @@ export function envelope(schema: string, schemaVersion: number): Envelope {
   return makeEnvelope(schema, schemaVersion, knowledgeBaseOverlay());
 }
 
-/** The envelope first, then the document's own fields; two-space indentation everywhere. */
+/** The envelope first, then the document's own fields. */
 export function renderJsonDocument<T extends object>(schema: string, schemaVersion: number, body: T): string {
-  return JSON.stringify({ ...envelope(schema, schemaVersion), ...body }, null, 2) + "\n";
+  return renderJson({ ...envelope(schema, schemaVersion), ...body });
+}
+
+/**
+ * Every --json document's text: two-space indentation and a final newline, in one place. For a
+ * document that already carries its envelope (validate's report, which --from reads back).
+ */
+export function renderJson(document: object): string {
+  return JSON.stringify(document, null, 2) + "\n";
 }

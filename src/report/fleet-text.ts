@@ -1,5 +1,5 @@
 /** Human fleet report: groups and how they differ, nodes not checked, drift, the worst findings. */
-import type { Style } from "./style.js";
+import { paintSeverity, type Style } from "./style.js";
 import { FINGERPRINT_LABELS } from "../fleet/fingerprint.js";
 import { describeDifference, nodeListText } from "../fleet/drift.js";
 import type { FingerprintField, FleetReport, MergedFinding, NodeGroup } from "../fleet/types.js";
@@ -8,14 +8,6 @@ import type { Severity } from "../rule-helpers/types.js";
 const MARK: Record<Severity, string> = { error: "✗", warning: "!", info: "i" };
 /** Node findings shown in text; --json and --html carry all of them. */
 const MAX_NODE_FINDINGS = 12;
-
-function paint(style: Style, severity: Severity, text: string): string {
-  return severity === "error"
-    ? style.red(text)
-    : severity === "warning"
-      ? style.yellow(text)
-      : style.blue(text);
-}
 
 const SHOWN: FingerprintField[] = [
   "gpus",
@@ -45,7 +37,7 @@ function renderFinding(style: Style, f: MergedFinding, lines: string[], withNode
     ? ` ${style.dim(`on ${f.nodes.length} node${f.nodes.length === 1 ? "" : "s"}: ${nodeListText(f.nodes, 8)}`)}`
     : "";
   lines.push(
-    `${paint(style, f.severity, MARK[f.severity])} ${style.bold(f.title)} ${style.dim(`[${f.ruleId}]`)}${on}`,
+    `${paintSeverity(style, f.severity, MARK[f.severity])} ${style.bold(f.title)} ${style.dim(`[${f.ruleId}]`)}${on}`,
   );
   lines.push(`  ${f.message}`);
   for (const e of f.evidence.slice(0, 12)) lines.push(`    ${style.dim(`${e.label}:`)} ${e.value}`);
@@ -108,4 +100,13 @@ export function renderFleetText(report: FleetReport, style: Style): string {
     `${verdict} ${s.errors} error${s.errors === 1 ? "" : "s"}, ${s.warnings} warning${s.warnings === 1 ? "" : "s"}, ${s.infos} info.`,
   );
   return lines.join("\n") + "\n";
+}
+
+/** `fleet doctor --submit`: the job sent, and the command that collects its results. */
+export function renderSubmittedJob(
+  job: { jobId: string; script: string },
+  jobDir: string | undefined,
+): string {
+  const dir = jobDir ? ` --job-dir ${jobDir}` : "";
+  return `submitted job ${job.jobId} (script ${job.script}); when it has run: gpuprep fleet collect ${job.jobId}${dir}\n`;
 }

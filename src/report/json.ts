@@ -3,7 +3,7 @@ import type { Facts } from "../facts/schema.js";
 import type { Finding } from "../rule-helpers/types.js";
 import { summarize, type FindingSummary } from "../diagnose/diagnose.js";
 import { machineSummary, type MachineSummary } from "./machine-summary.js";
-import { envelope, type Envelope } from "./envelope.js";
+import { envelope, renderJson as renderJsonText, type Envelope } from "./envelope.js";
 
 export const DOCTOR_REPORT_SCHEMA = "gpuprep.doctor";
 export const DOCTOR_REPORT_VERSION = 1;
@@ -24,5 +24,5 @@ export function buildJsonReport(facts: Facts, findings: Finding[], exitCode: num
 }
 
 export function renderJson(facts: Facts, findings: Finding[], exitCode: number): string {
-  return JSON.stringify(buildJsonReport(facts, findings, exitCode), null, 2) + "\n";
+  return renderJsonText(buildJsonReport(facts, findings, exitCode));
 }

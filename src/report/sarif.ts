@@ -10,6 +10,7 @@ import type { Finding, Rule, Severity } from "../rule-helpers/types.js";
 import { ruleDocsUrl } from "../rule-helpers/types.js";
 import { HOMEPAGE_URL, TOOL_VERSION } from "../version.js";
 import { fileUri, findingLocation } from "./sarif-location.js";
+import { renderJson } from "./envelope.js";
 
 const LEVEL: Record<Severity, "error" | "warning" | "note"> = {
   error: "error",
@@ -94,5 +95,5 @@ export function renderSarif(findings: Finding[], rules: readonly Rule[], facts: 
       },
     ],
   };
-  return JSON.stringify(log, null, 2) + "\n";
+  return renderJson(log);
 }

@@ -1,4 +1,5 @@
 /** Terminal styling that honours NO_COLOR, FORCE_COLOR and whether stdout is a TTY. */
+import type { Severity } from "../rule-helpers/types.js";
 
 export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
   if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "") return false;
@@ -28,4 +29,13 @@ export function makeStyle(color: boolean): Style {
     dim: wrap(2, 22),
     bold: wrap(1, 22),
   };
+}
+
+/** A finding's colour by severity: red errors, yellow warnings, blue info (doctor's and fleet's reports). */
+export function paintSeverity(style: Style, severity: Severity, text: string): string {
+  return severity === "error"
+    ? style.red(text)
+    : severity === "warning"
+      ? style.yellow(text)
+      : style.blue(text);
 }

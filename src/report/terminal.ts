@@ -32,7 +32,23 @@ export function oneLine(text: string, max = 500): string {
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
-/** Writes a text report to stdout, sanitized. JSON output does not come here: JSON.stringify escapes. */
+/**
+ * The one writer to stdout, for every command. A closed pipe (`| head -1`) is handled once, in
+ * main, on the stream itself.
+ */
+function writeStdout(text: string): void {
+  process.stdout.write(text);
+}
+
+/** A text report, sanitized: values from facts and files must not steer the terminal. */
 export function writeText(text: string): void {
-  process.stdout.write(sanitizeForTerminal(text));
+  writeStdout(sanitizeForTerminal(text));
+}
+
+/**
+ * A machine document (JSON, YAML manifests) as it is: JSON.stringify already escapes the
+ * control characters a terminal acts on, and a document's bytes must not be changed.
+ */
+export function writeDocument(text: string): void {
+  writeStdout(text);
 }

@@ -3,7 +3,7 @@ import { sanitizeForTerminal } from "./terminal.js";
 import type { Facts } from "../facts/schema.js";
 import type { Finding, Severity } from "../rule-helpers/types.js";
 import { summarize } from "../diagnose/diagnose.js";
-import type { Style } from "./style.js";
+import { paintSeverity, type Style } from "./style.js";
 import { machineSummary } from "./machine-summary.js";
 import { knowledgeBaseOverlay } from "../kb/overlay-switch.js";
 
@@ -12,14 +12,6 @@ const GROUPS: { severity: Severity; heading: string; mark: string }[] = [
   { severity: "warning", heading: "Warnings", mark: "!" },
   { severity: "info", heading: "Info", mark: "i" },
 ];
-
-function paint(style: Style, severity: Severity, text: string): string {
-  return severity === "error"
-    ? style.red(text)
-    : severity === "warning"
-      ? style.yellow(text)
-      : style.blue(text);
-}
 
 /**
  * Snapshot values (an OS name, a GPU name, a driver string) reach this report, and the findings'
@@ -58,10 +50,10 @@ export function renderText(facts: Facts, findings: Finding[], style: Style): str
   for (const group of GROUPS) {
     const inGroup = findings.filter((f) => f.severity === group.severity);
     if (inGroup.length === 0) continue;
-    lines.push(paint(style, group.severity, style.bold(`${group.heading} (${inGroup.length})`)));
+    lines.push(paintSeverity(style, group.severity, style.bold(`${group.heading} (${inGroup.length})`)));
     for (const finding of inGroup) {
       lines.push(
-        `${paint(style, group.severity, group.mark)} ${style.bold(oneLine(finding.title))} ${style.dim(`[${finding.ruleId}]`)}`,
+        `${paintSeverity(style, group.severity, group.mark)} ${style.bold(oneLine(finding.title))} ${style.dim(`[${finding.ruleId}]`)}`,
       );
       lines.push(`  ${oneLine(finding.message)}`);
       for (const item of finding.evidence)

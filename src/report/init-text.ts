@@ -1,0 +1,68 @@
+/**
+ * `gpuprep init`'s text report: every decision with its reason and sources, the pins not obeyed,
+ * the files and what happens to each (their diffs on a dry run), and what to run next.
+ */
+import { relative } from "node:path";
+import type { Style } from "./style.js";
+import type { Plan } from "../plan/index.js";
+import { blocked, type FilePlan } from "../generate/write.js";
+import { unifiedDiff } from "../generate/diff.js";
+
+export interface InitOutcome {
+  plan: Plan;
+  writes: FilePlan[];
+  /** What generating the files had to say, after the plan's own warnings. */
+  notes: string[];
+  dryRun: boolean;
+  /** Where replaced files were backed up (--force), or null. */
+  backup: string | null;
+}
+
+const STATUS_TEXT: Record<FilePlan["status"], string> = {
+  create: "new",
+  unchanged: "unchanged",
+  update: "updated",
+  edited: "EDITED by you: kept unless --force",
+  foreign: "exists, not written by gpuprep: kept unless --force",
+  "user-file": "your file, lines added (backup kept)",
+};
+
+function renderPlan({ plan, writes, notes, dryRun }: InitOutcome, style: Style): string {
+  const out: string[] = [];
+  out.push(style.bold(`gpuprep init: ${plan.project.name} on ${plan.target.gpuName} → ${plan.strategy}`), "");
+  for (const d of plan.decisions) {
+    out.push(`  ${style.bold(d.topic)}: ${d.choice}`);
+    out.push(`    why: ${d.reason}`);
+    for (const source of new Set(d.sources)) out.push(`    source: ${source}`);
+  }
+  if (plan.conflicts.length > 0) {
+    out.push("", style.bold("pins in the project that are not obeyed:"));
+    for (const c of plan.conflicts) out.push(`  - ${c.message}`);
+  }
+  const warnings = [...plan.warnings, ...notes];
+  if (warnings.length > 0) {
+    out.push("", style.bold("notes:"));
+    for (const w of warnings) out.push(`  - ${w}`);
+  }
+  out.push("", style.bold(dryRun ? "files (dry run: nothing written):" : "files:"));
+  for (const w of writes) out.push(`  ${w.file.path}: ${STATUS_TEXT[w.status]}`);
+  if (dryRun) {
+    for (const w of writes) {
+      if (w.status === "unchanged") continue;
+      out.push("", unifiedDiff(w.file.path, w.before, w.file.content).trimEnd());
+    }
+  }
+  return out.join("\n") + "\n";
+}
+
+export function renderInitText(outcome: InitOutcome, style: Style): string {
+  const { plan, writes, dryRun, backup } = outcome;
+  let text = renderPlan(outcome, style);
+  if (backup) text += `\nbackups of replaced files: ${relative(process.cwd(), backup) || backup}\n`;
+  if (!dryRun)
+    text += `\nnext: ${plan.strategy === "container" ? "scripts/run-container.sh" : "scripts/setup-native.sh"} (SETUP.md explains the setup)\n`;
+  else if (blocked(writes).length > 0)
+    text +=
+      "\nwriting would stop at the files marked above: rerun with --force to replace them (backups kept)\n";
+  return text;
+}
