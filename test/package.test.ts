@@ -169,7 +169,7 @@ test("npm pack ships code and runtime files only, installs globally without warn
       findings: { docs: string }[];
     };
     assert.equal(report.schema, "gpuprep.doctor");
-    assert.equal(report.schemaVersion, 1);
+    assert.equal(report.schemaVersion, 2);
     // The installed package's own schema file accepts what the installed gpuprep prints.
     assert.deepEqual(schemaErrors(report, "shipped", join(installed, "schemas")), []);
     for (const finding of report.findings) assert.match(finding.docs, /^https:\/\/github\.com\/.+\/blob\/v/);

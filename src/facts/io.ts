@@ -3,6 +3,7 @@ import { parseJsonInput } from "../util/json-input.js";
 import { writeOutputFile } from "../util/write-output.js";
 import { READ_LIMITS, printablePrefix, readTextFile } from "../util/safe-read.js";
 import { FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION, FactsSchema, type Facts } from "./schema.js";
+import { FACTS_READABLE_VERSIONS } from "./schema-id.js";
 import { UserError } from "../errors.js";
 
 /**
@@ -24,13 +25,14 @@ export function parseFacts(text: string, origin: string): Facts {
       "pass a file written by `gpuprep doctor --save FILE`",
     );
   }
-  if (header.schemaVersion !== FACTS_SCHEMA_VERSION) {
+  if (typeof header.schemaVersion !== "number" || !FACTS_READABLE_VERSIONS.includes(header.schemaVersion)) {
     throw new UserError(
-      `${origin} has facts schema version ${versionText(header.schemaVersion)}; this gpuprep reads version ${FACTS_SCHEMA_VERSION}`,
+      `${origin} has facts schema version ${versionText(header.schemaVersion)}; this gpuprep reads versions ${FACTS_READABLE_VERSIONS.join(" and ")}`,
       "capture the snapshot again with this gpuprep version (`gpuprep doctor --save FILE`)",
     );
   }
-  const parsed = FactsSchema.safeParse(data);
+  // An older version is read as the current one: the schema maps its renamed keys (schema-id.ts).
+  const parsed = FactsSchema.safeParse({ ...header, schemaVersion: FACTS_SCHEMA_VERSION });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     // Keys and values in the path and the message come from the file: printed only sanitized and short.

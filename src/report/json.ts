@@ -6,7 +6,8 @@ import { machineSummary, type MachineSummary } from "./machine-summary.js";
 import { envelope, renderJson as renderJsonText, type Envelope } from "./envelope.js";
 
 export const DOCTOR_REPORT_SCHEMA = "gpuprep.doctor";
-export const DOCTOR_REPORT_VERSION = 1;
+/** 2: the facts inside are version 2 (the SDPA switch `memEfficient` became `efficient`). */
+export const DOCTOR_REPORT_VERSION = 2;
 
 export interface JsonReport extends Envelope {
   findings: Finding[];

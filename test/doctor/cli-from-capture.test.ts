@@ -75,8 +75,10 @@ test("--json prints findings, facts and summary; --sarif writes SARIF 2.1.0 with
     summary: { errors: number; exitCode: number };
   };
   assert.equal(report.schema, "gpuprep.doctor");
-  assert.equal(report.schemaVersion, 1);
+  // Version 2 since the SDPA switch became `efficient`; the v1 capture is read as version 2.
+  assert.equal(report.schemaVersion, 2);
   assert.equal(report.facts.schema, "gpuprep.facts");
+  assert.equal((report.facts as { schemaVersion?: number }).schemaVersion, 2);
   assert.equal(report.summary.exitCode, 1);
   assert.equal(report.summary.errors, report.findings.filter((f) => f.severity === "error").length);
   const sarif = JSON.parse(readFileSync(sarifFile, "utf8")) as {
