@@ -24,12 +24,14 @@ export interface ProbeRunOptions {
 
 /**
  * `--extensions "MODULE=DIST,... ..."` from the KB's import-checks table: the probe import-checks
- * those it finds installed (validate gets the same list). One word, so -v shows a short line.
+ * those it finds installed, of the rows marked for doctor (validate checks every row). One word,
+ * so -v shows a short line.
  */
 export function knownExtensionArgs(): string[] {
   return [
     "--extensions",
     importChecks()
+      .filter((row) => row.doctor)
       .map((row) => `${row.module}=${row.distributions.join(",")}`)
       .join(" "),
   ];

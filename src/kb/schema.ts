@@ -227,6 +227,7 @@ export function tableSchema<Row extends z.ZodType>(name: string, row: Row) {
 export const importCheckRowSchema = z.object({
   module: z.string().regex(/^[A-Za-z_]\w*$/, "a top-level module name"),
   distributions: z.array(z.string().regex(/^[A-Za-z0-9][\w.-]*$/, "a distribution name")).min(1),
+  doctor: z.boolean(),
   why: z.string().min(1),
   sources,
 });

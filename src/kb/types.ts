@@ -366,6 +366,13 @@ export interface ImportCheckRow {
   module: string;
   /** Distributions that install it (PyPI names), to name the owner and its version. */
   distributions: string[];
+  /**
+   * Whether doctor's probe import-checks it too (validate always does). False where an import
+   * costs doctor seconds and a static fact says as much: torchvision's import took 7.9 s on the
+   * H100 (docs/benchmarks.md, issue 17), and a torchvision built for another torch is already
+   * named by its wheel's exact `torch==` pin (installed-torch-pin-conflict).
+   */
+  doctor: boolean;
   /** Why an import of it can break while torch imports fine. */
   why: string;
   sources: Source[];
