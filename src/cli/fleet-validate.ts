@@ -12,6 +12,7 @@ import { gatherFleetFacts } from "../fleet/gather.js";
 import { mergeFleet } from "../fleet/merge.js";
 import { allreduceFinding, runAllreduce } from "../fleet/allreduce.js";
 import { judgePayload } from "../validate/judge.js";
+import { severityOf, verdictOfStatus } from "../judge/vocabulary.js";
 import {
   ONLY_NAMES,
   payloadArgs,
@@ -65,21 +66,29 @@ function payloadOptions(values: Record<string, unknown>): PayloadOptions {
   return options;
 }
 
-/** A node's failed and warned checks as findings (passes, skips and infos are not findings). */
+/**
+ * A node's failed and warned checks as findings, in doctor's words through the one verdict table
+ * (src/judge/vocabulary.ts); passes, skips and infos are not findings. A check doctor's rules
+ * judge too (src/judge/) keeps that rule's id and page, so the same cause has one name in both.
+ */
 export function validationFindings(report: ValidateReport): Finding[] {
-  return report.items
-    .filter((item) => item.status === "fail" || item.status === "warn")
-    .map((item) => ({
-      ruleId: `validate/${item.id}`,
-      severity: item.status === "fail" ? "error" : "warning",
-      title: item.title,
-      message: item.reason,
-      evidence: item.measured
-        ? [{ label: "measured", value: `${item.measured.value} ${item.measured.unit}` }]
-        : [],
-      fix: { summary: "See `gpuprep validate` on that node for the full report.", commands: [] },
-      docs: docsUrl("docs/validate.md"),
-    }));
+  return report.items.flatMap((item) => {
+    const severity = severityOf(verdictOfStatus(item.status));
+    if (severity === null || severity === "info") return [];
+    return [
+      {
+        ruleId: item.ruleId ?? `validate/${item.id}`,
+        severity,
+        title: item.title,
+        message: item.reason,
+        evidence: item.measured
+          ? [{ label: "measured", value: `${item.measured.value} ${item.measured.unit}` }]
+          : [],
+        fix: { summary: "See `gpuprep validate` on that node for the full report.", commands: [] },
+        docs: item.docs ?? docsUrl("docs/validate.md"),
+      },
+    ];
+  });
 }
 
 export async function runFleetValidate(values: Record<string, unknown>, extra: string[]): Promise<number> {
