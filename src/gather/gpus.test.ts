@@ -11,23 +11,10 @@ import { localTransport } from "../transports/local.js";
 import { GPU_QUERY_FIELDS, gatherGpuList, parseGpuQuery } from "./gpus.js";
 import { runProbe } from "./probe.js";
 import { DEBIAN_PYTHON, tempDir } from "../../test/support/venv.js";
+import { H100_CAPTURED_GPU as H100 } from "../../test/support/h100-capture.js";
+import { withPath } from "../../test/support/with-path.js";
 
 const CAPTURE = resolve("test/fixtures/nvidia-smi/h100");
-
-const H100 = {
-  index: 0,
-  name: "NVIDIA H100 80GB HBM3",
-  uuid: "GPU-b0fafdcb-5d0e-6dd2-2d49-cbbccbf3c1e8",
-  computeCapability: "9.0",
-  memoryTotalMiB: 81559,
-  migMode: "Disabled",
-  persistenceMode: "Enabled",
-  pciBusId: "00000000:00:06.0",
-  pcieLinkGenMax: 5,
-  pcieLinkWidthMax: 16,
-  pcieLinkGenCurrent: 5,
-  pcieLinkWidthCurrent: 16,
-};
 
 /** A directory holding an `nvidia-smi` that runs `script`, and a PATH with only it and /usr/bin. */
 function standIn(script: string): string {
@@ -35,16 +22,6 @@ function standIn(script: string): string {
   writeFileSync(join(dir, "nvidia-smi"), `#!/bin/sh\n${script}\n`);
   chmodSync(join(dir, "nvidia-smi"), 0o755);
   return dir;
-}
-
-async function withPath<T>(path: string, fn: () => Promise<T>): Promise<T> {
-  const saved = process.env["PATH"];
-  process.env["PATH"] = path;
-  try {
-    return await fn();
-  } finally {
-    process.env["PATH"] = saved;
-  }
 }
 
 test("the query is the probe's, field for field", () => {

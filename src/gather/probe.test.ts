@@ -10,6 +10,7 @@ import { localTransport } from "../transports/local.js";
 import { runProbe } from "./probe.js";
 import { DEBIAN_PYTHON, makeVenv, tempDir } from "../../test/support/venv.js";
 import { needs, PYTHON3_TORCH } from "../../test/support/needs.js";
+import { H100_CAPTURED_GPU } from "../../test/support/h100-capture.js";
 
 const full = { fast: false, timeoutMs: 60_000 };
 
@@ -177,22 +178,7 @@ test("nvidia-smi: the H100 capture replayed; a driver that fails", async () => {
   assert.equal(nvidia.status, "ok");
   assert.equal(nvidia.driverVersion, "580.159.04");
   assert.equal(nvidia.cudaVersion, "13.0");
-  assert.deepEqual(nvidia.gpus, [
-    {
-      index: 0,
-      name: "NVIDIA H100 80GB HBM3",
-      uuid: "GPU-b0fafdcb-5d0e-6dd2-2d49-cbbccbf3c1e8",
-      computeCapability: "9.0",
-      memoryTotalMiB: 81559,
-      migMode: "Disabled",
-      persistenceMode: "Enabled",
-      pciBusId: "00000000:00:06.0",
-      pcieLinkGenMax: 5,
-      pcieLinkWidthMax: 16,
-      pcieLinkGenCurrent: 5,
-      pcieLinkWidthCurrent: 16,
-    },
-  ]);
+  assert.deepEqual(nvidia.gpus, [H100_CAPTURED_GPU]);
   const failed = await withNvidiaSmi(
     'echo "NVIDIA-SMI has failed because it couldn\'t communicate with the NVIDIA driver."; exit 9',
     () => runProbe(localTransport(DEBIAN_PYTHON), { fast: true, timeoutMs: 30_000 }),

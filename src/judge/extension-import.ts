@@ -5,6 +5,7 @@
  * JIT build that would finish); a crash or an error is an error.
  */
 import type { Judgment } from "./vocabulary.js";
+import type { JudgedChildRun } from "./child-run.js";
 
 export const EXTENSION_IMPORT_FAILED = {
   id: "extension-import-failed",
@@ -44,14 +45,7 @@ export const IMPORT_ERROR_CAUSES: { pattern: RegExp; id: string; cause: string }
 
 export interface ExtensionImportInput {
   module: string;
-  run: {
-    status: "ok" | "error" | "crash" | "timeout" | "skipped";
-    durationMs: number;
-    exitCode: number | null;
-    signal: string | null;
-    error: string | null;
-    stderrTail: string | null;
-  };
+  run: JudgedChildRun & { stderrTail: string | null };
 }
 
 export interface ExtensionImportJudgment extends Judgment {

@@ -3,6 +3,7 @@
  * probe's child) and validate (check.torch-import, the payload's): raised, crashed or hung.
  */
 import type { Judgment } from "./vocabulary.js";
+import type { JudgedChildRun } from "./child-run.js";
 
 export const TORCH_IMPORT_FAILED = {
   id: "torch-import-failed",
@@ -12,13 +13,7 @@ export const TORCH_IMPORT_FAILED = {
 
 export interface TorchImportInput {
   /** The child that imported torch, as both payloads report it. */
-  run: {
-    status: "ok" | "error" | "crash" | "timeout" | "skipped";
-    durationMs: number;
-    exitCode: number | null;
-    signal: string | null;
-    error: string | null;
-  };
+  run: JudgedChildRun;
   /**
    * The torch that was imported (or found on disk before the import): its version and where; only
    * a passing import names it, as validate knows it only from a successful one. false when torch is

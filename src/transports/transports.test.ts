@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sshCommand, sshTransport } from "./ssh.js";
 import { DOCKER_ENGINE, needs, type Part } from "../../test/support/needs.js";
+import { withPath } from "../../test/support/with-path.js";
 
 test("command lines: docker exec / docker run feed the probe on stdin; ssh quotes for the remote shell", () => {
   assert.deepEqual(containerCommand("trainer", "python3", ["--fast"]), [
@@ -42,16 +43,6 @@ test("command lines: docker exec / docker run feed the probe on stdin; ssh quote
   assert.equal(shellQuote("it's"), `'it'\\''s'`);
   assert.equal(sshTransport("h").describe(), "python3 on h (ssh)");
 });
-
-async function withPath<T>(path: string, fn: () => Promise<T>): Promise<T> {
-  const saved = process.env["PATH"];
-  process.env["PATH"] = path;
-  try {
-    return await fn();
-  } finally {
-    process.env["PATH"] = saved;
-  }
-}
 
 test("docker or ssh missing: one-line UserError with a hint", async () => {
   for (const transport of [
