@@ -10,7 +10,7 @@ number, the independent one and the difference. The target: every figure within 
 GPU clocks and power drift over minutes (the first H100 run of this script, which timed
 independently several minutes after validate, differed by up to 11% on figures that agree when
 measured together). So each figure is measured ROUNDS times, alternating validate's own benchmark
-code (imported from src/validate/validate.py: the same functions, shapes, buffer rotation and
+code (imported from the built dist/src/validate/validate.py: the same functions, shapes, buffer rotation and
 timer the report used) with the independent timer on the same shapes, and the medians of the rounds
 are compared. The report's own figure from the full run is printed beside them.
 """
@@ -27,7 +27,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def load_validate_payload():
     """validate's payload as a module: its Bench and benchmark functions."""
-    path = os.path.join(HERE, "..", "src", "validate", "validate.py")
+    # The built copy: torch_env.py is inlined there (npm run build).
+    path = os.path.join(HERE, "..", "dist", "src", "validate", "validate.py")
     spec = importlib.util.spec_from_file_location("gpuprep_validate_payload", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -24,7 +24,7 @@ ensure_rootfs_image
 step "project, wheelhouse and plan"
 cp -r "$here/project" "$work/project"
 python3 "$here/make-wheels.py" "$work/project/wheelhouse"
-cp "$repo/src/probe/probe.py" "$work/project/probe.py"
+cp "$repo/dist/src/probe/probe.py" "$work/project/probe.py" # the built copy: torch_env.py is inlined there
 gpuprep init --project "$work/project" --target h100 --driver 580.95.05 --strategy container \
   --wheelhouse wheelhouse --build-from-source tinyext --json > "$work/plan.json"
 read -r image tag < <(python3 -c '
