@@ -31,6 +31,7 @@ import { generateFiles } from "../dist/src/generate/index.js";
 import { readProject } from "../dist/src/gather/project.js";
 import { UserError } from "../dist/src/errors.js";
 import { classify, cpuMs, fuzzArguments, seededRandom, startWatchdog } from "./fuzz-harness.mjs";
+import { initOptions } from "../dist/test/support/init-options.js";
 
 const { only, save: saveFile, deadline, N, SEED } = fuzzArguments();
 const HANG_MS = 10_000;
@@ -55,17 +56,7 @@ const projects = readdirSync(projectsDir)
   });
 const kb = loadKnowledgeBase();
 const style = makeStyle(false);
-const OPTIONS = {
-  strategy: "auto",
-  jupyter: false,
-  nonRoot: false,
-  volumes: [],
-  buildFromSource: [],
-  wheelhouse: null,
-  indexUrl: null,
-  shmSize: null,
-  python: null,
-};
+const OPTIONS = initOptions();
 
 // ------------------------------------------------------------------ mutations
 

@@ -18,6 +18,7 @@ import { readProject } from "../../src/gather/project.js";
 import { makePlan } from "../../src/plan/index.js";
 import { targetFromName } from "../../src/plan/target.js";
 import type { InitOptions, Plan } from "../../src/plan/types.js";
+import { initOptions } from "../support/init-options.js";
 
 const kb = loadKnowledgeBase();
 
@@ -734,17 +735,7 @@ function planFor(row: Row): Plan {
   for (const [name, content] of Object.entries(PROJECTS[row.project]))
     writeFileSync(join(dir, name), content);
   const target = targetFromName(kb, { gpu: row.target, driver: row.driver, cpuArch: null, flag: "--target" });
-  return makePlan(kb, readProject(dir), target, {
-    strategy: row.strategy,
-    jupyter: false,
-    nonRoot: false,
-    volumes: [],
-    buildFromSource: [],
-    wheelhouse: null,
-    indexUrl: null,
-    shmSize: null,
-    python: null,
-  });
+  return makePlan(kb, readProject(dir), target, initOptions({ strategy: row.strategy }));
 }
 
 /** Issue 11 item 7's targets, each as `--target` names it. */

@@ -18,6 +18,7 @@ import type { InitOptions, Plan } from "../../src/plan/types.js";
 import { nvccCheckDockerfile, nvccCheckScript } from "../../src/generate/nvcc-check.js";
 import { VERSION_AT_LEAST } from "../../src/generate/shell.js";
 import { needs, NVCC } from "../support/needs.js";
+import { initOptions } from "../support/init-options.js";
 
 const kb = loadKnowledgeBase();
 const nvcc = spawnSync("sh", ["-c", "command -v nvcc"], { encoding: "utf8" }).stdout.trim();
@@ -29,18 +30,7 @@ function plan(gpu: string, requirements: string, options: Partial<InitOptions> =
     kb,
     readProject(dir),
     targetFromName(kb, { gpu, driver: "580", cpuArch: null, flag: "--target" }),
-    {
-      strategy: "native",
-      jupyter: false,
-      nonRoot: false,
-      volumes: [],
-      buildFromSource: [],
-      wheelhouse: null,
-      indexUrl: null,
-      shmSize: null,
-      python: null,
-      ...options,
-    },
+    initOptions({ strategy: "native", ...options }),
   );
 }
 
