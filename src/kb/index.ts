@@ -5,7 +5,7 @@
 import { normalizeName } from "../util/package-name.js";
 import { loadPackagedData, mergeOverlay, type KnowledgeBaseData } from "./load.js";
 import { defaultOverlayPath, readOverlay } from "./overlay.js";
-import { overlayDisabled, overlayGeneration, recordOverlay } from "./overlay-switch.js";
+import { overlayDisabled, recordOverlay } from "./overlay-switch.js";
 import type {
   ArchRow,
   CondaTorchBuildRow,
@@ -289,13 +289,14 @@ export class KnowledgeBase {
 }
 
 let cached: KnowledgeBase | null = null;
-let cachedGeneration = -1;
+/** Whether `cached` was loaded with the overlay switched off: --no-overlay after a load loads again. */
+let cachedOverlayOff = false;
 
 export { disableKnowledgeBaseOverlay, knowledgeBaseOverlay, type OverlayInUse } from "./overlay-switch.js";
 
 /** The packaged knowledge base merged with the user's overlay (loaded once per process). */
 export function loadKnowledgeBase(): KnowledgeBase {
-  if (cached && cachedGeneration === overlayGeneration()) return cached;
+  if (cached && cachedOverlayOff === overlayDisabled()) return cached;
   const path = defaultOverlayPath();
   const overlay = overlayDisabled() ? null : readOverlay(path);
   recordOverlay(
@@ -309,7 +310,7 @@ export function loadKnowledgeBase(): KnowledgeBase {
       : null,
   );
   cached = new KnowledgeBase(mergeOverlay(loadPackagedData(), overlay));
-  cachedGeneration = overlayGeneration();
+  cachedOverlayOff = overlayDisabled();
   return cached;
 }
 export { importChecks } from "./import-checks.js";

@@ -11,7 +11,6 @@ export type { OverlayInUse } from "../json-envelope.js";
 
 let off = false;
 let inUse: OverlayInUse | null = null;
-let generation = 0;
 
 /**
  * --no-overlay: the packaged tables alone, so a `--from` replay says what this release says,
@@ -20,16 +19,10 @@ let generation = 0;
 export function disableKnowledgeBaseOverlay(): void {
   off = true;
   inUse = null;
-  generation++;
 }
 
 export function overlayDisabled(): boolean {
   return off;
-}
-
-/** Changes whenever the switch does, so a knowledge base loaded before it is loaded again. */
-export function overlayGeneration(): number {
-  return generation;
 }
 
 /** Set by the knowledge base's loader: what it merged (null: nothing). */
