@@ -6,6 +6,7 @@
 import type { BinariesFacts } from "../facts/schema.js";
 import { scanEnvironmentBinaries } from "../fatbin/index.js";
 import type { Transport } from "../transports/types.js";
+import { CWD_IMPORT_GUARD } from "../transports/python-guard.js";
 
 export function notScanned(reason: string): BinariesFacts {
   return { scanned: false, reason, durationMs: 0, files: [], filesExamined: 0 };
@@ -21,7 +22,8 @@ export function notScanned(reason: string): BinariesFacts {
  */
 export async function importDirectories(transport: Transport): Promise<string[]> {
   const script =
-    "import json, os, sys, sysconfig\n" +
+    `${CWD_IMPORT_GUARD}\n` +
+    "import json, os, sysconfig\n" +
     "std = {os.path.realpath(sysconfig.get_paths()[k]) for k in ('stdlib', 'platstdlib')}\n" +
     "dirs = [p for p in sys.path if p and os.path.isdir(p)]\n" +
     "print(json.dumps([p for p in dirs if os.path.realpath(p) not in std and not os.path.realpath(p).endswith('lib-dynload')]))";

@@ -14,7 +14,8 @@
 # Risky imports (torch, GPU extensions) run only in child processes (torch_env.py, shared with
 # validate), all started in parallel, each with a time limit, so a segfault or a hang becomes a
 # fact instead of killing the probe.
-import sys
+# The current directory comes off sys.path before any import (src/transports/python-guard.ts).
+import sys; sys.path[:] = [p for p in sys.path if p != ""]  # noqa: E702
 
 sys.dont_write_bytecode = True
 if sys.version_info < (3, 8):

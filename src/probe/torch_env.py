@@ -11,8 +11,9 @@
 # stdout: one line, RESULT_MARK + JSON; anything torch or an extension prints around it is noise.
 # exit 0; 4 when torch or the module does not import (the JSON then holds "error").
 # Any CPython >= 3.8; only the standard library at the top level.
+# The current directory comes off sys.path before any import (src/transports/python-guard.ts).
+import sys; sys.path[:] = [p for p in sys.path if p != ""]  # noqa: E702
 import json
-import sys
 import time
 import warnings
 

@@ -12,6 +12,7 @@ import { gunzipSync } from "node:zlib";
 import { deflateSync } from "node:zlib";
 import { randomBytes } from "node:crypto";
 import type { RunResult } from "./types.js";
+import { CWD_IMPORT_GUARD } from "./python-guard.js";
 
 /** stdout kept per node; a probe result is ~50-200 KB. */
 export const NODE_STDOUT_CAP = 32 * 1024 * 1024;
@@ -71,6 +72,7 @@ export function nodeWrapperArgv(nonce: string, limitSeconds: number, command: st
 export function pythonBootstrap(script: string): string {
   const packed = deflateSync(Buffer.from(script, "utf8"), { level: 9 }).toString("base64");
   return [
+    CWD_IMPORT_GUARD,
     "import base64, os, runpy, shutil, sys, tempfile, zlib",
     'd = tempfile.mkdtemp(prefix="gpuprep-")',
     'p = os.path.join(d, "gpuprep_main.py")',
