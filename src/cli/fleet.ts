@@ -20,7 +20,7 @@ import { probeSource } from "../gather/probe.js";
 import { mergeFleet } from "../fleet/merge.js";
 import { RULES } from "../rules/registry.js";
 import type { FleetReport, NodeResult } from "../fleet/types.js";
-import { execSlurm, slurmTransport, type SlurmSelection } from "../transports/slurm.js";
+import { checkSelection, execSlurm, slurmTransport, type SlurmSelection } from "../transports/slurm.js";
 import { collectBatch, JOB_META_SCHEMA, submitBatch } from "../transports/slurm-batch.js";
 import { newNonce } from "../transports/node-frame.js";
 import type { FleetTransport } from "../transports/fleet-types.js";
@@ -175,6 +175,7 @@ export function slurmSelection(values: Values, extra: string[]): SlurmSelection 
   if (values["container-image"]) selection.containerImage = values["container-image"];
   if (values["container-mounts"]) selection.containerMounts = values["container-mounts"];
   selection.allocationWaitSeconds = positiveInt(values.wait, "--wait", 60);
+  checkSelection(selection);
   return selection;
 }
 

@@ -9,7 +9,9 @@ import { UserError, errorMessage } from "../errors.js";
 import type { NodeRun } from "./fleet-types.js";
 import { newNonce, nodeWrapperArgv, pythonBootstrap } from "./node-frame.js";
 import { shellQuote } from "./spawn.js";
+import { hasControlCharacters, quotedForMessage } from "../util/single-line.js";
 import {
+  checkSelection,
   type Exec,
   type SlurmNode,
   type SlurmSelection,
@@ -37,18 +39,13 @@ export interface BatchJob {
   submittedAt: string;
 }
 
-/** The sbatch script: allocation options as #SBATCH lines, the container and extras on srun. */
-export function batchScript(
-  selection: SlurmSelection,
-  nodes: string[] | null,
-  nonce: string,
-  output: string,
-  nodeCommand: string[],
-): string {
-  const allocation = stepOptions(
-    { ...selection, containerImage: undefined, containerMounts: undefined, extraSrunArgs: [] },
-    nodes,
-  );
+/**
+ * The sbatch script: the nodes line and the framed srun step, nothing the user typed outside a
+ * shell-quoted word. The allocation (partition, time, account, nodes, output) goes to sbatch as
+ * arguments (sbatchArgv), never as #SBATCH lines: a value holding a newline there would end the
+ * comment and run its next line on the cluster (issue 28).
+ */
+export function batchScript(selection: SlurmSelection, nonce: string, nodeCommand: string[]): string {
   const srun = [
     "srun",
     "--label",
@@ -60,14 +57,26 @@ export function batchScript(
   ];
   return [
     "#!/bin/sh",
-    "#SBATCH --job-name=gpuprep-fleet",
-    `#SBATCH --output=${output}`,
-    ...allocation.map((a) => `#SBATCH ${a}`),
-    "# Written by gpuprep fleet --submit; read back with: gpuprep fleet collect $SLURM_JOB_ID",
-    `printf '@gpuprep %s nodes %s\\n' ${nonce} "$(scontrol show hostnames "$SLURM_JOB_NODELIST" | tr '\\n' ' ')"`,
+    "# Written by gpuprep fleet --submit, which passed the allocation to sbatch as arguments;",
+    "# read back with: gpuprep fleet collect $SLURM_JOB_ID",
+    `printf '@gpuprep %s nodes %s\\n' ${shellQuote(nonce)} "$(scontrol show hostnames "$SLURM_JOB_NODELIST" | tr '\\n' ' ')"`,
     srun.map(shellQuote).join(" "),
     "",
   ].join("\n");
+}
+
+/** sbatch's arguments: the allocation options as srun would take them, the output file, the script. */
+export function sbatchArgv(
+  selection: SlurmSelection,
+  nodes: string[] | null,
+  output: string,
+  scriptPath: string,
+): string[] {
+  const allocation = stepOptions(
+    { ...selection, containerImage: undefined, containerMounts: undefined, extraSrunArgs: [] },
+    nodes,
+  );
+  return ["--parsable", "--job-name=gpuprep-fleet", `--output=${output}`, ...allocation, scriptPath];
 }
 
 export interface SubmitOptions {
@@ -85,6 +94,12 @@ export interface SubmitOptions {
 
 export async function submitBatch(options: SubmitOptions): Promise<BatchJob> {
   const { exec, selection } = options;
+  checkSelection(selection);
+  if (hasControlCharacters(options.jobDir))
+    throw new UserError(
+      `fleet: --job-dir ${quotedForMessage(options.jobDir)} holds a control character (a newline?)`,
+      "pass a directory shared with the nodes, e.g. --job-dir ~/gpuprep-jobs",
+    );
   const plan = await planNodes(exec, selection, {});
   if (plan.ask !== null && plan.ask.length === 0) {
     throw new UserError("every selected node is down; nothing to submit", "check the nodes with `sinfo -N`");
@@ -108,13 +123,17 @@ export async function submitBatch(options: SubmitOptions): Promise<BatchJob> {
   ]);
   const scriptPath = join(dir, `gpuprep-fleet-${nonce}.sbatch`);
   const output = join(dir, "gpuprep-fleet-%j.out");
-  writeFileSync(scriptPath, batchScript(selection, plan.ask, nonce, output, command), { mode: 0o755 });
-  const result = await exec("sbatch", ["--parsable", scriptPath], 60_000);
+  writeFileSync(scriptPath, batchScript(selection, nonce, command), { mode: 0o755 });
+  const argv = sbatchArgv(selection, plan.ask, output, scriptPath);
+  const result = await exec("sbatch", argv, 60_000);
   const jobId = result.stdout.trim().split(";")[0] ?? "";
   if (result.code !== 0 || !/^\d+$/.test(jobId)) {
     throw new UserError(
       `sbatch refused the job: ${result.stderr.trim().split("\n")[0] ?? `exit ${String(result.code)}`}`,
-      `check the options with: sbatch --test-only ${scriptPath}`,
+      `check the options with: sbatch --test-only ${argv
+        .filter((a) => a !== "--parsable")
+        .map(shellQuote)
+        .join(" ")}`,
     );
   }
   const job: BatchJob = {

@@ -5,6 +5,7 @@
  * (node-frame.ts), and a node that does not finish in its time limit is reported, not waited for.
  */
 import { UserError } from "../errors.js";
+import { hasControlCharacters, quotedForMessage } from "../util/single-line.js";
 import { CommandNotFoundError, runWithInput } from "./spawn.js";
 import type { RunResult } from "./types.js";
 import type { FleetTransport, NodeRun } from "./fleet-types.js";
@@ -26,6 +27,30 @@ export interface SlurmSelection {
   extraSrunArgs?: string[];
   /** Outside an allocation: how long srun may wait for nodes before giving up (srun --immediate). */
   allocationWaitSeconds?: number;
+}
+
+/**
+ * Every value of a selection on one line, before srun or sbatch sees it: a control character in a
+ * partition, time, node list or extra argument is a typo or an attack (a newline in a job script
+ * starts a command), never a Slurm value. Throws a one-line UserError naming the flag.
+ */
+export function checkSelection(selection: SlurmSelection): void {
+  const named: [string, string | undefined][] = [
+    ["--partition", selection.partition],
+    ["--nodelist", selection.nodelist],
+    ["--account", selection.account],
+    ["--time", selection.time],
+    ["--container-image", selection.containerImage],
+    ["--container-mounts", selection.containerMounts],
+    ...(selection.extraSrunArgs ?? []).map((arg): [string, string] => ["an srun argument", arg]),
+  ];
+  for (const [flag, value] of named) {
+    if (value !== undefined && hasControlCharacters(value))
+      throw new UserError(
+        `fleet: ${flag} ${quotedForMessage(value)} holds a control character (a newline?)`,
+        "Slurm values are one line: partition, time (e.g. 30:00), node list (gpu[01-04])",
+      );
+  }
 }
 
 /** A node as sinfo reports it. */
@@ -307,6 +332,7 @@ export function slurmTransport(options: SlurmTransportOptions): FleetTransport {
   const exec = options.exec ?? execSlurm;
   const env = options.env ?? process.env;
   const { selection, python } = options;
+  checkSelection(selection);
   const where = [
     selection.partition ? `partition ${selection.partition}` : null,
     selection.nodelist ? `nodes ${selection.nodelist}` : null,

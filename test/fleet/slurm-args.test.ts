@@ -6,9 +6,12 @@ import {
   pyxisAvailable,
   parseSinfo,
   nodeIsAvailable,
+  checkSelection,
   type Exec,
 } from "../../src/transports/slurm.js";
-import { batchScript } from "../../src/transports/slurm-batch.js";
+import { batchScript, sbatchArgv } from "../../src/transports/slurm-batch.js";
+import { UserError } from "../../src/errors.js";
+import { runCli } from "../support/cli.js";
 
 const selection = {
   partition: "gpu",
@@ -45,19 +48,46 @@ test("srun: one task per node, labelled, never killed for one node's failure; py
   assert.ok(!srunArgv(selection, null, true, ["true"]).some((a) => a.startsWith("--immediate")));
 });
 
-test("sbatch script: allocation options as #SBATCH lines, the container on srun, the nodes line", () => {
-  const script = batchScript(selection, null, "abc123", "/jobs/gpuprep-fleet-%j.out", ["sh", "-c", "it's"]);
-  assert.match(
-    script,
-    /^#!\/bin\/sh\n#SBATCH --job-name=gpuprep-fleet\n#SBATCH --output=\/jobs\/gpuprep-fleet-%j\.out\n/,
-  );
-  assert.match(script, /^#SBATCH --partition=gpu$/m);
-  assert.doesNotMatch(script, /^#SBATCH --container/m);
+test("sbatch: the allocation as sbatch arguments, no #SBATCH line; the container on srun, the nodes line", () => {
+  const script = batchScript(selection, "abc123", ["sh", "-c", "it's"]);
+  assert.doesNotMatch(script, /#SBATCH/);
   assert.match(script, /^printf '@gpuprep %s nodes %s\\n' abc123 /m);
   assert.match(
     script,
     /^srun --label --kill-on-bad-exit=0 '--container-image=nvcr\.io#nvidia\/pytorch:25\.10-py3' --container-mounts=\/data:\/data --gres=gpu:1 sh -c 'it'\\''s'$/m,
   );
+  assert.deepEqual(sbatchArgv(selection, ["g1"], "/jobs/gpuprep-fleet-%j.out", "/jobs/s.sbatch"), [
+    "--parsable",
+    "--job-name=gpuprep-fleet",
+    "--output=/jobs/gpuprep-fleet-%j.out",
+    "--nodes=1",
+    "--nodelist=g1",
+    "--ntasks-per-node=1",
+    "--ntasks=1",
+    "--partition=gpu",
+    "--account=ml",
+    "--time=10",
+    "/jobs/s.sbatch",
+  ]);
+});
+
+test("a value with a newline (or any control character) is refused before srun or sbatch sees it", () => {
+  for (const [field, flag] of [
+    ["partition", "--partition"],
+    ["time", "--time"],
+    ["account", "--account"],
+    ["nodelist", "--nodelist"],
+    ["containerImage", "--container-image"],
+  ] as const) {
+    const bad = { ...selection, [field]: "gpu\necho INJECTED > /tmp/x" };
+    assert.throws(
+      () => checkSelection(bad),
+      (error: Error) =>
+        error instanceof UserError && error.message.includes(flag) && !error.message.includes("\n"),
+    );
+  }
+  assert.throws(() => checkSelection({ ...selection, extraSrunArgs: ["--gres=gpu:1\r"] }), UserError);
+  assert.doesNotThrow(() => checkSelection(selection));
 });
 
 test("pyxis is detected from srun --help; sinfo states: * and down/drain mean not available", async () => {
@@ -85,4 +115,19 @@ test("pyxis is detected from srun --help; sinfo states: * and down/drain mean no
       ["g5", false, null],
     ],
   );
+});
+
+test("fleet --submit with a newline in --partition or --job-dir: exit 2, one line, nothing submitted", () => {
+  for (const args of [
+    ["--partition", "gpu\ntouch /tmp/gpuprep-injected"],
+    ["--time", "10\n#SBATCH --wrap=id"],
+    ["--job-dir", "/tmp/a\nb"],
+  ]) {
+    const result = runCli(["fleet", "doctor", "--slurm", "--submit", ...args]);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(
+      result.stderr,
+      /^gpuprep: error: fleet: --(partition|time|job-dir) ".*" holds a control character/,
+    );
+  }
 });
