@@ -122,8 +122,9 @@ RUN if ! getent group "$USER_GID" > /dev/null; then groupadd --gid "$USER_GID" a
  && mkdir -p ${HF_HOME} ${TORCH_HOME} ${WORKDIR} \\
  && chown "$USER_UID:$USER_GID" ${HF_HOME} ${TORCH_HOME} ${WORKDIR}${plan.options.nonRoot ? `\nUSER \${USER_UID}:\${USER_GID}` : ""}`);
   }
+  // No COPY of the project: it is bind-mounted here at run time, and .dockerignore keeps it out of
+  // the build context (an allowlist of the files above).
   lines.push(`WORKDIR ${WORKDIR}
-COPY . ${WORKDIR}
 CMD ["bash"]
 `);
   return lines.join("\n");
