@@ -16,24 +16,29 @@ const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
 const ALLOWED: Record<string, string[]> = {
   root: ["util"],
   util: ["root"],
-  facts: ["util", "root"],
-  fatbin: ["facts", "util", "root"],
-  kb: ["facts", "util", "root"],
-  transports: ["util", "root"],
+  // Domain values parsed once (TorchVariant, CudaVersion, ...): below everything but util.
+  vocabulary: ["util", "root"],
+  facts: ["util", "root", "vocabulary"],
+  fatbin: ["facts", "util", "root", "vocabulary"],
+  kb: ["facts", "util", "root", "vocabulary"],
+  transports: ["util", "root", "vocabulary"],
   // Judgments doctor's rules and validate's checks share (one verdict, id and message for one
   // condition): pure functions of plain inputs, below both, so neither imports the other.
-  judge: ["kb", "util", "root"],
-  gather: ["transports", "facts", "fatbin", "kb", "util", "root"],
+  judge: ["kb", "util", "root", "vocabulary"],
+  gather: ["transports", "facts", "fatbin", "kb", "util", "root", "vocabulary"],
   // What rules share (views over Facts, the Finding builder, install advice); never a rule itself.
-  "rule-helpers": ["judge", "facts", "kb", "fatbin", "util", "root"],
-  rules: ["rule-helpers", "judge", "facts", "kb", "fatbin", "util", "root"],
+  "rule-helpers": ["project", "judge", "facts", "kb", "fatbin", "vocabulary", "util", "root"],
+  rules: ["rule-helpers", "project", "judge", "facts", "kb", "fatbin", "vocabulary", "util", "root"],
   // Runs the rules over Facts and merges findings of one root cause.
-  diagnose: ["rules", "rule-helpers", "judge", "facts", "kb", "util", "root"],
-  plan: ["facts", "kb", "util", "root"],
-  generate: ["plan", "facts", "kb", "util", "root"],
+  diagnose: ["rules", "rule-helpers", "project", "judge", "facts", "kb", "vocabulary", "util", "root"],
+  // One reading of the project (its torch intent, routes, requirements, what each install would put
+  // in place) for doctor's rules and init's plan alike.
+  project: ["facts", "kb", "vocabulary", "util", "root"],
+  plan: ["project", "facts", "kb", "vocabulary", "util", "root"],
+  generate: ["plan", "facts", "kb", "util", "root", "vocabulary"],
   // Commands that run payloads of their own do so through a transport, next to gather.
-  validate: ["transports", "gather", "judge", "facts", "kb", "util", "root"],
-  memory: ["transports", "gather", "facts", "kb", "util", "root"],
+  validate: ["transports", "gather", "judge", "facts", "kb", "util", "root", "vocabulary"],
+  memory: ["transports", "gather", "facts", "kb", "util", "root", "vocabulary"],
   fleet: [
     "transports",
     "gather",
@@ -46,6 +51,8 @@ const ALLOWED: Record<string, string[]> = {
     "fatbin",
     "util",
     "root",
+    "vocabulary",
+    "project",
   ],
   report: [
     "facts",
@@ -62,6 +69,8 @@ const ALLOWED: Record<string, string[]> = {
     "fatbin",
     "util",
     "root",
+    "vocabulary",
+    "project",
   ],
   cli: ["*"],
   // src/index.ts, the library's entry: anything below the CLI.
@@ -83,6 +92,8 @@ const ALLOWED: Record<string, string[]> = {
     "memory",
     "fleet",
     "report",
+    "vocabulary",
+    "project",
   ],
 };
 

@@ -4,10 +4,10 @@
  */
 import type { Requirement } from "../facts/schema.js";
 import type { KnowledgeBase, TorchBuildChoice } from "../kb/index.js";
-import { satisfies } from "../util/pep440.js";
 import { NEWEST_DRIVER } from "./choose-container.js";
 import { choosePython, type PythonLimit } from "./choose-python.js";
-import { routedVariant, type TorchRoute } from "./torch-routes.js";
+import { routedVariant, type PackageRoute } from "../project/torch-routes.js";
+import { seriesAccepts } from "../project/series.js";
 import type { Decision, NativeChoice, TargetMachine } from "./types.js";
 
 export interface NativeOutcome {
@@ -30,14 +30,7 @@ export interface NativeInputs {
   pythonLimits: PythonLimit[];
   /** Every runtime requirement: pinned compiled ones bound the Python. */
   requirements: Requirement[];
-  routes: TorchRoute[];
-}
-
-/** Could some release of this series (2.7 -> 2.7.0 .. 2.7.30) satisfy the specifier? */
-function seriesAccepts(series: string, specifier: string): boolean {
-  for (let patch = 0; patch <= 30; patch++)
-    if (satisfies(`${series}.${patch}`, specifier) === true) return true;
-  return false;
+  routes: PackageRoute[];
 }
 
 export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: NativeInputs): NativeOutcome {
@@ -64,7 +57,7 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
   // A route to one PyTorch variant (cu126) is the project's choice of CUDA build: kept when a
   // build of that variant runs here, else replaced and reported.
   const variant = routedVariant(inputs.routes);
-  const route = inputs.routes.find((r) => r.package === "torch" && r.variant === variant);
+  const route = inputs.routes.find((r) => r.package === "torch" && r.torchIndex?.variant.tag === variant);
   let routeConflict: string | null = null;
   if (variant && route) {
     const routed = pool.filter((c) => c.build.variant === variant);

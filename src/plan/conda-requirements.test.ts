@@ -3,9 +3,10 @@ import assert from "node:assert/strict";
 import { join, resolve } from "node:path";
 import { readProject } from "../gather/project.js";
 import { loadKnowledgeBase } from "../kb/index.js";
-import { projectRequirements } from "./project-requirements.js";
-import { pytorchCudaVariant } from "./conda-requirements.js";
-import { torchRoutes } from "./torch-routes.js";
+import { projectRequirements } from "../project/requirements.js";
+import { pytorchCudaIndexUrl } from "../project/routes.js";
+import { torchRoutes } from "../project/torch-routes.js";
+import { linuxMarkers } from "../project/markers.js";
 import { makePlan } from "./index.js";
 import { targetFromName } from "./target.js";
 import { UserError } from "../errors.js";
@@ -42,15 +43,15 @@ test("environment.yml: conda-only packages are left out and named; the pip list 
   // pytorch-cuda=12.1 is not a package to install but the choice of torch's CUDA build: a route to cu121.
   assert.ok(!notes.some((n) => /pytorch-cuda/.test(n)), notes.join("\n"));
   assert.deepEqual(
-    torchRoutes(readProject(join(FIXTURES, "conda-pytorch-channel"))).map((r) => [
-      r.variant,
-      r.indexUrl,
-      r.origin,
-    ]),
+    torchRoutes(
+      readProject(join(FIXTURES, "conda-pytorch-channel")),
+      linuxMarkers("x86_64", null),
+      new Set(["torch"]),
+    ).map((r) => [r.torchIndex?.variant.tag, r.indexUrl, r.origin]),
     [["cu121", "https://download.pytorch.org/whl/cu121", "environment.yml:17 pytorch::pytorch-cuda=12.1"]],
   );
-  assert.equal(pytorchCudaVariant(">=11.8"), null, "a range picks no one build");
-  assert.equal(pytorchCudaVariant("==11.8"), "cu118");
+  assert.equal(pytorchCudaIndexUrl(">=11.8"), null, "a range picks no one build");
+  assert.equal(pytorchCudaIndexUrl("==11.8"), "https://download.pytorch.org/whl/cu118");
 });
 
 test("seed 000: init --target dgx-spark for the pixi project plans a torch with code for 12.1 and reports the 2.5.1 pin", () => {

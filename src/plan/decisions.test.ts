@@ -11,7 +11,9 @@ import { KnowledgeBase, loadKnowledgeBase } from "../kb/index.js";
 import { readProject } from "../gather/project.js";
 import { makePlan } from "./index.js";
 import { targetFromName } from "./target.js";
-import { torchRoutes, pytorchVariantOf } from "./torch-routes.js";
+import { torchRoutes } from "../project/torch-routes.js";
+import { linuxMarkers } from "../project/markers.js";
+import { torchIndexFromUrl } from "../vocabulary/torch-variant.js";
 import { nvccNeeded } from "./nvcc.js";
 import type { InitOptions, Plan } from "./types.js";
 import { UserError } from "../errors.js";
@@ -156,16 +158,16 @@ test("torch routes: read from [tool.uv.sources] and requirements index options",
       '[project]\nname = "p"\nversion = "0"\ndependencies = ["torch"]\n[tool.uv.sources]\ntorch = [{ index = "pt" }]\n[[tool.uv.index]]\nname = "pt"\nurl = "https://download.pytorch.org/whl/cu126"\nexplicit = true\n',
     "requirements.txt": "--extra-index-url https://download.pytorch.org/whl/cu118\ntorch==2.5.1\n",
   });
-  const routes = torchRoutes(readProject(dir));
+  const routes = torchRoutes(readProject(dir), linuxMarkers("x86_64", null), new Set(["torch"]));
   assert.deepEqual(
-    routes.map((r) => [r.package, r.variant, r.origin]),
+    routes.map((r) => [r.package, r.torchIndex?.variant.tag, r.origin]),
     [
       ["torch", "cu126", "pyproject.toml [tool.uv.sources]"],
       ["torch", "cu118", "requirements.txt --extra-index-url"],
     ],
   );
-  assert.equal(pytorchVariantOf("https://download.pytorch.org/whl/nightly/cu130/"), "cu130");
-  assert.equal(pytorchVariantOf("https://pypi.org/simple"), null);
+  assert.equal(torchIndexFromUrl("https://download.pytorch.org/whl/nightly/cu130/")?.variant.tag, "cu130");
+  assert.equal(torchIndexFromUrl("https://pypi.org/simple"), null);
 });
 
 test("native: a route to a variant that runs is kept; one that cannot run is replaced and reported", () => {

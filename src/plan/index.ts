@@ -10,14 +10,15 @@ import { basename } from "node:path";
 import { projectName } from "./project-name.js";
 import { chooseContainer, type ContainerOutcome } from "./choose-container.js";
 import { chooseNative, type NativeOutcome } from "./choose-native.js";
-import { projectRequirements } from "./project-requirements.js";
-import type { CondaPythonPin } from "./conda-requirements.js";
+import { projectRequirements } from "../project/requirements.js";
+import type { CondaPythonPin } from "../project/conda-requirements.js";
 import { satisfies } from "../util/pep440.js";
 import { applyProtection } from "./protect.js";
 import { decideSourceBuilds } from "./source-builds.js";
 import { compareVersions, versionParts } from "../util/version.js";
 import { nvccNeeded } from "./nvcc.js";
-import { torchRoutes, type TorchRoute } from "./torch-routes.js";
+import { torchRoutes, type PackageRoute } from "../project/torch-routes.js";
+import { linuxMarkers } from "../project/markers.js";
 import type { Decision, InitOptions, PinConflict, Plan, Strategy, TargetMachine } from "./types.js";
 
 export type { Plan, InitOptions, TargetMachine, Decision, Strategy } from "./types.js";
@@ -158,7 +159,7 @@ function pickStrategy(
 function containerConflicts(
   container: ContainerOutcome,
   requirements: Requirement[],
-  routes: TorchRoute[],
+  routes: PackageRoute[],
   pythonPins: CondaPythonPin[],
 ): PinConflict[] {
   const choice = container.choice;
@@ -173,12 +174,12 @@ function containerConflicts(
         provided: imagePython,
         message: `${pin.raw} (${pin.origin}): the image's Python is ${imagePython}, and the container uses it`,
       });
-  for (const route of routes.filter((r) => r.variant !== null))
+  for (const route of routes.filter((r) => r.torchIndex !== null))
     conflicts.push({
       requirement: null,
       pin: route.origin,
       provided: choice.image.torch,
-      message: `${route.origin}: ${route.package} from ${route.indexUrl} (${route.variant}) is not used; the image's own build ${route.package === "torch" ? `torch ${choice.image.torch} ` : ""}is kept`,
+      message: `${route.origin}: ${route.package} from ${route.indexUrl} (${route.torchIndex?.variant.tag}) is not used; the image's own build ${route.package === "torch" ? `torch ${choice.image.torch} ` : ""}is kept`,
     });
   return conflicts;
 }
@@ -213,7 +214,11 @@ export function makePlan(
   const named = projectName(project.pyproject?.name, basename(project.dir));
   const { requirements, duplicates, notes, pythonPins } = projectRequirements(project);
   const torchRequirement = requirements.find((r) => r.normalizedName === "torch") ?? null;
-  const routes = torchRoutes(project);
+  const routes = torchRoutes(
+    project,
+    linuxMarkers(target.cpuArch, options.python ?? target.python),
+    new Set(requirements.map((r) => r.normalizedName)),
+  );
   const container = chooseContainer(kb, target, requirements);
   const native = chooseNative(kb, target, {
     torchRequirement,

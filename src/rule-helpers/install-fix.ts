@@ -7,21 +7,14 @@ import type { Facts } from "../facts/schema.js";
 import type { KnowledgeBase, TorchBuildChoice } from "../kb/index.js";
 import { formatComputeCapability, type ComputeCapability } from "../kb/compat.js";
 import { installCommands } from "../kb/queries/torch.js";
-import { satisfies } from "../util/pep440.js";
 import { compareVersions, versionParts } from "../util/version.js";
 import type { Fix } from "./types.js";
-import type { InstallPrediction } from "./install-prediction.js";
+import { seriesAccepts } from "../project/series.js";
+import type { InstallPrediction } from "../project/install-prediction.js";
 import { pythonCmd } from "./view.js";
 
 function edit(origin: string, from: string, to: string): string {
   return `# ${origin}: ${from}  ->  ${to}`;
-}
-
-function seriesAccepts(series: string, specifier: string): boolean {
-  if (specifier === "") return true;
-  for (let patch = 0; patch <= 30; patch++)
-    if (satisfies(`${series}.${patch}`, specifier) === true) return true;
-  return false;
 }
 
 /** The resolver's best wheel for this GPU; one the project's pin accepts when there is one. */

@@ -14,7 +14,7 @@ import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { evaluateMarker } from "../util/pep508-marker.js";
 import { majorMinor } from "../util/version.js";
 import { formatComputeCapability } from "../kb/compat.js";
-import { platformOfCpu, predictTorchInstalls } from "../rule-helpers/install-prediction.js";
+import { platformOfCpu, predictTorchInstalls } from "../project/install-prediction.js";
 import { deviceCapabilities } from "../rule-helpers/view.js";
 import { describeToolkit } from "../rule-helpers/toolkit-view.js";
 

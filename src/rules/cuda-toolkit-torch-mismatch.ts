@@ -8,7 +8,7 @@
 import type { Rule } from "../rule-helpers/types.js";
 import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { versionParts } from "../util/version.js";
-import { platformOfCpu } from "../rule-helpers/install-prediction.js";
+import { platformOfCpu } from "../project/install-prediction.js";
 import { installCommands } from "../kb/queries/torch.js";
 import { cudaIndexTag } from "../rule-helpers/torch-build-advice.js";
 import { pythonCmd } from "../rule-helpers/view.js";

@@ -19,7 +19,7 @@ import { satisfies } from "../util/pep440.js";
 import { evaluateMarker } from "../util/pep508-marker.js";
 import { localTag, majorMinor } from "../util/version.js";
 import { installCommands } from "../kb/queries/torch.js";
-import { platformOfCpu } from "../rule-helpers/install-prediction.js";
+import { platformOfCpu } from "../project/install-prediction.js";
 import { cudaIndexTag } from "../rule-helpers/torch-build-advice.js";
 import { pythonCmd, shellQuote } from "../rule-helpers/view.js";
 

@@ -11,7 +11,7 @@ import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { satisfies } from "../util/pep440.js";
 import { localTag, majorMinor } from "../util/version.js";
 import { envVar, ngcMarker } from "../rule-helpers/view.js";
-import { predictTorchInstalls, type InstallPrediction } from "../rule-helpers/install-prediction.js";
+import { predictTorchInstalls, type InstallPrediction } from "../project/install-prediction.js";
 import { cudaIndexTag } from "../rule-helpers/torch-build-advice.js";
 
 /** "cu130", "cpu": the local tag, else from the CUDA torch was built with. */

@@ -7,7 +7,7 @@ import type { Finding, Rule } from "../rule-helpers/types.js";
 import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { coverageFor, formatComputeCapability, smName } from "../kb/compat.js";
 import { deviceCapabilities } from "../rule-helpers/view.js";
-import { predictTorchInstalls, type InstallPrediction } from "../rule-helpers/install-prediction.js";
+import { predictTorchInstalls, type InstallPrediction } from "../project/install-prediction.js";
 import { installFix } from "../rule-helpers/install-fix.js";
 
 function predictionEvidence(prediction: InstallPrediction) {

@@ -6,7 +6,7 @@
 import type { Finding, Rule } from "../rule-helpers/types.js";
 import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { deviceCapabilities, hostHasNvidiaGpu } from "../rule-helpers/view.js";
-import { predictTorchInstalls } from "../rule-helpers/install-prediction.js";
+import { predictTorchInstalls } from "../project/install-prediction.js";
 import { installFix } from "../rule-helpers/install-fix.js";
 
 export const projectTorchCpuOnly: Rule = {

@@ -2,7 +2,7 @@
 import type { Rule } from "../rule-helpers/types.js";
 import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { satisfies } from "../util/pep440.js";
-import { lockedTorch, projectTorchRequirements } from "../rule-helpers/project-view.js";
+import { lockedTorch, projectTorchRequirements } from "../project/project-view.js";
 import { ngcMarker } from "../rule-helpers/view.js";
 
 export const projectTorchPinMismatch: Rule = {

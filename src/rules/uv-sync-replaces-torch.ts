@@ -1,7 +1,7 @@
 /** uv run / uv sync re-syncs the venv to the project, replacing a torch that came from elsewhere. */
 import type { Rule } from "../rule-helpers/types.js";
 import { ev, makeFinding } from "../rule-helpers/finding.js";
-import { isUvProject, lockedTorch, torchFamilyRequirements } from "../rule-helpers/project-view.js";
+import { isUvProject, lockedTorch, torchFamilyRequirements } from "../project/project-view.js";
 import { envVar, ngcMarker } from "../rule-helpers/view.js";
 
 export const uvSyncReplacesTorch: Rule = {

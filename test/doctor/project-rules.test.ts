@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { Facts } from "../../src/facts/schema.js";
 import type { Finding, Rule } from "../../src/rule-helpers/types.js";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
-import { predictTorchInstalls } from "../../src/rule-helpers/install-prediction.js";
+import { predictTorchInstalls } from "../../src/project/install-prediction.js";
 import { projectTorchArchNotCovered } from "../../src/rules/project-torch-arch-not-covered.js";
 import { projectTorchCpuOnly } from "../../src/rules/project-torch-cpu-only.js";
 import { projectReplacesTorch } from "../../src/rules/project-replaces-torch.js";

@@ -19,13 +19,9 @@ import type { CondaTorchBuildRow } from "../kb/types.js";
 import { buildVariant, condaVersionMatches } from "../util/conda-version.js";
 import { compareVersions, versionParts } from "../util/version.js";
 import { evaluateMarker } from "../util/pep508-marker.js";
-import type {
-  InstallPrediction,
-  ManifestLine,
-  PredictedBuild,
-  PredictionContext,
-} from "./install-prediction.js";
-import { pytorchIndexVariant, resolveWheel, routeFor, shortPath } from "./predict-wheel.js";
+import type { InstallPrediction, ManifestLine, PredictedBuild, PredictionContext } from "./types.js";
+import { resolveWheel, wheelRoute } from "./predict-wheel.js";
+import { condaPypiRoute, shortPath } from "./routes.js";
 
 const TORCH_PACKAGES = ["pytorch", "pytorch-gpu", "pytorch-cpu"];
 /** Channels that serve their own pytorch builds gpuprep has no rows for (Anaconda's). */
@@ -110,7 +106,7 @@ interface CondaOutcome {
 
 function resolveConda(ctx: PredictionContext, inputs: CondaInputs, torch: CondaDependency): CondaOutcome {
   const { manifest, selectors, cuda } = inputs;
-  const file = shortPath(ctx, manifest.path);
+  const file = shortPath(ctx.projectDir, manifest.path);
   const lines: ManifestLine[] = [line(torch)];
   const fail = (unknown: string, channel: string | null = null): CondaOutcome => ({
     builds: [],
@@ -261,17 +257,11 @@ function resolveConda(ctx: PredictionContext, inputs: CondaInputs, torch: CondaD
 }
 
 function pypiRoute(manifest: CondaManifest, dep: CondaPypiDependency, file: string) {
-  const index =
-    dep.index ??
-    manifest.pypiIndexUrl ??
-    manifest.pypiExtraIndexUrls.find((u) => pytorchIndexVariant(u) !== null) ??
-    null;
-  const indexLine = dep.index ? null : index ? { origin: file, text: `index ${index}` } : null;
-  return routeFor(dep, index, indexLine);
+  return wheelRoute(dep, condaPypiRoute(manifest, dep, file));
 }
 
 function predictOne(ctx: PredictionContext, inputs: CondaInputs): InstallPrediction | null {
-  const file = shortPath(ctx, inputs.manifest.path);
+  const file = shortPath(ctx.projectDir, inputs.manifest.path);
   const base = {
     command: inputs.command,
     tool: inputs.tool,
@@ -325,7 +315,7 @@ function lastOf<T extends { name: string }>(items: T[], names: string[]): T | nu
 
 function pixiPredictions(ctx: PredictionContext, manifest: CondaManifest): InstallPrediction[] {
   const platform = pixiPlatform(ctx.platform);
-  const file = shortPath(ctx, manifest.path);
+  const file = shortPath(ctx.projectDir, manifest.path);
   const envNames = ["default", ...Object.keys(manifest.environments).filter((e) => e !== "default")];
   const out: InstallPrediction[] = [];
   const seen = new Set<string>();
@@ -428,7 +418,7 @@ function condaEnvPrediction(ctx: PredictionContext, manifest: CondaManifest): In
     nvidia.status === "ok" && nvidia.cudaVersion
       ? { value: nvidia.cudaVersion, origin: "nvidia-smi (CUDA Version)" }
       : null;
-  const file = shortPath(ctx, manifest.path);
+  const file = shortPath(ctx.projectDir, manifest.path);
   return predictOne(ctx, {
     manifest,
     torch,

@@ -4,31 +4,19 @@
  * wheel URL, a local version such as +cu124 or +cpu) and uv.lock, judged against the knowledge
  * base's torch builds (the same rows `kb resolve` ranks).
  */
-import { basename, relative } from "node:path";
 import type { Requirement } from "../facts/schema.js";
-import { satisfies } from "../util/pep440.js";
 import { evaluateMarker } from "../util/pep508-marker.js";
 import { compareVersions, majorMinor } from "../util/version.js";
-import type {
-  InstallPrediction,
-  ManifestLine,
-  PredictedBuild,
-  PredictionContext,
-} from "./install-prediction.js";
+import { parseCudaVersion } from "../vocabulary/cuda-version.js";
+import { torchIndexFromUrl, torchVariantOfCuda, torchVariantOfLocal } from "../vocabulary/torch-variant.js";
+import type { InstallPrediction, ManifestLine, PredictedBuild, PredictionContext } from "./types.js";
 import { isUvProject } from "./project-view.js";
+import { pyprojectLine, requirementsRoute, shortPath, uvRoute, type PackageRoute } from "./routes.js";
+import { seriesAccepts } from "./series.js";
 
-/** "https://download.pytorch.org/whl/cu124" -> "cu124"; null for any other index. */
+/** The variant tag of a PyTorch index URL ("cu124"), or null for any other index. */
 export function pytorchIndexVariant(url: string): string | null {
-  const match = /^https?:\/\/download(?:-r2)?\.pytorch\.org\/whl\/(cu\d{2,3}|cpu)\/?$/.exec(url.trim());
-  return match?.[1] ?? null;
-}
-
-/** Could some release of this series (2.7 -> 2.7.0 .. 2.7.30) satisfy the specifier? */
-function seriesAccepts(series: string, specifier: string): boolean {
-  if (specifier === "") return true;
-  for (let patch = 0; patch <= 30; patch++)
-    if (satisfies(`${series}.${patch}`, specifier) === true) return true;
-  return false;
+  return torchIndexFromUrl(url)?.variant.tag ?? null;
 }
 
 /** A local version pinned in the specifier ("==2.5.1+cu124") or named by a wheel URL. */
@@ -39,8 +27,8 @@ function pinnedBuild(requirement: Requirement): { version: string; variant: stri
     const decoded = decodeURIComponent(requirement.url);
     const wheel = /\/torch-([0-9][0-9.]*)(?:\+([a-z0-9.]+))?-[^/]*\.whl$/i.exec(decoded);
     if (!wheel) return null;
-    const fromPath = /\/whl\/(cu\d{2,3}|cpu)\//.exec(decoded)?.[1] ?? null;
-    const variant = wheel[2] ?? fromPath;
+    const fromPath = /\/whl\/(?:(?:nightly|test)\/)?([a-z0-9.]+)\//.exec(decoded)?.[1] ?? null;
+    const variant = wheel[2] ?? (fromPath && torchVariantOfLocal(`0+${fromPath}`) ? fromPath : null);
     return { version: `${wheel[1]}${wheel[2] ? `+${wheel[2]}` : ""}`, variant };
   }
   return null;
@@ -124,11 +112,6 @@ function applies(ctx: PredictionContext, requirement: Requirement): boolean {
   return requirement.marker === null || evaluateMarker(requirement.marker, ctx.markers) !== false;
 }
 
-function shortPath(ctx: PredictionContext, path: string): string {
-  const rel = relative(ctx.projectDir, path);
-  return rel && !rel.startsWith("..") ? rel : basename(path);
-}
-
 interface Route {
   variant: string | null;
   exactVersion: string | null;
@@ -137,41 +120,38 @@ interface Route {
   unknown: string | null;
 }
 
-/** A route given by the requirement itself (local version, wheel URL) or by an index URL. */
-export function routeFor(
-  requirement: Requirement,
-  indexUrl: string | null,
-  indexLine: ManifestLine | null,
-): Route {
-  const pinned = pinnedBuild(requirement);
+/**
+ * The wheel route of one requirement: its own pin (a local version, a wheel URL) wins, then the
+ * manifest's route for the package (routes.ts), else PyPI.
+ */
+export function wheelRoute(requirement: Requirement, packageRoute: PackageRoute | null): Route {
+  const url = requirement.url ?? packageRoute?.url ?? null;
+  const lines = packageRoute?.lines ?? [];
+  const pinned = pinnedBuild({ ...requirement, url });
   if (pinned)
     return {
       variant: pinned.variant,
       exactVersion: pinned.version,
-      lines: [],
-      how: requirement.url
-        ? `a wheel URL names ${pinned.version}`
-        : `the pin names the local version ${pinned.version}`,
+      lines: requirement.url ? [] : lines,
+      how: url ? `a wheel URL names ${pinned.version}` : `the pin names the local version ${pinned.version}`,
       unknown: pinned.variant ? null : `${requirement.raw} names no CUDA variant gpuprep can read`,
     };
-  if (requirement.url)
+  if (url)
     return {
       variant: null,
       exactVersion: null,
-      lines: [],
+      lines: requirement.url ? [] : lines,
       how: "",
-      unknown: `torch comes from ${requirement.url}, a source gpuprep cannot judge`,
+      unknown: `torch comes from ${url}, a source gpuprep cannot judge`,
     };
-  if (indexUrl) {
-    const variant = pytorchIndexVariant(indexUrl);
+  if (packageRoute)
     return {
-      variant,
+      variant: packageRoute.torchIndex?.variant.tag ?? null,
       exactVersion: null,
-      lines: indexLine ? [indexLine] : [],
-      how: `torch comes from ${indexUrl}`,
-      unknown: variant ? null : `torch comes from ${indexUrl}, an index gpuprep cannot judge`,
+      lines,
+      how: packageRoute.how,
+      unknown: packageRoute.unknown,
     };
-  }
   return { variant: null, exactVersion: null, lines: [], how: "torch comes from PyPI", unknown: null };
 }
 
@@ -206,64 +186,9 @@ function prediction(
   };
 }
 
+/** The variant tag of a build's CUDA ("12.8.1" -> "cu128"). */
 function cudaTag(cuda: string): string {
-  return `cu${cuda.replace(".", "")}`;
-}
-
-function pyprojectLine(ctx: PredictionContext, key: string, text: string): ManifestLine {
-  const pyproject = ctx.facts.project?.pyproject;
-  const line = pyproject?.lines?.[key];
-  const file = pyproject ? shortPath(ctx, pyproject.path) : "pyproject.toml";
-  return { origin: line !== undefined ? `${file}:${line}` : `${file}:${key.split("[]")[0]}`, text };
-}
-
-/** uv's route for torch: [tool.uv.sources] (an index by name, a URL), else the first non-explicit [[tool.uv.index]]. */
-function uvRoute(ctx: PredictionContext, requirement: Requirement): Route {
-  const uv = ctx.facts.project!.pyproject!.uv;
-  const raw = uv.sources["torch"];
-  const entries = (Array.isArray(raw) ? raw : raw ? [raw] : []) as Record<string, unknown>[];
-  const entry = entries.find(
-    (e) => typeof e["marker"] !== "string" || evaluateMarker(e["marker"], ctx.markers) !== false,
-  );
-  const sourceLine = pyprojectLine(ctx, "tool.uv.sources.torch", `torch = ${JSON.stringify(raw)}`);
-  const indexRoute = (i: number, why: string): Route => {
-    const index = uv.indexes[i]!;
-    const route = routeFor(
-      requirement,
-      index.url,
-      pyprojectLine(ctx, `tool.uv.index[${i}].url`, `url = "${index.url}"`),
-    );
-    return { ...route, how: `${why}: ${index.url}` };
-  };
-  if (entry) {
-    if (typeof entry["index"] === "string") {
-      const i = uv.indexes.findIndex((index) => index.name === entry["index"]);
-      if (i < 0)
-        return {
-          variant: null,
-          exactVersion: null,
-          lines: [sourceLine],
-          how: "",
-          unknown: `[tool.uv.sources] names an index "${entry["index"]}" that [[tool.uv.index]] does not define`,
-        };
-      const route = indexRoute(i, `[tool.uv.sources] sends torch to the index "${entry["index"]}"`);
-      return { ...route, lines: [sourceLine, ...route.lines] };
-    }
-    if (typeof entry["url"] === "string") {
-      const route = routeFor({ ...requirement, url: entry["url"] }, null, null);
-      return { ...route, lines: [sourceLine] };
-    }
-    return {
-      variant: null,
-      exactVersion: null,
-      lines: [sourceLine],
-      how: "",
-      unknown: "torch comes from a local path or a git source; its build is not known",
-    };
-  }
-  const first = uv.indexes.findIndex((index) => !index.explicit);
-  if (first >= 0) return indexRoute(first, "uv looks for torch in the first [[tool.uv.index]] before PyPI");
-  return routeFor(requirement, null, null);
+  return torchVariantOfCuda(parseCudaVersion(cuda)).tag;
 }
 
 /** The torch uv.lock holds, when it holds exactly one build of it. */
@@ -284,23 +209,24 @@ export function predictWheelInstalls(ctx: PredictionContext): InstallPrediction[
     const uv = isUvProject(ctx.facts);
     const candidates = [...pyproject.dependencies, ...(uv ? (pyproject.dependencyGroups["dev"] ?? []) : [])];
     const requirement = candidates.find((r) => r.normalizedName === "torch" && applies(ctx, r));
-    const manifest = shortPath(ctx, pyproject.path);
+    const manifest = shortPath(ctx.projectDir, pyproject.path);
     const lock = uv ? lockedTorch(ctx) : null;
     if (requirement) {
       const keyOf = pyproject.dependencies.includes(requirement)
         ? "project.dependencies"
         : "dependency-groups.dev";
-      const line = pyprojectLine(ctx, `${keyOf}[]=${requirement.raw}`, `"${requirement.raw}"`);
-      const route = uv ? uvRoute(ctx, requirement) : routeFor(requirement, null, null);
+      const line = pyprojectLine(project, `${keyOf}[]=${requirement.raw}`, `"${requirement.raw}"`);
+      const route = wheelRoute(requirement, uv ? uvRoute(project, "torch", ctx.markers) : null);
       if (lock) {
         const variant = lock.registry ? pytorchIndexVariant(lock.registry) : null;
+        const lockVariant = torchVariantOfLocal(lock.version)?.tag ?? null;
         const lockRoute: Route = {
-          variant: variant ?? (lock.version.includes("+") ? lock.version.split("+")[1]! : null),
+          variant: variant ?? lockVariant,
           exactVersion: lock.version,
           lines: [
             ...route.lines,
             {
-              origin: shortPath(ctx, project.uvLock!.path),
+              origin: shortPath(ctx.projectDir, project.uvLock!.path),
               text: `torch ${lock.version}${lock.registry ? ` from ${lock.registry}` : ""}`,
             },
           ],
@@ -341,19 +267,8 @@ export function predictWheelInstalls(ctx: PredictionContext): InstallPrediction[
   for (const file of project.requirementsFiles) {
     const requirement = file.requirements.find((r) => r.normalizedName === "torch" && applies(ctx, r));
     if (!requirement) continue;
-    const name = shortPath(ctx, file.path);
-    const pytorchExtra = file.extraIndexUrls.find((url) => pytorchIndexVariant(url) !== null);
-    // --index-url replaces PyPI; a PyTorch --extra-index-url wins for torch because its local versions (2.5.1+cu124) sort above PyPI's 2.5.1.
-    const [indexUrl, flag] = file.indexUrls[0]
-      ? [file.indexUrls[0], "--index-url"]
-      : pytorchExtra
-        ? [pytorchExtra, "--extra-index-url"]
-        : [null, ""];
-    const route = routeFor(
-      requirement,
-      indexUrl,
-      indexUrl ? { origin: name, text: `${flag} ${indexUrl}` } : null,
-    );
+    const name = shortPath(ctx.projectDir, file.path);
+    const route = wheelRoute(requirement, requirementsRoute(file, "torch", name));
     out.push(
       prediction(
         ctx,
@@ -367,4 +282,4 @@ export function predictWheelInstalls(ctx: PredictionContext): InstallPrediction[
   return out;
 }
 
-export { applies as requirementApplies, shortPath };
+export { applies as requirementApplies };

@@ -8,6 +8,7 @@
 import type { CondaDependency, CondaManifest, ProjectFacts, Requirement } from "../facts/schema.js";
 import { normalizeName } from "../util/package-name.js";
 import { basename } from "node:path";
+import { pytorchCudaIndexUrl } from "./routes.js";
 
 /** Conda package names whose PyPI distribution is named differently. */
 const PYPI_NAME: Record<string, string> = {
@@ -50,12 +51,6 @@ function pep440(spec: string): string | null {
       return `==${text}`;
     })
     .join(",");
-}
-
-/** The PyTorch index variant a `pytorch-cuda` spec names ("12.1.*", "==12.1" -> "cu121"); null for a range. */
-export function pytorchCudaVariant(version: string): string | null {
-  const match = /^(?:==)?(\d+)\.(\d)(?:\.\*)?$/.exec(version.trim());
-  return match ? `cu${match[1]}${match[2]}` : null;
 }
 
 const PEP440_CLAUSE = /^(===|~=|==|!=|<=|>=|<|>)[A-Za-z0-9.*+!_-]+$/;
@@ -111,7 +106,7 @@ export function condaRequirements(project: ProjectFacts): CondaRequirements {
       }
       if (PROVIDED.test(dep.name)) continue;
       // pytorch-cuda=12.1 picks torch's CUDA build: read as a route to cu121 (torch-routes.ts).
-      if (dep.name === "pytorch-cuda" && pytorchCudaVariant(dep.version) !== null) continue;
+      if (dep.name === "pytorch-cuda" && pytorchCudaIndexUrl(dep.version) !== null) continue;
       if (CONDA_ONLY.test(dep.name)) {
         left.push(dep.name);
         continue;

@@ -1,15 +1,11 @@
 /**
- * What installing the project here would put in place of torch, read from its manifests before
- * anything is installed: one prediction per install command (uv sync, pip install -r FILE,
- * pip install ., pixi install [-e ENV], conda env create), each with the manifest lines that
- * decide it and the build(s) it gets, or why that is not known. Pure: Facts + knowledge base.
+ * The values the project model hands its consumers: what each install command would put in place of
+ * torch (doctor's rules) and the manifest lines that decide it. Types only, so the readers
+ * (predict-wheel, predict-conda, routes) and their entry point import it without a circle.
  */
 import type { Facts } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
 import type { MarkerEnvironment } from "../util/pep508-marker.js";
-import { majorMinor } from "../util/version.js";
-import { predictCondaManifests } from "./predict-conda.js";
-import { predictWheelInstalls } from "./predict-wheel.js";
 
 /** A manifest line that decides the outcome: where it is and what it says. */
 export interface ManifestLine {
@@ -71,31 +67,4 @@ export interface PredictionContext {
   platform: Platform;
   markers: MarkerEnvironment;
   projectDir: string;
-}
-
-export function platformOfCpu(cpuArch: string): Platform | null {
-  if (cpuArch === "x86_64") return "linux-x86_64";
-  if (cpuArch === "aarch64") return "linux-aarch64";
-  return null;
-}
-
-/** Every install of torch the project's manifests describe, for this machine's platform. */
-export function predictTorchInstalls(facts: Facts, kb: KnowledgeBase): InstallPrediction[] {
-  const project = facts.project;
-  const platform = platformOfCpu(facts.host.cpuArch);
-  if (!project || !platform || !/linux/i.test(facts.host.os.system)) return [];
-  const ctx: PredictionContext = {
-    facts,
-    kb,
-    platform,
-    projectDir: project.dir,
-    markers: {
-      platform_machine: facts.host.cpuArch,
-      sys_platform: "linux",
-      platform_system: "Linux",
-      os_name: "posix",
-      python_version: facts.python.interpreter.version ? majorMinor(facts.python.interpreter.version) : null,
-    },
-  };
-  return [...predictWheelInstalls(ctx), ...predictCondaManifests(ctx)];
 }
