@@ -21,6 +21,7 @@ import { gatherFacts } from "../gather/index.js";
 import { hasProjectManifest, readProject } from "../gather/project.js";
 import { loadKnowledgeBase } from "../kb/index.js";
 import { makePlan, type InitOptions } from "../plan/index.js";
+import { planDocument } from "../plan/types.js";
 import { targetFromFacts, targetFromName } from "../plan/target.js";
 import { generateFiles } from "../generate/index.js";
 import { applyWrites, planWrites } from "../generate/write.js";
@@ -328,7 +329,7 @@ export const initCommand = defineCommand({
     if (values.json) {
       writeDocument(
         renderJsonDocument(INIT_SCHEMA, INIT_SCHEMA_VERSION, {
-          plan,
+          plan: planDocument(plan),
           files: writes.map((w) => ({ path: w.file.path, status: w.status, content: w.file.content })),
           notes,
           dryRun,

@@ -9,7 +9,7 @@ import { singleLine } from "./quote.js";
 
 export function renderConstraints(plan: Plan): string {
   const lines = [header(plan, "#").trimEnd()];
-  if (plan.container) {
+  if (plan.strategy === "container") {
     lines.push(
       `# ${plan.container.image.image} ships these (knowledge base). They are pinned at build time from`,
     );
@@ -26,7 +26,7 @@ export function renderConstraints(plan: Plan): string {
         `#   ${pkg.name} ${pkg.version}${rebuilt.has(pkg.name) ? " (rebuilt from source here, so not pinned)" : ""}`,
       );
     }
-  } else if (plan.native) {
+  } else {
     const build = plan.native.build;
     lines.push(
       `# torch ${build.torch} from ${build.indexUrl} runs natively on this GPU; keep it while the project installs.`,

@@ -3,7 +3,7 @@
  * stage per source-built extension (exactly the target's architecture, MAX_JOBS from cores and
  * memory, pip and ccache cache mounts), then the project's requirements under those constraints.
  */
-import type { Plan, SourceBuild } from "../plan/types.js";
+import type { ContainerPlan, Plan, SourceBuild } from "../plan/types.js";
 import { normalizeName } from "../util/package-name.js";
 import { dockerfileQuoted, shellQuote, singleLine } from "./quote.js";
 import { nvccCheckDockerfile } from "./nvcc-check.js";
@@ -73,9 +73,8 @@ export function hostUserInImage(plan: Plan): boolean {
   return plan.options.nonRoot || plan.options.jupyter;
 }
 
-export function renderDockerfile(plan: Plan): string {
-  const image = plan.container?.image;
-  if (!image) throw new Error("renderDockerfile needs a container plan");
+export function renderDockerfile(plan: ContainerPlan): string {
+  const image = plan.container.image;
   const source = pipSource(plan);
   const rebuilt = plan.sourceBuilds.map((b) => namePattern(b.name));
   // The freeze of the base pins everything it ships, except what we rebuild on purpose.

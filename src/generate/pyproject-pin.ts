@@ -5,7 +5,7 @@
  * The edit only appends lines: everything the user wrote stays as it was.
  */
 import { parse } from "smol-toml";
-import type { Plan } from "../plan/types.js";
+import type { NativePlan } from "../plan/types.js";
 import { UserError } from "../errors.js";
 import { rerouteTorchSources } from "./torch-sources.js";
 import { singleLine, tomlKey, tomlString } from "./quote.js";
@@ -61,9 +61,8 @@ function addToUvTable(
   };
 }
 
-export function pinPyproject(plan: Plan, current: string): PyprojectPin {
+export function pinPyproject(plan: NativePlan, current: string): PyprojectPin {
   const native = plan.native;
-  if (!native) throw new Error("pinPyproject needs a native plan");
   const doc = parse(current) as { tool?: { uv?: UvTable } };
   const uv = doc.tool?.uv ?? {};
   const indexes = (uv.index ?? []) as Array<{ name?: string; url?: string }>;

@@ -3,7 +3,7 @@
  * uses. It checks the driver the image needs before starting, and starts without --gpus (with a
  * warning) where the host has no NVIDIA GPU, so the same script serves CI machines.
  */
-import type { Plan } from "../plan/types.js";
+import type { ContainerPlan } from "../plan/types.js";
 import { VERSION_AT_LEAST } from "./shell.js";
 import { shellDoubleQuoted, shellQuote } from "./quote.js";
 import { hostUserInImage } from "./dockerfile.js";
@@ -22,9 +22,8 @@ function mount(v: VolumeSpec): string {
   return `  -v ${hostPath(v)}:${container}${v.readOnly ? ":ro" : ""}`;
 }
 
-export function renderRunContainer(plan: Plan): string {
-  const image = plan.container?.image;
-  if (!image) throw new Error("renderRunContainer needs a container plan");
+export function renderRunContainer(plan: ContainerPlan): string {
+  const image = plan.container.image;
   const vols = volumes(plan);
   const created = [...new Set(vols.filter((v) => v.create).map(hostPath))];
   const mounts = vols.map(mount);

@@ -4,16 +4,15 @@
  * keeps it); a requirements-only project installs torch first and the rest under the constraints.
  */
 import { relative } from "node:path";
-import type { Plan } from "../plan/types.js";
+import type { NativePlan } from "../plan/types.js";
 import { CONSTRAINTS_FILE, header } from "./paths.js";
 import { GIB_PER_BUILD_JOB } from "./dockerfile.js";
 import { VERSION_AT_LEAST } from "./shell.js";
 import { shellDoubleQuoted, shellQuote, singleLine } from "./quote.js";
 import { nvccCheckScript } from "./nvcc-check.js";
 
-export function renderSetupNative(plan: Plan): string {
+export function renderSetupNative(plan: NativePlan): string {
   const native = plan.native;
-  if (!native) throw new Error("renderSetupNative needs a native plan");
   const build = native.build;
   const index = plan.options.wheelhouse
     ? `--no-index --find-links ${shellQuote(plan.options.wheelhouse)}`

@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import { containerOf, nativeOf } from "../plan/types.js";
 import assert from "node:assert/strict";
 import { join, resolve } from "node:path";
 import { readProject } from "../gather/project.js";
@@ -65,7 +66,7 @@ test("seed 000: init --target dgx-spark for the pixi project plans a torch with 
   });
   const plan = makePlan(kb, project, target, initOptions());
   assert.equal(plan.strategy, "native");
-  const build = plan.native!.build;
+  const build = nativeOf(plan)!.build;
   assert.equal(build.platform, "linux-aarch64");
   const verdict = kb.torchBuildsFor({
     computeCapability: "12.1",
@@ -75,7 +76,7 @@ test("seed 000: init --target dgx-spark for the pixi project plans a torch with 
   assert.equal(`${build.torch} ${build.variant}`, `${verdict.build.torch} ${verdict.build.variant}`);
   assert.equal(verdict.runs, "sass");
   // pixi.toml:16 python = "3.11.*" holds the venv's Python, as requires-python would.
-  assert.equal(plan.native!.python, "3.11");
+  assert.equal(nativeOf(plan)!.python, "3.11");
   assert.match(
     plan.decisions.find((d) => d.topic === "python")!.reason,
     /python = "3\.11\.\*" \(pixi\.toml:16\)/,
@@ -95,7 +96,7 @@ test("seed 000: init --target dgx-spark for the pixi project plans a torch with 
   const relaxed = structuredClone(project);
   relaxed.condaManifests![0]!.dependencies.find((d) => d.name === "pytorch")!.version = "";
   const container = makePlan(kb, relaxed, target, initOptions({ strategy: "container" }));
-  const image = container.container!.image;
+  const image = containerOf(container)!.image;
   const imageVerdict = kb
     .judgeNgcImages({ computeCapability: "12.1", driverVersion: "580.95.05", cpuArch: "aarch64" })
     .find((v) => v.image.tag === image.tag);

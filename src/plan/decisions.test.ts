@@ -2,6 +2,7 @@
  * The planner's decisions for the issue's cases, one rule per test, on the packaged KB and real
  * project files read by the real reader.
  */
+import { containerOf, nativeOf } from "../plan/types.js";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -46,8 +47,8 @@ function decision(result: Plan, topic: string): string {
 test("container: the newest image whose torch the pin accepts; one that fails it is never chosen", () => {
   // The issue's new user: an H100 project with torch>=2.7 gets an image whose torch is 2.7 or newer.
   const h100 = plan({ "requirements.txt": "torch>=2.7\n" }, "h100", "580.159.04", { strategy: "container" });
-  assert.equal(h100.container?.image.tag, "25.08");
-  assert.match(h100.container?.image.torch ?? "", /^2\.8\.0a0/);
+  assert.equal(containerOf(h100)?.image.tag, "25.08");
+  assert.match(containerOf(h100)?.image.torch ?? "", /^2\.8\.0a0/);
   assert.deepEqual(h100.conflicts, []);
   assert.match(
     decision(h100, "base image"),
@@ -68,9 +69,9 @@ test("container: the newest image whose torch the pin accepts; one that fails it
 test("auto on an RTX 5090 with torch==2.8.0 and numpy<2: native keeps both pins (torch 2.8 cu128, Python 3.12)", () => {
   const result = plan({ "requirements.txt": "torch==2.8.0\nnumpy<2\n" }, "rtx-5090", "580");
   assert.equal(result.strategy, "native");
-  assert.equal(result.native?.build.torch, "2.8");
-  assert.equal(result.native?.build.variant, "cu128");
-  assert.equal(result.native?.python, "3.12");
+  assert.equal(nativeOf(result)?.build.torch, "2.8");
+  assert.equal(nativeOf(result)?.build.variant, "cu128");
+  assert.equal(nativeOf(result)?.python, "3.12");
   assert.deepEqual(result.conflicts, []);
   assert.match(decision(result, "strategy"), /torch==2\.8\.0 \(requirements\.txt:1\) excludes .*25\.10/);
   assert.match(
@@ -99,14 +100,14 @@ test("auto: a container that would drop a pin on what the image ships loses to n
       initOptions({ strategy }),
     );
   // Another image that keeps numpy<2 (numpy not known to fail it) is preferred over 25.10.
-  assert.notEqual(run("torch>=2.9\nnumpy<2\n", "container").container?.image.tag, "25.10");
+  assert.notEqual(containerOf(run("torch>=2.9\nnumpy<2\n", "container"))?.image.tag, "25.10");
   // torch>2.8,<2.9.1 leaves only 25.10 (2.9.0a0), which would drop numpy<2: native keeps both.
   const auto = run("torch>2.8,<2.9.1\nnumpy<2\n", "auto");
   assert.equal(auto.strategy, "native");
-  assert.equal(auto.native?.build.torch, "2.9");
+  assert.equal(nativeOf(auto)?.build.torch, "2.9");
   assert.match(decision(auto, "strategy"), /25\.10, would not obey numpy<2/);
   const container = run("torch>2.8,<2.9.1\nnumpy<2\n", "container");
-  assert.equal(container.container?.image.tag, "25.10");
+  assert.equal(containerOf(container)?.image.tag, "25.10");
   assert.match(
     container.conflicts[0]?.message ?? "",
     /numpy<2 \(requirements\.txt:2\) does not accept .*numpy 2\.2\.6/,
@@ -127,11 +128,11 @@ test("auto: a container that would drop a pin on what the image ships loses to n
 
 test("native Python: the newest every pinned compiled package has wheels for, else the newest torch tag", () => {
   assert.equal(
-    plan({ "requirements.txt": "torch\n" }, "h100", "580", { strategy: "native" }).native?.python,
+    nativeOf(plan({ "requirements.txt": "torch\n" }, "h100", "580", { strategy: "native" }))?.python,
     "3.14",
   );
   assert.equal(
-    plan({ "requirements.txt": "torch\nnumpy==2.2.6\n" }, "h100", "580", { strategy: "native" }).native
+    nativeOf(plan({ "requirements.txt": "torch\nnumpy==2.2.6\n" }, "h100", "580", { strategy: "native" }))
       ?.python,
     "3.13",
   );
@@ -139,7 +140,7 @@ test("native Python: the newest every pinned compiled package has wheels for, el
   const pyproject =
     '[project]\nname = "p"\nversion = "0"\nrequires-python = ">=3.9,<3.12"\ndependencies = ["torch", "numpy<2"]\n';
   assert.equal(
-    plan({ "pyproject.toml": pyproject }, "h100", "580", { strategy: "native" }).native?.python,
+    nativeOf(plan({ "pyproject.toml": pyproject }, "h100", "580", { strategy: "native" }))?.python,
     "3.11",
   );
   // A compiled package the KB knows but has no wheel-Python row for is named, not guessed.
@@ -175,10 +176,10 @@ test("native: a route to a variant that runs is kept; one that cannot run is rep
     `[project]\nname = "p"\nversion = "0"\ndependencies = ["torch"]\n[tool.uv.sources]\ntorch = [{ index = "pt" }]\n[[tool.uv.index]]\nname = "pt"\nurl = "https://download.pytorch.org/whl/${variant}"\nexplicit = true\n`;
   const kept = plan({ "pyproject.toml": routed("cu126") }, "h100", "580");
   assert.equal(kept.strategy, "native", "a container would drop the route, native keeps it");
-  assert.equal(kept.native?.build.variant, "cu126");
+  assert.equal(nativeOf(kept)?.build.variant, "cu126");
   assert.match(decision(kept, "torch route"), /kept: pyproject\.toml \[tool\.uv\.sources\] → cu126/);
   const replaced = plan({ "pyproject.toml": routed("cu118") }, "rtx-5090", "580", { strategy: "native" });
-  assert.notEqual(replaced.native?.build.variant, "cu118");
+  assert.notEqual(nativeOf(replaced)?.build.variant, "cu118");
   assert.match(
     replaced.conflicts[0]?.message ?? "",
     /sends torch to https:\/\/download\.pytorch\.org\/whl\/cu118: no cu118 build/,
@@ -190,7 +191,7 @@ test("native: a route to a variant that runs is kept; one that cannot run is rep
     "580",
     { strategy: "native" },
   );
-  assert.equal(req.native?.build.variant, "cu126");
+  assert.equal(nativeOf(req)?.build.variant, "cu126");
 });
 
 test("source builds: flash-attn (GitHub-release wheels only) is built without asking, with its own arch variable", () => {
@@ -214,7 +215,7 @@ test("source builds: flash-attn (GitHub-release wheels only) is built without as
   );
   // In a container whose image ships flash-attn (25.10 lists it), the image's build is kept.
   const ti = plan({ "requirements.txt": "flash-attn\n" }, "rtx-5070-ti", "580", { strategy: "container" });
-  assert.equal(ti.container?.image.tag, "25.10");
+  assert.equal(containerOf(ti)?.image.tag, "25.10");
   assert.deepEqual(ti.sourceBuilds, []);
 });
 
@@ -256,7 +257,7 @@ test("named systems without --driver: DGX Spark is planned for the driver it shi
   assert.equal(spark.target.driverVersion, "580.82.09");
   assert.match(decision(spark, "system"), /DGX Spark \(DGX OS 7\) with driver 580\.82\.09/);
   // With the driver known, CUDA 13.0 (native on 580.82.09) wins over 13.2 (needs 595).
-  assert.equal(spark.native?.build.variant, "cu130");
+  assert.equal(nativeOf(spark)?.build.variant, "cu130");
   const thor = plan({ "requirements.txt": "torch\n" }, "jetson-thor", null, { strategy: "native" });
   assert.equal(thor.target.driverVersion, null);
   assert.match(

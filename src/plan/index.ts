@@ -19,7 +19,20 @@ import { compareVersions, versionParts } from "../util/version.js";
 import { nvccNeeded } from "./nvcc.js";
 import { torchRoutes, type PackageRoute } from "../project/torch-routes.js";
 import { linuxMarkers } from "../project/markers.js";
-import type { Decision, InitOptions, PinConflict, Plan, Strategy, TargetMachine } from "./types.js";
+import type {
+  BuildToolkit,
+  ContainerChoice,
+  Decision,
+  InitOptions,
+  NativeChoice,
+  PinConflict,
+  Plan,
+  PlanBase,
+  ProtectedPackage,
+  Strategy,
+  TargetMachine,
+} from "./types.js";
+import { decideStrategy, type StrategyFailure, type StrategyReason } from "./strategy.js";
 
 export type { Plan, InitOptions, TargetMachine, Decision, Strategy } from "./types.js";
 
@@ -64,23 +77,55 @@ function jetsonImagesNote(kb: KnowledgeBase, target: TargetMachine): string {
   return `; NVIDIA's Jetson containers (nvcr.io/nvidia/pytorch:TAG-py3-igpu, ${tags[0]} to ${tags[tags.length - 1]} in the knowledge base, each for one JetPack release: NVIDIA's 'PyTorch for Jetson' table) are built for Jetson GPUs, but gpuprep does not plan them`;
 }
 
-function pickStrategy(
-  options: InitOptions,
+/** The pins a plan would drop, as the reason names them. */
+function droppedPins(drops: PinConflict[]): string {
+  return drops.map((c) => c.requirement?.raw ?? c.pin ?? c.message.split(":")[0]).join(", ");
+}
+
+/** The sentence for a strategy the decision took (strategy.ts), from what the candidates offered. */
+function strategySentence(
+  reason: StrategyReason,
+  strategy: Strategy,
   target: TargetMachine,
-  { container, native, containerDrops, nativeDrops }: Candidates,
+  { container, native, containerDrops }: Candidates,
+  lag: number,
+): string {
+  const image = container.choice?.image;
+  switch (reason) {
+    case "asked":
+      return `asked with --strategy ${strategy}`;
+    case "container-drops-pins":
+      return `the newest NGC image that runs here and accepts the torch pin, ${image?.tag}, would not obey ${droppedPins(containerDrops)}; a native venv keeps every pin (use --strategy container to take the image anyway)`;
+    case "image-runs":
+      return `an NGC PyTorch image covers ${target.gpuName}${container.excludedByPin.length > 0 ? " with a torch the project accepts" : ""}: NVIDIA's build of torch and its CUDA libraries for this GPU, kept intact in the image (use --strategy native for a uv venv)`;
+    case "image-too-old":
+      return `the newest NGC image that runs here, ${image?.tag}, brings torch ${image?.torch}, ${lag === Infinity ? "a major release" : `${lag} minor releases`} behind the native torch ${native.choice?.build.torch}; images more than ${MAX_NGC_LAG} behind are passed over (use --strategy container to take it anyway)`;
+    case "pin-excludes-images":
+      return `every NGC image that runs here brings a torch the project excludes: ${container.pinRejection}; a PyTorch wheel it accepts runs natively`;
+    case "no-image":
+      return `no NGC image runs here (${whyNot(container.rejections, "the knowledge base has no NGC image rows")}); a PyTorch wheel runs natively`;
+  }
+}
+
+function whyNot(rejections: string[], fallback: string): string {
+  return rejections.length > 0 ? firstReasons(rejections) : fallback;
+}
+
+/** The one-line error for a strategy that cannot be planned, with the hint that says what would run. */
+function strategyError(
+  failure: StrategyFailure,
+  target: TargetMachine,
+  { container, native }: Candidates,
   jetsonNote: string,
-): { strategy: Strategy; decision: Decision } {
+): UserError {
   const where = `compute capability ${target.computeCapability}, ${target.cpuArch}, driver ${target.driverVersion ?? "not given"}`;
-  const containerWhyNot =
-    container.rejections.length > 0
-      ? firstReasons(container.rejections)
-      : "the knowledge base has no NGC image rows";
-  const nativeWhyNot =
-    native.rejections.length > 0 ? firstReasons(native.rejections) : "no PyTorch build is known";
-  if (options.strategy === "container") {
-    if (!container.choice)
-      throw new UserError(
-        container.pinRejection
+  const containerWhyNot = whyNot(container.rejections, "the knowledge base has no NGC image rows");
+  const nativeWhyNot = whyNot(native.rejections, "no PyTorch build is known");
+  switch (failure) {
+    case "pin-excludes-every-image":
+    case "no-image-runs":
+      return new UserError(
+        failure === "pin-excludes-every-image"
           ? `no NGC PyTorch image that runs on ${target.gpuName} (${where}) has a torch the project accepts: ${container.pinRejection}`
           : `no NGC PyTorch image runs on ${target.gpuName} (${where}): ${containerWhyNot}`,
         (native.choice
@@ -88,71 +133,46 @@ function pickStrategy(
           : `a native plan fails here too (${nativeWhyNot}); pass the driver you will have with --driver`) +
           jetsonNote,
       );
-    return {
-      strategy: "container",
-      decision: {
-        topic: "strategy",
-        choice: "container",
-        reason: "asked with --strategy container",
-        sources: [],
-      },
-    };
-  }
-  if (options.strategy === "native") {
-    if (!native.choice)
-      throw new UserError(
+    case "no-native-build":
+      return new UserError(
         `no PyTorch build runs natively on ${target.gpuName} (${where}): ${nativeWhyNot}`,
         "try --strategy container, or a newer driver (--driver)",
       );
-    return {
-      strategy: "native",
-      decision: { topic: "strategy", choice: "native", reason: "asked with --strategy native", sources: [] },
-    };
+    case "nothing-runs":
+      return new UserError(
+        `neither an NGC image nor a PyTorch wheel runs on ${target.gpuName} (${where})`,
+        `container: ${containerWhyNot}. native: ${nativeWhyNot}${jetsonNote}`,
+      );
   }
+}
+
+function pickStrategy(
+  options: InitOptions,
+  target: TargetMachine,
+  candidates: Candidates,
+  jetsonNote: string,
+): { strategy: Strategy; decision: Decision } {
+  const { container, native } = candidates;
   const lag =
     container.choice && native.choice
       ? minorReleasesBehind(container.choice.image.torch, native.choice.build.torch)
       : 0;
-  // The plan that keeps every pin the project wrote wins: a container that would drop one
-  // (numpy<2 against the image's numpy 2, a torch route) loses to a native plan that keeps it.
-  if (container.choice && native.choice && containerDrops.length > 0 && nativeDrops.length === 0)
-    return {
-      strategy: "native",
-      decision: {
-        topic: "strategy",
-        choice: "native",
-        reason: `the newest NGC image that runs here and accepts the torch pin, ${container.choice.image.tag}, would not obey ${containerDrops.map((c) => c.requirement?.raw ?? c.pin ?? c.message.split(":")[0]).join(", ")}; a native venv keeps every pin (use --strategy container to take the image anyway)`,
-        sources: [],
-      },
-    };
-  if (container.choice && lag <= MAX_NGC_LAG)
-    return {
-      strategy: "container",
-      decision: {
-        topic: "strategy",
-        choice: "container",
-        reason: `an NGC PyTorch image covers ${target.gpuName}${container.excludedByPin.length > 0 ? " with a torch the project accepts" : ""}: NVIDIA's build of torch and its CUDA libraries for this GPU, kept intact in the image (use --strategy native for a uv venv)`,
-        sources: [],
-      },
-    };
-  if (native.choice)
-    return {
-      strategy: "native",
-      decision: {
-        topic: "strategy",
-        choice: "native",
-        reason: container.choice
-          ? `the newest NGC image that runs here, ${container.choice.image.tag}, brings torch ${container.choice.image.torch}, ${lag === Infinity ? "a major release" : `${lag} minor releases`} behind the native torch ${native.choice.build.torch}; images more than ${MAX_NGC_LAG} behind are passed over (use --strategy container to take it anyway)`
-          : container.pinRejection
-            ? `every NGC image that runs here brings a torch the project excludes: ${container.pinRejection}; a PyTorch wheel it accepts runs natively`
-            : `no NGC image runs here (${containerWhyNot}); a PyTorch wheel runs natively`,
-        sources: [],
-      },
-    };
-  throw new UserError(
-    `neither an NGC image nor a PyTorch wheel runs on ${target.gpuName} (${where})`,
-    `container: ${containerWhyNot}. native: ${nativeWhyNot}${jetsonNote}`,
-  );
+  const outcome = decideStrategy({
+    asked: options.strategy,
+    imageChosen: container.choice !== null,
+    pinExcludesImages: container.pinRejection !== null,
+    nativeChosen: native.choice !== null,
+    containerDrops: candidates.containerDrops.length,
+    nativeDrops: candidates.nativeDrops.length,
+    imageLag: lag,
+    maxImageLag: MAX_NGC_LAG,
+  });
+  if (!outcome.ok) throw strategyError(outcome.failure, target, candidates, jetsonNote);
+  const reason = strategySentence(outcome.reason, outcome.strategy, target, candidates, lag);
+  return {
+    strategy: outcome.strategy,
+    decision: { topic: "strategy", choice: outcome.strategy, reason, sources: [] },
+  };
 }
 
 /** What a container on this image would not obey: pins on what it ships, torch routes, a conda python pin. */
@@ -204,21 +224,35 @@ function nativeConflicts(
   return conflicts;
 }
 
-export function makePlan(
-  kb: KnowledgeBase,
-  project: ProjectFacts,
-  target: TargetMachine,
-  options: InitOptions,
-): Plan {
-  // First: a name that cannot be written into the generated files stops init before anything else.
-  const named = projectName(project.pyproject?.name, basename(project.dir));
+/** What the plan reads from the project: its requirements, torch pin, routes and Python limits. */
+interface PlanInputs {
+  requirements: Requirement[];
+  torchRequirement: Requirement | null;
+  routes: PackageRoute[];
+  pythonPins: CondaPythonPin[];
+  duplicates: string[];
+  notes: string[];
+}
+
+function readPlanInputs(project: ProjectFacts, target: TargetMachine, options: InitOptions): PlanInputs {
   const { requirements, duplicates, notes, pythonPins } = projectRequirements(project);
-  const torchRequirement = requirements.find((r) => r.normalizedName === "torch") ?? null;
   const routes = torchRoutes(
     project,
     linuxMarkers(target.cpuArch, options.python ?? target.python),
     new Set(requirements.map((r) => r.normalizedName)),
   );
+  const torchRequirement = requirements.find((r) => r.normalizedName === "torch") ?? null;
+  return { requirements, torchRequirement, routes, pythonPins, duplicates, notes };
+}
+
+function weighCandidates(
+  kb: KnowledgeBase,
+  project: ProjectFacts,
+  target: TargetMachine,
+  options: InitOptions,
+  inputs: PlanInputs,
+): Candidates {
+  const { requirements, torchRequirement, routes, pythonPins } = inputs;
   const container = chooseContainer(kb, target, requirements);
   const native = chooseNative(kb, target, {
     torchRequirement,
@@ -232,21 +266,45 @@ export function makePlan(
     requirements,
     routes,
   });
-  const containerDrops = containerConflicts(container, requirements, routes, pythonPins);
-  const nativeDrops = nativeConflicts(native, requirements, torchRequirement);
-  const { strategy, decision } = pickStrategy(
-    options,
-    target,
-    { container, native, containerDrops, nativeDrops },
-    jetsonImagesNote(kb, target),
-  );
-  // Natively there is no service to add: a Jupyter server on the host would run outside any
-  // container with the user's full rights, and no generated file would start or guard it.
+  return {
+    container,
+    native,
+    containerDrops: containerConflicts(container, requirements, routes, pythonPins),
+    nativeDrops: nativeConflicts(native, requirements, torchRequirement),
+  };
+}
+
+/** The base the strategy chose: the image or the torch build, with what it protects and needs. */
+type ChosenBase =
+  | { strategy: "container"; choice: ContainerChoice; outcome: ContainerOutcome; conflicts: PinConflict[] }
+  | { strategy: "native"; choice: NativeChoice; outcome: NativeOutcome; conflicts: PinConflict[] };
+
+function chosenBase(strategy: Strategy, candidates: Candidates): ChosenBase {
+  const { container, native } = candidates;
+  // pickStrategy only returns a strategy whose candidate exists.
+  if (strategy === "container" && container.choice)
+    return { strategy, choice: container.choice, outcome: container, conflicts: candidates.containerDrops };
+  if (strategy === "native" && native.choice)
+    return { strategy, choice: native.choice, outcome: native, conflicts: candidates.nativeDrops };
+  throw new Error(`internal: ${strategy} was chosen without a candidate`);
+}
+
+function protectedBy(base: ChosenBase): { packages: ProtectedPackage[]; name: string } {
+  return base.strategy === "container"
+    ? { packages: base.choice.protected, name: base.choice.image.image }
+    : { packages: base.choice.protected, name: "the planned torch" };
+}
+
+/** Natively there is no service to add: a Jupyter server on the host would run outside any container. */
+function refuseNativeJupyter(options: InitOptions, strategy: Strategy): void {
   if (options.jupyter && strategy === "native")
     throw new UserError(
       "init: --jupyter adds a Jupyter service to the container setup, and this plan is native",
       "add --strategy container for the service (127.0.0.1 only, token required), or drop --jupyter and run `uv pip install jupyterlab && .venv/bin/jupyter lab` yourself",
     );
+}
+
+function targetDecisions(kb: KnowledgeBase, target: TargetMachine): Decision[] {
   const decisions: Decision[] = [
     {
       topic: "target",
@@ -256,57 +314,41 @@ export function makePlan(
     },
   ];
   if (target.driverSource) decisions.push(target.driverSource);
-  decisions.push(decision);
-  const warnings = [...duplicates.map((d) => `required twice: ${d}; the first is used`), ...notes];
-  if (options.python && strategy === "container")
-    warnings.push(`--python ${options.python} is ignored in a container: the image's own Python is used`);
+  return decisions;
+}
 
-  const chosen = strategy === "container" ? container : native;
-  decisions.push(...chosen.decisions);
-  const protectedPackages =
-    strategy === "container" ? (container.choice?.protected ?? []) : (native.choice?.protected ?? []);
-  const baseName =
-    strategy === "container" ? (container.choice?.image.image ?? "the image") : "the planned torch";
-  const protection = applyProtection(requirements, protectedPackages, baseName);
-  const conflicts = strategy === "container" ? containerDrops : nativeDrops;
+function planWarnings(inputs: PlanInputs, base: ChosenBase, options: InitOptions): string[] {
+  const warnings = [
+    ...inputs.duplicates.map((d) => `required twice: ${d}; the first is used`),
+    ...inputs.notes,
+  ];
+  if (options.python && base.strategy === "container")
+    warnings.push(`--python ${options.python} is ignored in a container: the image's own Python is used`);
   // Every NGC image ships numpy; where the KB does not know its version, a numpy pin cannot be
   // judged here, and pip decides at build time against the image's own (base-packages.txt).
-  const image = strategy === "container" ? container.choice?.image : undefined;
-  for (const pin of requirements.filter((r) => r.normalizedName === "numpy" && r.specifier !== ""))
+  const image = base.strategy === "container" ? base.choice.image : null;
+  for (const pin of inputs.requirements.filter((r) => r.normalizedName === "numpy" && r.specifier !== ""))
     if (image && image.numpy === null)
       warnings.push(
         `${pin.raw}: the knowledge base does not know the numpy of ${image.image}; the build pins the image's own numpy and pip stops there if it is outside ${pin.specifier}`,
       );
-  const provided = new Set(protectedPackages.map((p) => p.name));
-  const sourceBuilds = decideSourceBuilds(
-    kb,
-    requirements,
-    options.buildFromSource,
-    target.computeCapability,
-    target.cpuArch,
-    strategy === "container" ? provided : new Set(),
-  );
-  decisions.push(...sourceBuilds.decisions);
-  warnings.push(...sourceBuilds.warnings);
-  if (named.note) warnings.push(named.note);
-  const built = new Set(sourceBuilds.builds.map((b) => b.name.toLowerCase()));
-  const install = protection.install.filter((r) => !built.has(r.normalizedName));
-  const buildToolkit = sourceBuilds.builds.some((b) => b.needsNvcc)
-    ? nvccNeeded(
-        kb,
-        strategy === "container"
-          ? (container.choice?.image.cuda ?? null)
-          : (native.choice?.build.cuda ?? null),
-        target.computeCapability,
-      )
-    : null;
-  if (buildToolkit)
-    decisions.push({
+  return warnings;
+}
+
+function toolkitDecision(buildToolkit: BuildToolkit | null): Decision[] {
+  if (!buildToolkit) return [];
+  return [
+    {
       topic: "nvcc for source builds",
       choice: `CUDA ${buildToolkit.minimum} or a newer ${buildToolkit.major}.x`,
       reason: buildToolkit.reason,
       sources: buildToolkit.sources,
-    });
+    },
+  ];
+}
+
+function serviceDecisions(options: InitOptions, strategy: Strategy): Decision[] {
+  const decisions: Decision[] = [];
   if (options.jupyter)
     decisions.push({
       topic: "jupyter",
@@ -324,7 +366,38 @@ export function makePlan(
         : "DataLoader workers pass batches through /dev/shm; Docker's default 64 MB makes them die with a bus error",
       sources: [],
     });
-  return {
+  return decisions;
+}
+
+export function makePlan(
+  kb: KnowledgeBase,
+  project: ProjectFacts,
+  target: TargetMachine,
+  options: InitOptions,
+): Plan {
+  // First: a name that cannot be written into the generated files stops init before anything else.
+  const named = projectName(project.pyproject?.name, basename(project.dir));
+  const inputs = readPlanInputs(project, target, options);
+  const candidates = weighCandidates(kb, project, target, options, inputs);
+  const { strategy, decision } = pickStrategy(options, target, candidates, jetsonImagesNote(kb, target));
+  refuseNativeJupyter(options, strategy);
+  const base = chosenBase(strategy, candidates);
+  const guarded = protectedBy(base);
+  const protection = applyProtection(inputs.requirements, guarded.packages, guarded.name);
+  const sourceBuilds = decideSourceBuilds(
+    kb,
+    inputs.requirements,
+    options.buildFromSource,
+    target.computeCapability,
+    target.cpuArch,
+    strategy === "container" ? new Set(guarded.packages.map((p) => p.name)) : new Set(),
+  );
+  const built = new Set(sourceBuilds.builds.map((b) => b.name.toLowerCase()));
+  const baseCuda = base.strategy === "container" ? base.choice.image.cuda : base.choice.build.cuda;
+  const buildToolkit = sourceBuilds.builds.some((b) => b.needsNvcc)
+    ? nvccNeeded(kb, baseCuda, target.computeCapability)
+    : null;
+  const common: PlanBase = {
     project: {
       dir: project.dir,
       name: named.name,
@@ -332,16 +405,27 @@ export function makePlan(
       requirementsFiles: project.requirementsFiles.map((f) => f.path),
     },
     target,
-    strategy,
-    requiredDriver: chosen.requiredDriver ?? "",
-    container: strategy === "container" ? container.choice : null,
-    native: strategy === "native" ? native.choice : null,
-    install,
-    conflicts,
+    requiredDriver: base.outcome.requiredDriver ?? "",
+    install: protection.install.filter((r) => !built.has(r.normalizedName)),
+    conflicts: base.conflicts,
     sourceBuilds: sourceBuilds.builds,
     buildToolkit,
     options,
-    decisions,
-    warnings,
+    decisions: [
+      ...targetDecisions(kb, target),
+      decision,
+      ...base.outcome.decisions,
+      ...sourceBuilds.decisions,
+      ...toolkitDecision(buildToolkit),
+      ...serviceDecisions(options, strategy),
+    ],
+    warnings: [
+      ...planWarnings(inputs, base, options),
+      ...sourceBuilds.warnings,
+      ...(named.note ? [named.note] : []),
+    ],
   };
+  return base.strategy === "container"
+    ? { ...common, strategy: "container", container: base.choice }
+    : { ...common, strategy: "native", native: base.choice };
 }

@@ -1,4 +1,5 @@
 /** The planner's choices on the real targets of the seed documents, read from the packaged KB. */
+import { containerOf } from "../plan/types.js";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -29,14 +30,17 @@ function decision(result: Plan, topic: string): string {
 test("DGX Spark on driver 580: the image its driver runs natively beats a newer minor-compat one", () => {
   const result = plan("transformers\n", "dgx-spark", "580", "container");
   // 25.11 (CUDA 13.0) runs natively on 580; 25.12 (CUDA 13.1) only under minor-version compatibility.
-  assert.equal(result.container?.image.tag, "25.11");
+  assert.equal(containerOf(result)?.image.tag, "25.11");
   assert.match(decision(result, "base image"), /25\.12: .*only under minor-version compatibility/);
   // With the CUDA 13.1 driver, the newest image that covers 12.1 on aarch64 and runs natively wins.
-  assert.equal(plan("transformers\n", "dgx-spark", "590.44.01", "container").container?.image.tag, "26.02");
+  assert.equal(
+    containerOf(plan("transformers\n", "dgx-spark", "590.44.01", "container"))?.image.tag,
+    "26.02",
+  );
 });
 
 test("RTX 5070 Ti on driver 580: a container on 25.10; on 570 the newest image that runs is too old and auto says why", () => {
-  assert.equal(plan("torchvision\n", "rtx-5070-ti", "580", "container").container?.image.tag, "25.10");
+  assert.equal(containerOf(plan("torchvision\n", "rtx-5070-ti", "580", "container"))?.image.tag, "25.10");
   const auto = plan("torchvision\n", "rtx-5070-ti", "570", "auto");
   assert.equal(auto.strategy, "native");
   assert.match(decision(auto, "strategy"), /25\.03, .*\d+ minor releases behind the native torch 2\.\d+/);
@@ -60,5 +64,5 @@ test("auto on an H100 (captured on the device machine): an NGC image several min
     /25\.08, .*torch 2\.8\.0a0\+34c6371d24\.nv25\.08.*\d+ minor releases behind the native torch 2\.\d+/,
   );
   // Asked for, the container is planned on the newest image that runs natively on driver 580.
-  assert.equal(plan("torch\n", "h100", "580.159.04", "container").container?.image.tag, "25.08");
+  assert.equal(containerOf(plan("torch\n", "h100", "580.159.04", "container"))?.image.tag, "25.08");
 });

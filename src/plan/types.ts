@@ -126,14 +126,12 @@ export interface NativeChoice {
   protected: ProtectedPackage[];
 }
 
-export interface Plan {
+/** What every plan has, whichever the strategy. */
+export interface PlanBase {
   project: { dir: string; name: string; hasPyproject: boolean; requirementsFiles: string[] };
   target: TargetMachine;
-  strategy: Strategy;
   /** The driver the chosen setup needs at least (the host's when known). */
   requiredDriver: string;
-  container: ContainerChoice | null;
-  native: NativeChoice | null;
   /** The project's requirements that get installed (protected ones and source builds left out). */
   install: Requirement[];
   conflicts: PinConflict[];
@@ -143,4 +141,41 @@ export interface Plan {
   options: InitOptions;
   decisions: Decision[];
   warnings: string[];
+}
+
+export interface ContainerPlan extends PlanBase {
+  strategy: "container";
+  container: ContainerChoice;
+}
+
+export interface NativePlan extends PlanBase {
+  strategy: "native";
+  native: NativeChoice;
+}
+
+/**
+ * A plan is one of the two setups, never neither: a generator that needs the image takes a
+ * ContainerPlan, so "needs a container plan" cannot happen at run time.
+ */
+export type Plan = ContainerPlan | NativePlan;
+
+/** The plan as `init --json` writes it (schema gpuprep.init v1): both keys, the unused one null. */
+export type PlanDocument = PlanBase & {
+  strategy: Strategy;
+  container: ContainerChoice | null;
+  native: NativeChoice | null;
+};
+
+/** The image of a container plan; null for a native one. */
+export function containerOf(plan: Plan): ContainerChoice | null {
+  return plan.strategy === "container" ? plan.container : null;
+}
+
+/** The torch build of a native plan; null for a container one. */
+export function nativeOf(plan: Plan): NativeChoice | null {
+  return plan.strategy === "native" ? plan.native : null;
+}
+
+export function planDocument(plan: Plan): PlanDocument {
+  return plan.strategy === "container" ? { ...plan, native: null } : { ...plan, container: null };
 }

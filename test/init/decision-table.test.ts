@@ -8,6 +8,7 @@
  * (seed 000's pixi workspace; an environment.yml on the pytorch channel with pytorch-cuda=12.1),
  * read into Facts and planned like any other project (src/plan/conda-requirements.ts).
  */
+import { containerOf, nativeOf } from "../../src/plan/types.js";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -794,17 +795,17 @@ for (const row of ROWS) {
     const where = `${row.source}\ndecisions: ${plan.decisions.map((d) => `${d.topic}: ${d.choice}`).join("; ")}`;
     assert.equal(plan.strategy, expect.strategy, where);
     if (expect.strategy === "native") {
-      assert.equal(plan.native?.build.variant, expect.index, where);
-      assert.equal(plan.native?.build.torch, expect.torch, where);
-      assert.equal(plan.native?.python, expect.python, where);
+      assert.equal(nativeOf(plan)?.build.variant, expect.index, where);
+      assert.equal(nativeOf(plan)?.build.torch, expect.torch, where);
+      assert.equal(nativeOf(plan)?.python, expect.python, where);
       if (expect.warning)
         assert.ok(
           plan.warnings.some((w) => expect.warning!.test(w)),
           `${where}\nwarnings: ${plan.warnings.join("; ")}`,
         );
     } else {
-      assert.equal(plan.container?.image.tag, expect.image, where);
-      assert.match(plan.container?.image.torch ?? "", expect.torch, where);
+      assert.equal(containerOf(plan)?.image.tag, expect.image, where);
+      assert.match(containerOf(plan)?.image.torch ?? "", expect.torch, where);
     }
     assert.deepEqual(
       plan.sourceBuilds.map((b) => b.name),

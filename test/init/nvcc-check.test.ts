@@ -4,6 +4,7 @@
  * stops with the reason where it needs 12.x. Skipped (with the reason) where no nvcc is installed:
  * CI has none (NVIDIA's toolkit is no Debian package); the GPU machine has one.
  */
+import { nativeOf } from "../../src/plan/types.js";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -52,7 +53,7 @@ test("setup-native.sh: the nvcc check passes with CUDA 13.0 for a cu130 plan and
 
   // A V100 plan: torch cu126 (CUDA 13 dropped sm_70), so the build needs a 12.x nvcc.
   const v100 = plan("v100", "torch\nxformers\n", { buildFromSource: ["xformers"] });
-  assert.equal(v100.native?.build.variant, "cu126");
+  assert.equal(nativeOf(v100)?.build.variant, "cu126");
   const refused = runScript(nvccCheckScript(v100));
   assert.equal(refused.status, 1);
   assert.match(

@@ -4,7 +4,7 @@ import { envelopeShape } from "../../json-envelope-schema.js";
 import { INIT_SCHEMA, INIT_SCHEMA_VERSION } from "../document-ids.js";
 import { RequirementSchema } from "../../facts/schema.js";
 import { ngcImageRowSchema, torchBuildRowSchema } from "../../kb/schema.js";
-import type { Plan } from "../../plan/types.js";
+import type { PlanDocument } from "../../plan/types.js";
 import type { WriteStatus } from "../../generate/write.js";
 import type { Same } from "../../util/same-type.js";
 
@@ -101,6 +101,6 @@ export const InitReportSchema = z.object({
   backup: z.string().nullable(),
 });
 
-const agree: [Same<z.infer<typeof PlanSchema>, Plan>, Same<z.infer<typeof WriteStatusSchema>, WriteStatus>] =
+const agree: [Same<z.infer<typeof PlanSchema>, PlanDocument>, Same<z.infer<typeof WriteStatusSchema>, WriteStatus>] =
   [true, true];
 void agree;
