@@ -8,6 +8,7 @@ import { NEWEST_DRIVER } from "./choose-container.js";
 import { choosePython, type PythonLimit } from "./choose-python.js";
 import { routedVariant, type PackageRoute } from "../project/torch-routes.js";
 import { seriesAccepts } from "../project/series.js";
+import { torchPin } from "../project/torch-pin.js";
 import type { Decision, NativeChoice, TargetMachine } from "./types.js";
 
 export interface NativeOutcome {
@@ -33,6 +34,12 @@ export interface NativeInputs {
   routes: PackageRoute[];
 }
 
+/** The torch route to `variant`, as the reason quotes it. */
+function routeOf(routes: PackageRoute[], variant: string | null): { origin: string; says: string } | null {
+  const route = routes.find((r) => r.package === "torch" && r.torchIndex?.variant.tag === variant);
+  return route ? { origin: route.origin, says: `sends torch to ${route.indexUrl}` } : null;
+}
+
 export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: NativeInputs): NativeOutcome {
   const { torchRequirement, wantedPython, pythonLimits } = inputs;
   const evaluation = kb.evaluateTorchBuilds({
@@ -46,7 +53,8 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
     rejections.push(
       `torch ${c.build.torch} ${c.build.variant}: only through PTX JIT (${c.via.join(", ")}), not native`,
     );
-  const spec = torchRequirement?.specifier ?? "";
+  const pin = torchRequirement ? torchPin(torchRequirement) : null;
+  const spec = pin?.publicSpecifier ?? "";
   const accepted = native.filter((c) => spec === "" || seriesAccepts(c.build.torch, spec));
   let torchPinConflict: string | null = null;
   let pool: TorchBuildChoice[] = accepted;
@@ -54,16 +62,19 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
     torchPinConflict = `${torchRequirement.raw} (${torchRequirement.origin}): no build of that torch runs natively on compute capability ${target.computeCapability}; torch ${native[0]?.build.torch} ${native[0]?.build.variant} is planned instead`;
     pool = native;
   }
-  // A route to one PyTorch variant (cu126) is the project's choice of CUDA build: kept when a
-  // build of that variant runs here, else replaced and reported.
-  const variant = routedVariant(inputs.routes);
-  const route = inputs.routes.find((r) => r.package === "torch" && r.torchIndex?.variant.tag === variant);
+  // A route to one PyTorch variant (cu126), or a local version that names one (==2.7.1+cu128), is
+  // the project's choice of CUDA build: kept when a build of that variant runs here, else replaced
+  // and reported.
+  const variant = pin?.variant ?? routedVariant(inputs.routes);
+  const route = pin?.variant
+    ? { origin: torchRequirement!.origin, says: `pins ${torchRequirement!.raw}` }
+    : routeOf(inputs.routes, variant);
   let routeConflict: string | null = null;
   if (variant && route) {
     const routed = pool.filter((c) => c.build.variant === variant);
     if (routed.length > 0) pool = routed;
     else
-      routeConflict = `${route.origin} sends torch to ${route.indexUrl}: no ${variant} build${torchRequirement?.specifier ? ` that ${torchRequirement.raw} accepts` : ""} runs natively on compute capability ${target.computeCapability} (${target.cpuArch}); the route is replaced by the planned index`;
+      routeConflict = `${route.origin} ${route.says}: no ${variant} build${spec ? ` that ${torchRequirement!.raw} accepts` : ""} runs natively on compute capability ${target.computeCapability} (${target.cpuArch}); the planned index replaces it`;
   }
   const pythonWanted = wantedPython ?? target.python;
   for (const candidate of pool) {
@@ -107,7 +118,7 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
       decisions.push({
         topic: "torch route",
         choice: `kept: ${route.origin} → ${variant}`,
-        reason: `the project sends torch to ${route.indexUrl}, and its ${variant} build runs here`,
+        reason: `the project ${route.says}, and its ${variant} build runs here`,
         sources: build.sources.map((s) => s.url),
       });
     if (target.driverVersion === null)

@@ -13,6 +13,7 @@ import type { InstallPrediction, ManifestLine, PredictedBuild, PredictionContext
 import { isUvProject } from "./project-view.js";
 import { pyprojectLine, requirementsRoute, shortPath, uvRoute, type PackageRoute } from "./routes.js";
 import { seriesAccepts } from "./series.js";
+import { torchPin } from "./torch-pin.js";
 
 /** The variant tag of a PyTorch index URL ("cu124"), or null for any other index. */
 export function pytorchIndexVariant(url: string): string | null {
@@ -21,17 +22,8 @@ export function pytorchIndexVariant(url: string): string | null {
 
 /** A local version pinned in the specifier ("==2.5.1+cu124") or named by a wheel URL. */
 function pinnedBuild(requirement: Requirement): { version: string; variant: string | null } | null {
-  const local = /^===?\s*([0-9][0-9.]*)\+([a-z0-9.]+)$/i.exec(requirement.specifier.replace(/%2B/gi, "+"));
-  if (local) return { version: `${local[1]}+${local[2]}`, variant: local[2] ?? null };
-  if (requirement.url) {
-    const decoded = decodeURIComponent(requirement.url);
-    const wheel = /\/torch-([0-9][0-9.]*)(?:\+([a-z0-9.]+))?-[^/]*\.whl$/i.exec(decoded);
-    if (!wheel) return null;
-    const fromPath = /\/whl\/(?:(?:nightly|test)\/)?([a-z0-9.]+)\//.exec(decoded)?.[1] ?? null;
-    const variant = wheel[2] ?? (fromPath && torchVariantOfLocal(`0+${fromPath}`) ? fromPath : null);
-    return { version: `${wheel[1]}${wheel[2] ? `+${wheel[2]}` : ""}`, variant };
-  }
-  return null;
+  const pin = torchPin(requirement);
+  return pin.exactVersion ? { version: pin.exactVersion, variant: pin.variant } : null;
 }
 
 export interface WheelOutcome {

@@ -1,5 +1,5 @@
 /** What the project in the current directory asks for torch, across its manifests. */
-import type { Facts, Requirement } from "../facts/schema.js";
+import type { Facts, ProjectFacts, Requirement } from "../facts/schema.js";
 
 const TORCH_FAMILY = new Set(["torch", "torchvision", "torchaudio"]);
 
@@ -31,8 +31,11 @@ export function lockedTorch(facts: Facts): string | null {
 
 /** A project uv manages: a uv.lock, or [tool.uv] settings in pyproject.toml. */
 export function isUvProject(facts: Facts): boolean {
-  const project = facts.project;
-  if (!project) return false;
+  return facts.project ? isUvManaged(facts.project) : false;
+}
+
+/** isUvProject for the project alone. */
+export function isUvManaged(project: ProjectFacts): boolean {
   if (project.uvLock) return true;
   const uv = project.pyproject?.uv;
   return (

@@ -2,11 +2,14 @@
  * The project's runtime requirements, from pyproject.toml [project.dependencies], every
  * requirements*.txt, and the default environment of a pixi.toml or an environment.yml (conda names
  * mapped to PyPI ones, conda-only packages left out with a note), one entry per package (the first
- * one seen wins; later ones are reported). Optional dependencies and dependency groups are left to
- * the user: they are not installed by a plain `pip install .` either.
+ * one seen wins; later ones are reported). In a uv project the `dev` dependency group counts too:
+ * `uv sync` installs it by default (uv docs, concepts/projects/dependencies.md, "Default groups"),
+ * and doctor's install prediction reads it the same way. Optional dependencies and other groups are
+ * left to the user: a plain `uv sync` or `pip install .` does not install them either.
  */
 import type { ProjectFacts, Requirement } from "../facts/schema.js";
 import { condaRequirements, type CondaPythonPin } from "./conda-requirements.js";
+import { isUvManaged } from "./project-view.js";
 
 export interface ProjectRequirements {
   requirements: Requirement[];
@@ -22,6 +25,7 @@ export function projectRequirements(project: ProjectFacts): ProjectRequirements 
   const conda = condaRequirements(project);
   const all = [
     ...(project.pyproject?.dependencies ?? []),
+    ...(isUvManaged(project) ? (project.pyproject?.dependencyGroups["dev"] ?? []) : []),
     ...project.requirementsFiles.flatMap((file) => file.requirements),
     ...conda.requirements,
   ];
