@@ -7,10 +7,10 @@
 import type { Requirement } from "../facts/schema.js";
 import type { KnowledgeBase, NgcImageVerdict } from "../kb/index.js";
 import type { NgcImageRow } from "../kb/types.js";
-import type { ContainerChoice, Decision, ProtectedPackage, TargetMachine } from "./types.js";
+import type { ContainerChoice, Decision, PinConflict, ProtectedPackage, TargetMachine } from "./types.js";
 import { normalizeName } from "../util/package-name.js";
 import { satisfies } from "../util/pep440.js";
-import { compareVersions } from "../util/version.js";
+import { compareVersions, majorMinor } from "../util/version.js";
 
 /** Stands for "any current driver" when the target's is unknown: the plan then states the one it needs. */
 export const NEWEST_DRIVER = "9999";
@@ -28,6 +28,8 @@ export interface ContainerOutcome {
   excludedByPin: string[];
   /** "torch==2.8.0 (requirements.txt:1) excludes 25.10 (torch 2.9.0a0+...)", or null. */
   pinRejection: string | null;
+  /** The exact torch pin moved out for an image of its series (--strategy container), or null. */
+  movedPin: PinConflict | null;
 }
 
 /** The image's packages (torch, numpy, bundled ones) with the versions the KB knows. */
@@ -46,11 +48,26 @@ function releaseOf(version: string): string {
   return /^\d+(\.\d+)*/.exec(version)?.[0] ?? version;
 }
 
-/** Does the image's torch satisfy the requirement: true, false, or null (a URL, or unreadable). */
-export function imageTorchSatisfies(image: NgcImageRow, requirement: Requirement | null): boolean | null {
-  if (!requirement) return true;
-  if (requirement.url !== null) return false;
-  return satisfies(image.torch, requirement.specifier);
+/** The torch pin as the container candidates are held to it (the pin policy's specifier). */
+export interface ContainerPin {
+  requirement: Requirement | null;
+  /** What the image's torch must satisfy, as pip judges an installed torch; "" for no pin. */
+  specifier: string;
+  /**
+   * --strategy container: where no image's torch satisfies an exact pin only because NVIDIA's torch
+   * is a pre-release of its series (==2.7.1 against 2.7.0a0+...), take the image of the pin's minor
+   * (or the nearest newer), and move the pin out of the installed requirements, saying why.
+   */
+  takeNearestSeries: boolean;
+  /** The pin policy changed the pin (no build of the pinned release runs here): `specifier` is the change. */
+  changed: boolean;
+}
+
+/** Does the image's torch satisfy the pin: true, false, or null (unreadable). */
+function imageTorchSatisfies(image: NgcImageRow, pin: ContainerPin): boolean | null {
+  if (!pin.requirement || pin.specifier === "") return true;
+  if (pin.requirement.url !== null) return false;
+  return satisfies(image.torch, pin.specifier);
 }
 
 /** The project's pins (other than torch) the image's known packages do not satisfy. */
@@ -71,39 +88,115 @@ function withoutPlaceholderDriver(reason: string): string {
     .replace(`driver ${NEWEST_DRIVER} runs`, "a new enough driver runs");
 }
 
+/** "torch==2.8.0 (requirements.txt:1) excludes 25.10 (torch 2.9.0a0+...)", naming a pre-release miss. */
+function pinRejectionOf(pin: ContainerPin, excluded: NgcImageVerdict[]): string | null {
+  const requirement = pin.requirement;
+  if (excluded.length === 0 || !requirement) return null;
+  const listed = excluded.map((v) => `${v.image.tag} (torch ${v.image.torch})`).join(", ");
+  // NGC's torch is a pre-release of its series (2.9.0a0+...): say so where that is what fails.
+  const preRelease = excluded.find(
+    (v) =>
+      requirement.url === null &&
+      satisfies(v.image.torch, pin.specifier) === false &&
+      satisfies(releaseOf(v.image.torch), pin.specifier) === true,
+  );
+  return (
+    `${requirement.raw} (${requirement.origin}) excludes ${listed}` +
+    (requirement.url !== null
+      ? ": a torch from a URL would replace the image's"
+      : preRelease
+        ? ` (${preRelease.image.torch} is a pre-release, which pip counts below ${releaseOf(preRelease.image.torch)})`
+        : "")
+  );
+}
+
+/**
+ * --strategy container with an exact pin no image's torch satisfies: the images of the pin's minor,
+ * or of the nearest newer minor that has one. Empty when the pin names no release, or none is newer.
+ */
+function nearestSeriesImages(pin: ContainerPin, running: NgcImageVerdict[]): NgcImageVerdict[] {
+  if (!pin.takeNearestSeries || !pin.requirement || pin.requirement.url !== null) return [];
+  const named = /^\s*(?:==|===|~=)\s*(\d+\.\d+)/.exec(pin.specifier);
+  if (!named) return [];
+  const wanted = named[1]!;
+  const series = [...new Set(running.map((v) => majorMinor(v.image.torch)))]
+    .filter((s) => compareVersions(s, wanted) >= 0)
+    .sort(compareVersions);
+  const nearest = series[0];
+  return nearest ? running.filter((v) => majorMinor(v.image.torch) === nearest) : [];
+}
+
+/** The conflict a moved pin becomes: out of the installed requirements, with the reason. */
+function movedPinConflict(requirement: Requirement, image: NgcImageRow): PinConflict {
+  return {
+    requirement,
+    provided: image.torch,
+    message: `${requirement.raw} (${requirement.origin}): moved out of the installed requirements; ${image.image} brings torch ${image.torch}, NVIDIA's build of the ${majorMinor(image.torch)} series (a pre-release to pip, so no image satisfies the exact pin), and the image's torch is kept`,
+  };
+}
+
+/** Why each newer image was passed over, for the base-image decision. */
+function passedOver(
+  verdicts: NgcImageVerdict[],
+  chosen: NgcImageVerdict,
+  excluded: NgcImageVerdict[],
+  requirements: Requirement[],
+  pin: ContainerPin,
+  driverKnown: boolean,
+): string {
+  const why = (v: NgcImageVerdict): string => {
+    if (excluded.includes(v))
+      return `torch ${v.image.torch} fails ${pin.requirement?.raw ?? "the torch pin"}`;
+    const broken = pinsBroken(v.image, requirements);
+    if (v.runs && broken.length > 0)
+      return `it ships what ${broken.map((r) => r.raw).join(", ")} exclude${broken.length === 1 ? "s" : ""}`;
+    return driverKnown ? v.reason : withoutPlaceholderDriver(v.reason);
+  };
+  const newer = verdicts.filter((v) => v !== chosen && compareVersions(v.image.tag, chosen.image.tag) > 0);
+  return newer.length > 0
+    ? `; newer ones are passed over (${newer.map((v) => `${v.image.tag}: ${why(v)}`).join("; ")})`
+    : "";
+}
+
+function protectedDecision(
+  image: NgcImageRow,
+  protectedPackages: ProtectedPackage[],
+  sources: string[],
+): Decision {
+  return {
+    topic: "protected packages",
+    choice:
+      protectedPackages
+        .map((p) => (p.version ? `${p.name}==${p.version}` : `${p.name} (version not sourced)`))
+        .join(", ") + ", and every other package the image ships",
+    reason:
+      "the project's requirements are installed into the image's own Python with a constraints file that pins what the image provides (written at build time from `pip list`), so no install can replace its CUDA builds",
+    sources,
+  };
+}
+
 export function chooseContainer(
   kb: KnowledgeBase,
   target: TargetMachine,
-  requirements: Requirement[] = [],
+  requirements: Requirement[],
+  pin: ContainerPin,
 ): ContainerOutcome {
-  const torchRequirement = requirements.find((r) => r.normalizedName === "torch") ?? null;
   const verdicts: NgcImageVerdict[] = kb.judgeNgcImages({
     computeCapability: target.computeCapability,
     driverVersion: target.driverVersion ?? NEWEST_DRIVER,
     cpuArch: target.cpuArch,
   });
   const rejections = verdicts.filter((v) => !v.runs).map((v) => `${v.image.tag}: ${v.reason}`);
-  const excluded = verdicts.filter((v) => v.runs && imageTorchSatisfies(v.image, torchRequirement) !== true);
+  const excluded = verdicts.filter((v) => v.runs && imageTorchSatisfies(v.image, pin) !== true);
   const excludedByPin = excluded.map((v) => `${v.image.tag} (torch ${v.image.torch})`);
-  let pinRejection: string | null = null;
-  if (excluded.length > 0 && torchRequirement) {
-    // NGC's torch is a pre-release of its series (2.9.0a0+...): say so where that is what fails.
-    const preRelease = excluded.find(
-      (v) =>
-        torchRequirement.url === null &&
-        satisfies(v.image.torch, torchRequirement.specifier) === false &&
-        satisfies(releaseOf(v.image.torch), torchRequirement.specifier) === true,
-    );
-    pinRejection =
-      `${torchRequirement.raw} (${torchRequirement.origin}) excludes ${excludedByPin.join(", ")}` +
-      (torchRequirement.url !== null
-        ? ": a torch from a URL would replace the image's"
-        : preRelease
-          ? ` (${preRelease.image.torch} is a pre-release, which pip counts below ${releaseOf(preRelease.image.torch)})`
-          : "");
-    rejections.unshift(pinRejection);
+  const pinRejection = pinRejectionOf(pin, excluded);
+  if (pinRejection) rejections.unshift(pinRejection);
+  let running = verdicts.filter((v) => v.runs && !excluded.includes(v));
+  let moved: PinConflict | null = null;
+  if (running.length === 0) {
+    running = nearestSeriesImages(pin, excluded);
+    if (running.length > 0 && pin.requirement) moved = movedPinConflict(pin.requirement, running[0]!.image);
   }
-  const running = verdicts.filter((v) => v.runs && !excluded.includes(v));
   // Prefer an image that also keeps the project's other pins on what it ships (numpy<2), then
   // one the driver runs natively: minor-version compatibility cannot JIT newer PTX, and NVIDIA's
   // image notes ask for the CUDA's own driver. Passed-over images are named in the reason.
@@ -111,32 +204,41 @@ export function chooseContainer(
   const preferred = keeping.length > 0 ? keeping : running;
   const chosen = preferred.find((v) => v.driver === "native") ?? preferred[0];
   if (!chosen)
-    return { choice: null, requiredDriver: null, decisions: [], rejections, excludedByPin, pinRejection };
+    return {
+      choice: null,
+      requiredDriver: null,
+      decisions: [],
+      rejections,
+      excludedByPin,
+      pinRejection,
+      movedPin: null,
+    };
+  if (moved) moved = movedPinConflict(pin.requirement!, chosen.image);
   const image = chosen.image;
   const toolkit = kb.cudaToolkit(image.cuda);
   const requiredDriver = image.minDriverLinux ?? toolkit?.minDriverLinux ?? NEWEST_DRIVER;
   const sources = image.sources.map((s) => s.url);
-  const whyPassed = (v: NgcImageVerdict): string => {
-    if (excluded.includes(v))
-      return `torch ${v.image.torch} fails ${torchRequirement?.raw ?? "the torch pin"}`;
-    const broken = pinsBroken(v.image, requirements);
-    if (v.runs && broken.length > 0)
-      return `it ships what ${broken.map((r) => r.raw).join(", ")} exclude${broken.length === 1 ? "s" : ""}`;
-    return target.driverVersion === null ? withoutPlaceholderDriver(v.reason) : v.reason;
-  };
-  const newer = verdicts.filter((v) => v !== chosen && compareVersions(v.image.tag, image.tag) > 0);
-  const pinNote = torchRequirement?.specifier
-    ? ` and whose torch the project's ${torchRequirement.raw} (${torchRequirement.origin}) accepts`
-    : "";
+  const pinNote = moved
+    ? ` and whose torch is the ${majorMinor(image.torch)} series ${pin.requirement!.raw} (${pin.requirement!.origin}) names (the nearest NVIDIA builds)`
+    : pin.changed
+      ? ` and whose torch the changed pin (${pin.requirement!.raw} -> ${pin.specifier}) accepts`
+      : pin.specifier
+        ? ` and whose torch the project's ${pin.requirement!.raw} (${pin.requirement!.origin}) accepts`
+        : "";
   const decisions: Decision[] = [
     {
       topic: "base image",
       choice: image.image,
       reason:
         `newest NGC PyTorch image that runs here${chosen.driver === "native" && running.length > 1 && running[0] !== chosen ? " with its own CUDA driver" : ""}${pinNote}: ${target.driverVersion === null ? `it covers compute capability ${target.computeCapability} on ${target.cpuArch}` : chosen.reason}` +
-        (newer.length > 0
-          ? `; newer ones are passed over (${newer.map((v) => `${v.image.tag}: ${whyPassed(v)}`).join("; ")})`
-          : "") +
+        passedOver(
+          verdicts,
+          chosen,
+          moved ? [] : excluded,
+          requirements,
+          pin,
+          target.driverVersion !== null,
+        ) +
         `; it brings torch ${image.torch} built with CUDA ${image.cuda}`,
       sources,
     },
@@ -150,22 +252,14 @@ export function chooseContainer(
     });
   }
   const protectedPackages = providedPackages(image);
-  decisions.push({
-    topic: "protected packages",
-    choice:
-      protectedPackages
-        .map((p) => (p.version ? `${p.name}==${p.version}` : `${p.name} (version not sourced)`))
-        .join(", ") + ", and every other package the image ships",
-    reason:
-      "the project's requirements are installed into the image's own Python with a constraints file that pins what the image provides (written at build time from `pip list`), so no install can replace its CUDA builds",
-    sources,
-  });
+  decisions.push(protectedDecision(image, protectedPackages, sources));
   return {
     choice: { image, protected: protectedPackages },
     requiredDriver,
     decisions,
     rejections,
     excludedByPin,
-    pinRejection,
+    pinRejection: moved ? null : pinRejection,
+    movedPin: moved,
   };
 }

@@ -25,6 +25,10 @@ export interface NativeOutcome {
 
 export interface NativeInputs {
   torchRequirement: Requirement | null;
+  /** What a build's series must satisfy (the pin policy's: the pin's public part, or its change). */
+  torchSpecifier: string;
+  /** The policy changed the pin: the local variant it named goes with it. */
+  pinChanged: boolean;
   /** --python */
   wantedPython: string | null;
   /** requires-python and the conda manifests' python pins. */
@@ -53,8 +57,8 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
     rejections.push(
       `torch ${c.build.torch} ${c.build.variant}: only through PTX JIT (${c.via.join(", ")}), not native`,
     );
-  const pin = torchRequirement ? torchPin(torchRequirement) : null;
-  const spec = pin?.publicSpecifier ?? "";
+  const pin = torchRequirement && !inputs.pinChanged ? torchPin(torchRequirement) : null;
+  const spec = inputs.torchSpecifier;
   const accepted = native.filter((c) => spec === "" || seriesAccepts(c.build.torch, spec));
   let torchPinConflict: string | null = null;
   let pool: TorchBuildChoice[] = accepted;

@@ -33,6 +33,14 @@ import type {
   TargetMachine,
 } from "./types.js";
 import { decideStrategy, type StrategyFailure, type StrategyReason } from "./strategy.js";
+import {
+  decideTorchPin,
+  isPinChange,
+  pinChangeConflict,
+  type PinChange,
+  type RunnableTorch,
+} from "./torch-pin-policy.js";
+import { NEWEST_DRIVER } from "./choose-container.js";
 
 export type { Plan, InitOptions, TargetMachine, Decision, Strategy } from "./types.js";
 
@@ -60,6 +68,8 @@ interface Candidates {
   /** The pins each base would not obey (empty when it keeps them all, or when it cannot run). */
   containerDrops: PinConflict[];
   nativeDrops: PinConflict[];
+  /** The torch pin the policy changed for both (no build of it runs here); null when kept. */
+  pinChange: PinChange | null;
 }
 
 /**
@@ -87,15 +97,18 @@ function strategySentence(
   reason: StrategyReason,
   strategy: Strategy,
   target: TargetMachine,
-  { container, native, containerDrops }: Candidates,
+  candidates: Candidates,
   lag: number,
 ): string {
+  const { container, native, containerDrops } = candidates;
   const image = container.choice?.image;
   switch (reason) {
     case "asked":
       return `asked with --strategy ${strategy}`;
     case "container-drops-pins":
       return `the newest NGC image that runs here and accepts the torch pin, ${image?.tag}, would not obey ${droppedPins(containerDrops)}; a native venv keeps every pin (use --strategy container to take the image anyway)`;
+    case "native-drops-pins":
+      return `a native venv would not obey ${droppedPins(candidates.nativeDrops)}; the NGC image ${image?.tag} keeps every pin (use --strategy native for a uv venv anyway)`;
     case "image-runs":
       return `an NGC PyTorch image covers ${target.gpuName}${container.excludedByPin.length > 0 ? " with a torch the project accepts" : ""}: NVIDIA's build of torch and its CUDA libraries for this GPU, kept intact in the image (use --strategy native for a uv venv)`;
     case "image-too-old":
@@ -162,8 +175,9 @@ function pickStrategy(
     imageChosen: container.choice !== null,
     pinExcludesImages: container.pinRejection !== null,
     nativeChosen: native.choice !== null,
-    containerDrops: candidates.containerDrops.length,
-    nativeDrops: candidates.nativeDrops.length,
+    // The pin policy's change is in both plans: only what one drops and the other keeps weighs.
+    containerDrops: candidates.containerDrops.filter((c) => !isPinChange(c, candidates.pinChange)).length,
+    nativeDrops: candidates.nativeDrops.filter((c) => !isPinChange(c, candidates.pinChange)).length,
     imageLag: lag,
     maxImageLag: MAX_NGC_LAG,
   });
@@ -175,16 +189,32 @@ function pickStrategy(
   };
 }
 
+/**
+ * The torch pin's own conflict when the policy changed it or a container moved it: said once, in
+ * place of the generic "does not accept the base's torch" line protection would write.
+ */
+function torchPinConflicts(
+  requirements: Requirement[],
+  special: PinConflict | null,
+): { others: Requirement[]; conflicts: PinConflict[] } {
+  if (!special) return { others: requirements, conflicts: [] };
+  return { others: requirements.filter((r) => r.normalizedName !== "torch"), conflicts: [special] };
+}
+
 /** What a container on this image would not obey: pins on what it ships, torch routes, a conda python pin. */
 function containerConflicts(
   container: ContainerOutcome,
-  requirements: Requirement[],
-  routes: PackageRoute[],
-  pythonPins: CondaPythonPin[],
+  inputs: PlanInputs,
+  pinChange: PinConflict | null,
 ): PinConflict[] {
+  const { requirements, routes, pythonPins } = inputs;
   const choice = container.choice;
   if (!choice) return [];
-  const conflicts = applyProtection(requirements, choice.protected, choice.image.image).conflicts;
+  const torch = torchPinConflicts(requirements, pinChange ?? container.movedPin);
+  const conflicts = [
+    ...torch.conflicts,
+    ...applyProtection(torch.others, choice.protected, choice.image.image).conflicts,
+  ];
   const imagePython = choice.image.python;
   for (const pin of pythonPins)
     if (imagePython && satisfies(imagePython, pin.specifier) === false)
@@ -207,12 +237,17 @@ function containerConflicts(
 /** What the native plan would not obey: a torch pin no runnable build satisfies, a route to a variant that cannot run. */
 function nativeConflicts(
   native: NativeOutcome,
-  requirements: Requirement[],
-  torchRequirement: Requirement | null,
+  inputs: PlanInputs,
+  pinChange: PinConflict | null,
 ): PinConflict[] {
+  const { requirements, torchRequirement } = inputs;
   const choice = native.choice;
   if (!choice) return [];
-  const conflicts = applyProtection(requirements, choice.protected, "the planned torch").conflicts;
+  const torch = torchPinConflicts(requirements, pinChange);
+  const conflicts = [
+    ...torch.conflicts,
+    ...applyProtection(torch.others, choice.protected, "the planned torch").conflicts,
+  ];
   if (native.torchPinConflict)
     conflicts.push({
       requirement: torchRequirement,
@@ -245,6 +280,25 @@ function readPlanInputs(project: ProjectFacts, target: TargetMachine, options: I
   return { requirements, torchRequirement, routes, pythonPins, duplicates, notes };
 }
 
+/** What runs on the target, for the pin policy: native builds' series and running images' torch. */
+function runnableTorch(kb: KnowledgeBase, target: TargetMachine): RunnableTorch {
+  const query = {
+    computeCapability: target.computeCapability,
+    driverVersion: target.driverVersion ?? NEWEST_DRIVER,
+    cpuArch: target.cpuArch,
+  };
+  return {
+    nativeSeries: kb
+      .evaluateTorchBuilds(query)
+      .choices.filter((c) => c.runs === "sass")
+      .map((c) => c.build.torch),
+    imageTorches: kb
+      .judgeNgcImages(query)
+      .filter((v) => v.runs)
+      .map((v) => v.image.torch),
+  };
+}
+
 function weighCandidates(
   kb: KnowledgeBase,
   project: ProjectFacts,
@@ -253,9 +307,17 @@ function weighCandidates(
   inputs: PlanInputs,
 ): Candidates {
   const { requirements, torchRequirement, routes, pythonPins } = inputs;
-  const container = chooseContainer(kb, target, requirements);
+  const policy = decideTorchPin(project, torchRequirement, runnableTorch(kb, target));
+  const container = chooseContainer(kb, target, requirements, {
+    requirement: torchRequirement,
+    specifier: policy.specifier,
+    takeNearestSeries: options.strategy === "container",
+    changed: policy.change !== null,
+  });
   const native = chooseNative(kb, target, {
     torchRequirement,
+    torchSpecifier: policy.specifier,
+    pinChanged: policy.change !== null,
     wantedPython: options.python,
     pythonLimits: [
       ...(project.pyproject?.requiresPython
@@ -266,11 +328,13 @@ function weighCandidates(
     requirements,
     routes,
   });
+  const change = policy.change ? pinChangeConflict(policy.change, target.gpuName) : null;
   return {
     container,
     native,
-    containerDrops: containerConflicts(container, requirements, routes, pythonPins),
-    nativeDrops: nativeConflicts(native, requirements, torchRequirement),
+    pinChange: policy.change,
+    containerDrops: containerConflicts(container, inputs, change),
+    nativeDrops: nativeConflicts(native, inputs, change),
   };
 }
 

@@ -33,6 +33,11 @@ test("auto: the plan that keeps every pin wins", () => {
     strategy: "native",
     reason: "container-drops-pins",
   });
+  assert.deepEqual(decideStrategy({ ...both, nativeDrops: 1, imageLag: 5 }), {
+    ok: true,
+    strategy: "container",
+    reason: "native-drops-pins",
+  });
   // Both drop something: the pin count does not decide, the image's recency does.
   assert.equal(decideStrategy({ ...both, containerDrops: 1, nativeDrops: 1 }).ok && "container", "container");
 });

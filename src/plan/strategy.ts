@@ -9,6 +9,8 @@ export type StrategyReason =
   | "asked"
   /** auto: the image would drop a pin the native venv keeps. */
   | "container-drops-pins"
+  /** auto: the native venv would drop a pin the image keeps. */
+  | "native-drops-pins"
   /** auto: an image runs here and is recent enough. */
   | "image-runs"
   /** auto: the newest image that runs is too far behind the native torch. */
@@ -58,6 +60,8 @@ export function decideStrategy(input: StrategyInputs): StrategyOutcome {
   // The plan that keeps every pin the project wrote wins.
   if (input.imageChosen && input.nativeChosen && input.containerDrops > 0 && input.nativeDrops === 0)
     return { ok: true, strategy: "native", reason: "container-drops-pins" };
+  if (input.imageChosen && input.nativeChosen && input.nativeDrops > 0 && input.containerDrops === 0)
+    return { ok: true, strategy: "container", reason: "native-drops-pins" };
   if (input.imageChosen && (input.imageLag <= input.maxImageLag || !input.nativeChosen))
     return { ok: true, strategy: "container", reason: "image-runs" };
   if (input.nativeChosen) {

@@ -81,6 +81,9 @@ const NUMPY_LT2 =
 const T214_CU130 =
   "torch-builds 2.14 cu130 (sm_75…sm_120 x86_64; sm_80…sm_120 incl. sm_110 aarch64; pythons 3.10-3.14)";
 const T214_CU126 = "torch-builds 2.14 cu126 linux-x86_64 (sm_50…sm_90, pythons 3.10-3.14)";
+/** Issue 22 item 2: a pin no build on the GPU satisfies is changed once, to the nearest series a wheel with code for it exists for; both plans make that change. */
+const PIN_POLICY =
+  "rule: a torch pin no build on this GPU satisfies is changed once to the nearest release series a wheel runs for (plan/torch-pin-policy.ts), the same change in container and native plans, reported as a diff of the line";
 const CUDA130 = "cuda-toolkits 13.0 (GA driver 580.65.06; a bare 580 branch counts as its newest patch)";
 const T28_CU128 = "torch-builds 2.8 cu128 linux-x86_64 (sm_70…sm_120, pythons 3.9-3.13, PyPI default)";
 const FLASH =
@@ -313,8 +316,8 @@ const ROWS: Row[] = [
     driver: "580",
     project: "exact",
     strategy: "native",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.12", builds: [], conflicts: 1 },
-    source: `torch==2.8.0: the KB has no 2.8 linux-aarch64 build (torch-builds), so the pin cannot be kept and is reported; ${NUMPY_LT2} (numpy 1.26 has aarch64 wheels, cirrus_wheels.yml)`,
+    expect: { strategy: "native", index: "cu130", torch: "2.9", python: "3.12", builds: [], conflicts: 1 },
+    source: `torch==2.8.0: the KB has no 2.8 linux-aarch64 build (torch-builds), so the pin cannot be kept; the nearest series with an aarch64 sm_90 wheel is 2.9 (2.7 is as near; the newer wins the tie); ${PIN_POLICY}; ${NUMPY_LT2} (numpy 1.26 has aarch64 wheels, cirrus_wheels.yml)`,
   },
   // --- Blackwell datacenter
   {
@@ -342,9 +345,8 @@ const ROWS: Row[] = [
     driver: "580",
     project: "low",
     strategy: "native",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [], conflicts: 1 },
-    source:
-      "torch<2.4: no torch-builds row before 2.7 cu128 has sm_100, so the pin cannot be kept; the plan reports it and takes the best build (2.14 cu130)",
+    expect: { strategy: "native", index: "cu128", torch: "2.7", python: "3.13", builds: [], conflicts: 1 },
+    source: `torch<2.4: no torch-builds row before 2.7 cu128 has sm_100, so the pin is changed to 2.7, the nearest series that runs; ${PIN_POLICY}`,
   },
   {
     target: "b300",
@@ -393,9 +395,8 @@ const ROWS: Row[] = [
     driver: "580",
     project: "low",
     strategy: "native",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [], conflicts: 1 },
-    source:
-      "torch<2.4: sm_120 first appears in torch-builds 2.7 cu128, so the pin cannot be kept and is reported",
+    expect: { strategy: "native", index: "cu128", torch: "2.7", python: "3.13", builds: [], conflicts: 1 },
+    source: `torch<2.4: sm_120 first appears in torch-builds 2.7 cu128, so the pin is changed to 2.7; ${PIN_POLICY}`,
   },
   {
     target: "rtx-5070-ti",
@@ -427,12 +428,9 @@ const ROWS: Row[] = [
     driver: "580",
     project: "exact",
     strategy: "container",
-    expect: {
-      error:
-        /no NGC PyTorch image that runs on .*RTX 5090.*torch==2\.8\.0 \(requirements\.txt:1\) excludes .*25\.10 \(torch 2\.9\.0a0/,
-    },
+    expect: { strategy: "container", image: "25.10", torch: /^2\.9\.0a0/, builds: [], conflicts: 1 },
     source:
-      "ngc: every NGC torch is a pre-release (2.x.0a0+...), which never equals 2.8.0, so no image can keep this exact pin; the error names the pin and the image",
+      "issue 22 item 2: every NGC torch is a pre-release (2.x.0a0+...), which never equals 2.8.0; asked for a container, the plan takes the image of the pin's minor or the nearest newer (no 2.8 image covers 12.0 in the KB, so 25.10 with 2.9.0a0) and moves the pin out of the installed requirements, saying why",
   },
   {
     target: "rtx-5090",
@@ -488,8 +486,8 @@ const ROWS: Row[] = [
     driver: null,
     project: "exact",
     strategy: "native",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.12", builds: [], conflicts: 1 },
-    source: `no 2.8 linux-aarch64 row in torch-builds: torch==2.8.0 cannot be kept on GB10 and is reported; ${NUMPY_LT2}`,
+    expect: { strategy: "native", index: "cu130", torch: "2.9", python: "3.12", builds: [], conflicts: 1 },
+    source: `no 2.8 linux-aarch64 row in torch-builds: torch==2.8.0 cannot be kept on GB10, so it is changed to 2.9, the nearest aarch64 series that runs (the newer of the two at one minor's distance); ${PIN_POLICY}; ${NUMPY_LT2}`,
   },
   // --- Jetson
   {
@@ -667,28 +665,24 @@ const ROWS: Row[] = [
     driver: "580",
     project: "pixiSeed000",
     strategy: "native",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.11", builds: [], conflicts: 1 },
-    source: `pixi.toml:17 pytorch = "2.5.1" is torch==2.5.1 (conda name -> PyPI name): sm_120 first appears in torch-builds 2.7 cu128, so the pin is reported and the best build taken; ${T214_CU130}; pixi.toml:16 python = "3.11.*" bounds the Python as requires-python does (${PY_NEWEST})`,
+    expect: { strategy: "native", index: "cu128", torch: "2.7", python: "3.11", builds: [], conflicts: 1 },
+    source: `pixi.toml:17 pytorch = "2.5.1" is torch==2.5.1 (conda name -> PyPI name): sm_120 first appears in torch-builds 2.7 cu128, so the pin is changed to pytorch = "2.7.*"; ${PIN_POLICY}; pixi.toml:16 python = "3.11.*" bounds the Python as requires-python does (${PY_NEWEST})`,
   },
   {
     target: "dgx-spark",
     driver: null,
     project: "pixiSeed000",
     strategy: "auto",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.11", builds: [], conflicts: 1 },
-    source: `seed 000 (pixi + conda-forge torch 2.5.1 on GB10): no NGC torch is 2.5.1, so auto goes native; systems DGX Spark driver 580.82.09; ${T214_CU130} aarch64 (sm_120 SASS runs on 12.1); torch==2.5.1 reported (no 2.5 build has code for 12.1: the only 2.5 aarch64 row is cpu); python = "3.11.*" kept`,
+    expect: { strategy: "native", index: "cu130", torch: "2.9", python: "3.11", builds: [], conflicts: 1 },
+    source: `seed 000 (pixi + conda-forge torch 2.5.1 on GB10): no 2.5 build has code for 12.1 (the only 2.5 aarch64 row is cpu), so the pin is changed to 2.9, the nearest series with an aarch64 build that runs (${PIN_POLICY}); both plans make that change, and auto prefers native, which also keeps python = "3.11.*" (the image's Python is 3.12); systems DGX Spark driver 580.82.09; sm_120 SASS runs on 12.1`,
   },
   {
     target: "dgx-spark",
     driver: null,
     project: "pixiSeed000",
     strategy: "container",
-    expect: {
-      error:
-        /no NGC PyTorch image that runs on NVIDIA GB10 .*torch==2\.5\.1 \(pixi\.toml:17\) excludes .*25\.11/,
-    },
-    source:
-      "rule: an image that fails the torch pin is never chosen; every ngc image covering 12.1 aarch64 brings torch 2.9.0a0 or newer (25.09 on: first-hand GB10 runs), which ==2.5.1 excludes; the error names the pin and the images",
+    expect: { strategy: "container", image: "25.10", torch: /^2\.9\.0a0/, builds: [], conflicts: 2 },
+    source: `seed 000's own fix, NGC 25.09 or newer: the pin is changed to 2.9 as in the native plan (${PIN_POLICY}); the newest image with torch 2.9 that covers 12.1 on aarch64 is 25.10; the image's Python 3.12 does not keep python = "3.11.*", the second pin reported`,
   },
   {
     target: "a100",

@@ -19,7 +19,7 @@ test("init --target dgx-spark in a pixi-only project: a native plan with a torch
   assert.match(result.stdout, /why: sm_120 SASS runs natively on compute capability 12\.1/);
   assert.match(
     result.stdout,
-    /torch==2\.5\.1 \(pixi\.toml:17\): no build of that torch runs natively on compute capability 12\.1/,
+    /pytorch = "2\.5\.1" \(pixi\.toml:17\): no torch build of that release runs on NVIDIA GB10; the nearest that runs is 2\.9.*pixi\.toml:17: pytorch = "2\.5\.1" {2}-> {2}pytorch = "2\.9\.\*"/,
   );
   assert.match(
     result.stdout,

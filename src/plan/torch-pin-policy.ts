@@ -1,0 +1,131 @@
+/**
+ * One pin policy for every strategy (issue 22 item 2). Before a container or a native base is
+ * chosen, the project's torch pin is judged against everything that runs on the target: the torch
+ * builds with code for the GPU and the NGC images that run there.
+ * - A pin that some of them satisfies is kept; each candidate is then held to it.
+ * - A pin that none satisfies (2.5.1 on sm_121) is changed once, to the nearest release series that
+ *   a wheel with code for the GPU exists for (an image's series where no wheel runs), and that change
+ *   is said once, as a diff of the manifest line. Container and native plans
+ *   then both plan for the changed pin, so neither "rejects for the pin" while the other breaks it.
+ */
+import type { ProjectFacts, Requirement } from "../facts/schema.js";
+import { satisfies } from "../util/pep440.js";
+import { compareVersions, majorMinor, versionParts } from "../util/version.js";
+import { seriesAccepts } from "../project/series.js";
+import { torchPin } from "../project/torch-pin.js";
+import type { PinConflict } from "./types.js";
+
+export interface PinChange {
+  requirement: Requirement;
+  /** "pixi.toml:12" */
+  origin: string;
+  /** The manifest line now and after the change, as the user would write it. */
+  from: string;
+  to: string;
+  /** The release series the change moves to ("2.9"). */
+  series: string;
+}
+
+export interface TorchPinPolicy {
+  requirement: Requirement | null;
+  /** What every candidate must satisfy: the pin's public specifier, or the changed one ("" for none). */
+  specifier: string;
+  change: PinChange | null;
+}
+
+/** What runs on the target, as the policy weighs it. */
+export interface RunnableTorch {
+  /** Release series of builds with code for the GPU ("2.9"). */
+  nativeSeries: string[];
+  /** The torch of each image that runs ("2.9.0a0+50eac811a6"), judged as pip judges an installed one. */
+  imageTorches: string[];
+}
+
+/** The release series a specifier is about: the highest release it names ("==2.5.1" -> 2.5, "<2.8" -> 2.8). */
+function anchorSeries(specifier: string): string | null {
+  const releases = [...specifier.matchAll(/\d+(?:\.\d+)+/g)].map((m) => majorMinor(m[0]));
+  return releases.sort(compareVersions).pop() ?? null;
+}
+
+/** Distance between two series in minor releases (majors count as 100). */
+function seriesDistance(a: string, b: string): number {
+  const [aMajor = 0, aMinor = 0] = versionParts(a);
+  const [bMajor = 0, bMinor = 0] = versionParts(b);
+  return Math.abs(aMajor * 100 + aMinor - (bMajor * 100 + bMinor));
+}
+
+/** The runnable series nearest the pin; on a tie, the newer one. */
+function nearestSeries(anchor: string, runnable: string[]): string | null {
+  const sorted = [...new Set(runnable)].sort(compareVersions).reverse();
+  let best: string | null = null;
+  for (const series of sorted)
+    if (best === null || seriesDistance(series, anchor) < seriesDistance(best, anchor)) best = series;
+  return best;
+}
+
+/** The manifest line with the new series, in its own syntax (a conda spec in pixi.toml, PEP 508 elsewhere). */
+function changedLine(
+  project: ProjectFacts | null,
+  requirement: Requirement,
+  series: string,
+): { from: string; to: string } {
+  const conda = project?.condaManifests
+    ?.flatMap((m) => m.dependencies)
+    .find((dep) => dep.origin === requirement.origin && ["pytorch", "pytorch-gpu"].includes(dep.name));
+  if (conda) {
+    // The version as written in the line (pixi `pytorch = "2.5.1"`, environment.yml `pytorch=2.5.1`).
+    const written = /\d+(?:\.\d+)*(?:\.\*)?/;
+    const to = written.test(conda.raw)
+      ? conda.raw.replace(written, `${series}.*`)
+      : `${conda.raw}=${series}.*`;
+    return { from: conda.raw, to };
+  }
+  const extras = requirement.extras.length > 0 ? `[${requirement.extras.join(",")}]` : "";
+  const marker = requirement.marker ? `; ${requirement.marker}` : "";
+  return { from: requirement.raw, to: `${requirement.name}${extras}==${series}.*${marker}` };
+}
+
+export function decideTorchPin(
+  project: ProjectFacts | null,
+  requirement: Requirement | null,
+  runnable: RunnableTorch,
+): TorchPinPolicy {
+  if (!requirement) return { requirement, specifier: "", change: null };
+  const specifier = torchPin(requirement).publicSpecifier;
+  if (specifier === "" || requirement.url !== null) return { requirement, specifier, change: null };
+  const kept =
+    runnable.nativeSeries.some((series) => seriesAccepts(series, specifier)) ||
+    runnable.imageTorches.some((torch) => satisfies(torch, specifier) === true);
+  if (kept) return { requirement, specifier, change: null };
+  // The changed line must install anywhere the manifest is used: a release PyPI or the PyTorch index
+  // serves (NGC's 2.6.0a0 is no such release). Images are the fallback where no wheel runs at all.
+  const pool =
+    runnable.nativeSeries.length > 0 ? runnable.nativeSeries : runnable.imageTorches.map(majorMinor);
+  const anchor = anchorSeries(specifier);
+  const series = anchor ? nearestSeries(anchor, pool) : null;
+  if (!series) return { requirement, specifier, change: null };
+  const line = changedLine(project, requirement, series);
+  return {
+    requirement,
+    specifier: `==${series}.*`,
+    change: { requirement, origin: requirement.origin, series, ...line },
+  };
+}
+
+/** Whether a conflict is the policy's change (shared by both plans, so it does not weigh in auto). */
+export function isPinChange(conflict: PinConflict, change: PinChange | null): boolean {
+  return (
+    change !== null &&
+    conflict.requirement === change.requirement &&
+    conflict.provided === `${change.series}.*`
+  );
+}
+
+/** The one conflict a changed pin adds to whichever plan is chosen. */
+export function pinChangeConflict(change: PinChange, gpu: string): PinConflict {
+  return {
+    requirement: change.requirement,
+    provided: `${change.series}.*`,
+    message: `${change.from} (${change.origin}): no torch build of that release runs on ${gpu}; the nearest that runs is ${change.series}, so the plan uses ${change.to}. Change the line: ${change.origin}: ${change.from}  ->  ${change.to}`,
+  };
+}
