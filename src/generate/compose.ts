@@ -15,6 +15,7 @@ import {
   header,
   imageName,
   volumes,
+  MASKED_IN_WORKDIR,
   type VolumeSpec,
 } from "./paths.js";
 
@@ -47,7 +48,8 @@ export function renderCompose(plan: Plan): string {
   };
   // Passed through from the host when set; never written into a file.
   service["environment"] = ["HF_TOKEN", "WANDB_API_KEY"];
-  service["volumes"] = volumes(plan).map(volumeText);
+  // The anonymous volumes after the project mount hide a host venv from the image's Python.
+  service["volumes"] = [...volumes(plan).map(volumeText), ...MASKED_IN_WORKDIR];
   service["working_dir"] = WORKDIR;
   service["stdin_open"] = true;
   service["tty"] = true;

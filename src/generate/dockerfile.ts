@@ -73,6 +73,12 @@ export function hostUserInImage(plan: Plan): boolean {
   return plan.options.nonRoot || plan.options.jupyter;
 }
 
+/** The build's last check: torch, and the image's own packages the project requires (torchvision ...). */
+function torchCheck(plan: ContainerPlan): string {
+  const modules = ["torch", ...plan.container.imports];
+  return `import ${modules.join(", ")}; print('torch', torch.__version__, 'CUDA', torch.version.cuda)`;
+}
+
 export function renderDockerfile(plan: ContainerPlan): string {
   const image = plan.container.image;
   const source = pipSource(plan);
@@ -110,7 +116,7 @@ FROM base AS app`);
     const requirements = hasRequirements ? ` -r ${GPUPREP_DIR_IN_IMAGE}/requirements.txt` : "";
     lines.push(`RUN --mount=type=cache,target=/root/.cache/pip${source.mount} \\
     python3 -m pip install${source.options}${wheels}${requirements} \\
- && python3 -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda)"`);
+ && python3 -c "${torchCheck(plan)}"`);
   }
   if (hostUserInImage(plan)) {
     lines.push(`# A user with the host user's ids, so files written to the mounted project stay yours${plan.options.nonRoot ? "" : " (the jupyter service runs as it)"}.

@@ -15,6 +15,12 @@ export const GPUPREP_DIR_IN_IMAGE = "/opt/gpuprep";
 export const MEMLOCK = -1;
 export const STACK_BYTES = 67108864;
 export const JUPYTER_PORT = 8888;
+/**
+ * Paths under the project mount that an anonymous volume hides inside the container: a host venv
+ * there would shadow the image's torch (seed 001: a Jupyter kernel picked the mounted
+ * /workspace/.venv with a torch built without sm_120).
+ */
+export const MASKED_IN_WORKDIR = [`${WORKDIR}/.venv`];
 
 /** A Docker image name from the project's name: lower case, [a-z0-9._-]. */
 export function imageName(plan: Plan): string {

@@ -7,7 +7,15 @@ import type { ContainerPlan } from "../plan/types.js";
 import { VERSION_AT_LEAST } from "./shell.js";
 import { shellDoubleQuoted, shellQuote } from "./quote.js";
 import { hostUserInImage } from "./dockerfile.js";
-import { MEMLOCK, STACK_BYTES, header, imageName, volumes, type VolumeSpec } from "./paths.js";
+import {
+  MASKED_IN_WORKDIR,
+  MEMLOCK,
+  STACK_BYTES,
+  header,
+  imageName,
+  volumes,
+  type VolumeSpec,
+} from "./paths.js";
 
 /** The host side as one shell word: our own paths expand $PWD/$HOME; a --volume path is literal. */
 function hostPath(v: VolumeSpec): string {
@@ -26,7 +34,8 @@ export function renderRunContainer(plan: ContainerPlan): string {
   const image = plan.container.image;
   const vols = volumes(plan);
   const created = [...new Set(vols.filter((v) => v.create).map(hostPath))];
-  const mounts = vols.map(mount);
+  // Anonymous volumes after the project mount: a host venv never shadows the image's torch.
+  const mounts = [...vols.map(mount), ...MASKED_IN_WORKDIR.map((path) => `  -v ${path}`)];
   const shm = plan.options.shmSize ? `--shm-size=${plan.options.shmSize}` : "--ipc=host";
   const userArgs = hostUserInImage(plan)
     ? ` --build-arg USER_UID="$(id -u)" --build-arg USER_GID="$(id -g)"`

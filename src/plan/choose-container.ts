@@ -40,8 +40,21 @@ export function providedPackages(image: NgcImageRow): ProtectedPackage[] {
     ...Object.entries(image.packages).map(([name, version]) => ({ name: normalizeName(name), version, why })),
   ];
   if (image.numpy) packages.push({ name: "numpy", version: image.numpy, why });
+  // torchvision and torchaudio are built for one torch release: a PyPI one (torchvision==0.22.1)
+  // requires PyPI's torch (2.7.1) and would replace the image's. Whatever the image ships is kept
+  // (pinned from `pip list` at build time), and the Dockerfile checks the import (torchFamilyImports).
+  for (const name of TORCH_COMPANIONS)
+    if (!packages.some((p) => p.name === name))
+      packages.push({
+        name,
+        version: null,
+        why: `built for one torch release; the image's torch ${image.torch} is kept`,
+      });
   return packages;
 }
+
+/** Packages built for one torch release, never installed over an image's torch from PyPI. */
+export const TORCH_COMPANIONS = ["torchvision", "torchaudio"];
 
 /** "2.9.0a0+145a3a7bda" -> "2.9.0": the release a pre-release build leads to. */
 function releaseOf(version: string): string {
@@ -253,8 +266,13 @@ export function chooseContainer(
   }
   const protectedPackages = providedPackages(image);
   decisions.push(protectedDecision(image, protectedPackages, sources));
+  const required = new Set(requirements.map((r) => r.normalizedName));
   return {
-    choice: { image, protected: protectedPackages },
+    choice: {
+      image,
+      protected: protectedPackages,
+      imports: TORCH_COMPANIONS.filter((name) => required.has(name)),
+    },
     requiredDriver,
     decisions,
     rejections,

@@ -301,3 +301,42 @@ test("container with the driver not given: images passed over are explained with
     assert.doesNotMatch(reason, /9999/, reason);
   }
 });
+
+test("seed 001 as a container: the image of torch 2.7, the exact pin and torchvision==0.22.1 moved out with their reasons", () => {
+  const seed001 = { "requirements.txt": "torch==2.7.1\ntorchvision==0.22.1\nnumpy<2\n" };
+  const result = plan(seed001, "rtx-5070-ti", "580", { strategy: "container" });
+  const image = containerOf(result)!.image;
+  assert.match(image.torch, /^2\.7\.0a0/, "NVIDIA's build of the pinned minor");
+  const messages = result.conflicts.map((c) => c.message);
+  assert.ok(
+    messages.some((m) =>
+      /^torch==2\.7\.1 \(requirements\.txt:1\): moved out of the installed requirements/.test(m),
+    ),
+    messages.join("\n"),
+  );
+  assert.ok(
+    messages.some((m) =>
+      /^torchvision==0\.22\.1 \(requirements\.txt:2\): left out; .*own torchvision is kept/.test(m),
+    ),
+    messages.join("\n"),
+  );
+  assert.ok(!result.install.some((r) => r.normalizedName === "torchvision" || r.normalizedName === "torch"));
+  assert.deepEqual(containerOf(result)!.imports, ["torchvision"], "the build imports it from the image");
+  // The same project, auto: a native venv keeps every pin exactly, so it wins.
+  const auto = plan(seed001, "rtx-5070-ti", "580");
+  assert.equal(auto.strategy, "native");
+  assert.equal(nativeOf(auto)!.build.torch, "2.7");
+  assert.deepEqual(auto.conflicts, []);
+});
+
+test("a torchvision pin is no conflict in a native plan, and an unpinned one is no conflict anywhere", () => {
+  const native = plan({ "requirements.txt": "torch==2.7.1\ntorchvision==0.22.1\n" }, "rtx-5070-ti", "580", {
+    strategy: "native",
+  });
+  assert.deepEqual(native.conflicts, []);
+  assert.ok(native.install.some((r) => r.normalizedName === "torchvision"));
+  const container = plan({ "requirements.txt": "torch\ntorchvision\n" }, "h100", "580", {
+    strategy: "container",
+  });
+  assert.deepEqual(container.conflicts, []);
+});

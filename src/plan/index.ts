@@ -213,7 +213,7 @@ function containerConflicts(
   const torch = torchPinConflicts(requirements, pinChange ?? container.movedPin);
   const conflicts = [
     ...torch.conflicts,
-    ...applyProtection(torch.others, choice.protected, choice.image.image).conflicts,
+    ...applyProtection(torch.others, choice.protected, choice.image.image, true).conflicts,
   ];
   const imagePython = choice.image.python;
   for (const pin of pythonPins)

@@ -9,10 +9,15 @@ export interface ProtectionResult {
   conflicts: PinConflict[];
 }
 
+/**
+ * @param reportUnknown an image (true): a pin on a package it ships whose version the KB does not
+ * know is reported as left out; a native venv (false) installs torch itself, so its pin is no conflict.
+ */
 export function applyProtection(
   requirements: Requirement[],
   protectedPackages: ProtectedPackage[],
   baseName: string,
+  reportUnknown = false,
 ): ProtectionResult {
   const byName = new Map(protectedPackages.map((p) => [p.name, p]));
   const install: Requirement[] = [];
@@ -29,6 +34,12 @@ export function applyProtection(
         requirement,
         provided,
         message: `${requirement.raw} (${requirement.origin}) would replace ${baseName}'s ${kept.name} ${provided} with a build from ${requirement.url}; left out`,
+      });
+    } else if (reportUnknown && kept.version === null && requirement.specifier !== "") {
+      conflicts.push({
+        requirement,
+        provided,
+        message: `${requirement.raw} (${requirement.origin}): left out; ${baseName}'s own ${kept.name} is kept (${kept.why}; its version is not in the knowledge base and the build pins it as installed), so a pinned ${kept.name} from PyPI cannot replace it`,
       });
     } else if (kept.version !== null && satisfies(kept.version, requirement.specifier) === false) {
       conflicts.push({

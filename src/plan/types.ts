@@ -115,6 +115,11 @@ export interface InitOptions {
 export interface ContainerChoice {
   image: NgcImageRow;
   protected: ProtectedPackage[];
+  /**
+   * Modules the project requires that the image itself provides (torchvision ...), imported at the
+   * end of the build so an image without them fails there, not at the user's first import.
+   */
+  imports: string[];
 }
 
 export interface NativeChoice {

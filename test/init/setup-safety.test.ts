@@ -152,6 +152,21 @@ test(".dockerignore excludes everything first, then allows only the files the Do
   assert.doesNotMatch(dockerfile, /^COPY \. /m);
 });
 
+test("a host venv in the project never shadows the image's torch: /workspace/.venv is masked in compose and the run script", () => {
+  const dir = containerProject();
+  for (const service of Object.values(services(dir)))
+    assert.ok(service.volumes.includes("/workspace/.venv"), service.volumes.join(", "));
+  const compose = services(dir)["app"]!.volumes;
+  assert.ok(
+    compose.indexOf("/workspace/.venv") > compose.findIndex((v) => v.startsWith(".:/workspace")),
+    "after the project mount",
+  );
+  assert.match(
+    readFileSync(join(dir, "scripts", "run-container.sh"), "utf8"),
+    /^ {2}-v \/workspace\/\.venv \\$/m,
+  );
+});
+
 /** A Dockerfile's RUN commands, each with the SHELL in force for its stage (SHELL carries over FROM a stage). */
 function runCommands(dockerfile: string): Array<{ shell: string[]; command: string }> {
   const logical = dockerfile.replace(/\\\n/g, "").split("\n");

@@ -41,7 +41,9 @@ export const PlanSchema = z.object({
   }),
   strategy: z.enum(["container", "native"]),
   requiredDriver: z.string(),
-  container: z.object({ image: ngcImageRowSchema, protected: z.array(ProtectedPackageSchema) }).nullable(),
+  container: z
+    .object({ image: ngcImageRowSchema, protected: z.array(ProtectedPackageSchema), imports: z.array(z.string()) })
+    .nullable(),
   native: z
     .object({
       build: torchBuildRowSchema,

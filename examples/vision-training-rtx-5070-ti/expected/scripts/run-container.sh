@@ -64,4 +64,5 @@ exec docker run --rm \
   -v "$PWD/checkpoints":/workspace/checkpoints \
   -v "$PWD/.credentials":/run/credentials:ro \
   -v "$PWD/.credentials":/workspace/.credentials:ro \
+  -v /workspace/.venv \
   "$IMAGE" "$@"
