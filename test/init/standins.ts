@@ -1,8 +1,10 @@
 /**
- * Stand-ins for the tools the generated scripts call (docker, uv, nvidia-smi): each records its
- * argv as one JSON line and does the least the script needs to go on (uv makes .venv/bin/python,
- * nvidia-smi prints a driver version). They live outside the repository, so node runs them as
- * CommonJS. Running the real script against them shows what it would run, argument by argument.
+ * Stand-ins for the tools the generated scripts call (docker, uv, pixi, conda, git, nvidia-smi):
+ * each records its argv, its working directory and the build-relevant environment (TORCH_*,
+ * TRITON_*, UV_*, PIP_*, CUDA_*, MAX_JOBS ...) as one JSON line, and does the least the script needs
+ * to go on (uv makes .venv/bin/python, pixi makes .pixi/envs/default/bin/python, nvidia-smi prints a
+ * driver version). They live outside the repository, so node runs them as CommonJS. Running the real
+ * script against them shows what it would run, argument by argument.
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,12 +14,22 @@ import { join } from "node:path";
 export interface Call {
   tool: string;
   argv: string[];
+  /** Where it ran (a relative path in argv means something only with it). */
+  cwd: string;
+  /** The variables a build or an installer reads, as the tool saw them. */
+  env: Record<string, string>;
 }
+
+/** Variables worth recording: what steers a source build, uv, pip, pixi or conda. */
+const RECORDED_ENV =
+  "^(TORCH_|TRITON_|UV_|PIP_|PIXI_|CONDA_|CUDA_|CUDACXX$|MAX_JOBS$|NVCC_|CCACHE_|CC$|CXX$)";
 
 const RECORDER = (tool: string, extra: string) => `#!${process.execPath}
 const fs = require("node:fs");
 const path = require("node:path");
-fs.appendFileSync(process.env.STANDIN_LOG, JSON.stringify({ tool: ${JSON.stringify(tool)}, argv: process.argv.slice(2) }) + "\\n");
+const recorded = new RegExp(${JSON.stringify(RECORDED_ENV)});
+const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => recorded.test(name)));
+fs.appendFileSync(process.env.STANDIN_LOG, JSON.stringify({ tool: ${JSON.stringify(tool)}, argv: process.argv.slice(2), cwd: process.cwd(), env }) + "\\n");
 ${extra}
 `;
 
@@ -29,6 +41,21 @@ if (args[0] === "venv" || args[0] === "sync") {
 }
 `;
 
+const PIXI_EXTRA = `
+if (process.argv[2] === "install") {
+  fs.mkdirSync(".pixi/envs/default/bin", { recursive: true });
+  fs.writeFileSync(".pixi/envs/default/bin/python", "#!/bin/sh\\nexit 0\\n", { mode: 0o755 });
+}
+`;
+
+export type StandInTool = "docker" | "uv" | "nvidia-smi" | "pixi" | "conda" | "git";
+
+const EXTRA: Partial<Record<StandInTool, string>> = {
+  uv: UV_EXTRA,
+  pixi: PIXI_EXTRA,
+  "nvidia-smi": 'process.stdout.write("580.95.05\\n");',
+};
+
 export interface StandIns {
   bin: string;
   log: string;
@@ -38,7 +65,7 @@ export interface StandIns {
 }
 
 /** @param tools which stand-ins to provide (leave nvidia-smi out to act as a machine without one). */
-export function makeStandIns(tools: Array<"docker" | "uv" | "nvidia-smi">): StandIns {
+export function makeStandIns(tools: StandInTool[]): StandIns {
   const root = mkdtempSync(join(tmpdir(), "gpuprep-standins-"));
   const bin = join(root, "bin");
   const cwd = join(root, "cwd");
@@ -46,9 +73,7 @@ export function makeStandIns(tools: Array<"docker" | "uv" | "nvidia-smi">): Stan
   mkdirSync(cwd);
   const log = join(root, "calls.jsonl");
   for (const tool of tools) {
-    const extra =
-      tool === "uv" ? UV_EXTRA : tool === "nvidia-smi" ? 'process.stdout.write("580.95.05\\n");' : "";
-    writeFileSync(join(bin, tool), RECORDER(tool, extra));
+    writeFileSync(join(bin, tool), RECORDER(tool, EXTRA[tool] ?? ""));
     chmodSync(join(bin, tool), 0o755);
   }
   return {
