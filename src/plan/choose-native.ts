@@ -5,7 +5,7 @@
 import type { Requirement } from "../facts/schema.js";
 import type { KnowledgeBase, TorchBuildChoice } from "../kb/index.js";
 import { NEWEST_DRIVER } from "./choose-container.js";
-import { choosePython, type PythonLimit } from "./choose-python.js";
+import { choosePython, pythonPinChangeMessage, relaxPythonPins, type PythonLimit } from "./choose-python.js";
 import { routedVariant, type PackageRoute } from "../project/torch-routes.js";
 import { seriesAccepts } from "../project/series.js";
 import { torchPin } from "../project/torch-pin.js";
@@ -21,6 +21,8 @@ export interface NativeOutcome {
   torchPinConflict: string | null;
   /** The project's route of torch to a PyTorch variant turned down, when that variant cannot run here. */
   routeConflict: string | null;
+  /** Python pins changed because no runnable build has wheels for a Python they allow, with their diffs. */
+  pythonPinConflicts: string[];
 }
 
 export interface NativeInputs {
@@ -81,11 +83,21 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
       routeConflict = `${route.origin} ${route.says}: no ${variant} build${spec ? ` that ${torchRequirement!.raw} accepts` : ""} runs natively on compute capability ${target.computeCapability} (${target.cpuArch}); the planned index replaces it`;
   }
   const pythonWanted = wantedPython ?? target.python;
+  // A Python pin no runnable build has wheels for (seed 000's python = "3.9.*" on GB10, where the
+  // first torch with sm_120 code needs 3.10) is changed once, to the nearest Python, and said.
+  const pythonChanges =
+    pythonWanted || pool.length === 0 ? null : relaxPythonPins(pool[0]!.build, pythonLimits);
+  const limits = pythonChanges
+    ? pythonLimits.map((limit) => {
+        const change = pythonChanges.find((c) => c.limit === limit);
+        return change ? { ...limit, specifier: `==${change.python}.*` } : limit;
+      })
+    : pythonLimits;
   for (const candidate of pool) {
     const pythonChoice = choosePython(kb, candidate.build, {
       wanted: pythonWanted,
       wantedOrigin: wantedPython ? "--python" : target.python ? "the target's Python" : null,
-      pythonLimits,
+      pythonLimits: limits,
       requirements: inputs.requirements,
     });
     if (pythonChoice.python === null) {
@@ -144,7 +156,16 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
       rejections,
       torchPinConflict,
       routeConflict,
+      pythonPinConflicts: (pythonChanges ?? []).map((c) => pythonPinChangeMessage(c, build, target.gpuName)),
     };
   }
-  return { choice: null, requiredDriver: null, decisions: [], rejections, torchPinConflict, routeConflict };
+  return {
+    choice: null,
+    requiredDriver: null,
+    decisions: [],
+    rejections,
+    torchPinConflict,
+    routeConflict,
+    pythonPinConflicts: [],
+  };
 }

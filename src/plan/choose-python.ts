@@ -13,7 +13,7 @@ import {
 } from "../kb/index.js";
 import type { TorchBuildRow } from "../kb/types.js";
 import { satisfies } from "../util/pep440.js";
-import { compareVersions, majorMinor } from "../util/version.js";
+import { compareVersions, majorMinor, versionParts } from "../util/version.js";
 
 export interface PythonChoice {
   python: string;
@@ -151,4 +151,50 @@ export function choosePython(
     python: null,
     reason: `no Python with a ${build.variant} wheel (${plain.join(", ")}) fits: ${excluded.join("; ")}`,
   };
+}
+
+/** A Python pin changed once because no runnable build has wheels for any Python it allows. */
+export interface PythonPinChange {
+  limit: PythonLimit;
+  /** The Python the plan uses instead ("3.10"). */
+  python: string;
+  /** The line as it would read ('python = "3.10.*"'), or the requires-python value. */
+  to: string;
+}
+
+function pythonDistance(a: string, b: string): number {
+  const [aMajor = 0, aMinor = 0] = versionParts(a);
+  const [bMajor = 0, bMinor = 0] = versionParts(b);
+  return Math.abs(aMajor * 100 + aMinor - (bMajor * 100 + bMinor));
+}
+
+/**
+ * The smallest change to the project's Python pins that lets this build run: each pin that excludes
+ * every Python the build has wheels for moves to the nearest one (the newer on a tie). Null when
+ * the pins already allow one of its Pythons, or a pin names no version to be near to.
+ */
+export function relaxPythonPins(build: TorchBuildRow, limits: PythonLimit[]): PythonPinChange[] | null {
+  const pythons = build.pythons.filter((p) => /^\d+\.\d+$/.test(p)).sort(compareVersions);
+  if (pythons.some((p) => limits.every((limit) => satisfies(`${p}.0`, limit.specifier) !== false)))
+    return null;
+  const changes: PythonPinChange[] = [];
+  for (const limit of limits) {
+    if (pythons.some((p) => satisfies(`${p}.0`, limit.specifier) !== false)) continue;
+    const anchor = /\d+\.\d+/.exec(limit.specifier)?.[0];
+    if (!anchor) return null;
+    const python = [...pythons]
+      .reverse()
+      .reduce((best, p) => (pythonDistance(p, anchor) < pythonDistance(best, anchor) ? p : best));
+    const to = limit.raw ? limit.raw.replace(/\d+\.\d+(?:\.\d+)?(?:\.\*)?/, `${python}.*`) : `>=${python}`;
+    changes.push({ limit, python, to });
+  }
+  return changes;
+}
+
+/** The one conflict line of a changed Python pin, with its diff. */
+export function pythonPinChangeMessage(change: PythonPinChange, build: TorchBuildRow, gpu: string): string {
+  const line = change.limit.raw ?? `requires-python = "${change.limit.specifier}"`;
+  const where = change.limit.origin ?? "pyproject.toml";
+  const to = change.limit.raw ? change.to : `requires-python = "${change.to}"`;
+  return `${line} (${where}): torch ${build.torch} ${build.variant}, which runs on ${gpu}, has wheels for Python ${build.pythons.join(", ")} only; the nearest is ${change.python}, so the plan uses it. Change the line: ${where}: ${line}  ->  ${to}`;
 }

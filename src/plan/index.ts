@@ -13,7 +13,7 @@ import { chooseNative, type NativeOutcome } from "./choose-native.js";
 import { projectRequirements } from "../project/requirements.js";
 import type { CondaPythonPin } from "../project/conda-requirements.js";
 import { satisfies } from "../util/pep440.js";
-import { applyProtection } from "./protect.js";
+import { applyProtection, UNKNOWN_VERSION } from "./protect.js";
 import { decideSourceBuilds } from "./source-builds.js";
 import { compareVersions, versionParts } from "../util/version.js";
 import { nvccNeeded } from "./nvcc.js";
@@ -176,7 +176,10 @@ function pickStrategy(
     pinExcludesImages: container.pinRejection !== null,
     nativeChosen: native.choice !== null,
     // The pin policy's change is in both plans: only what one drops and the other keeps weighs.
-    containerDrops: candidates.containerDrops.filter((c) => !isPinChange(c, candidates.pinChange)).length,
+    // A pin on a package whose version in the image is not known is not a certain break.
+    containerDrops: candidates.containerDrops.filter(
+      (c) => !isPinChange(c, candidates.pinChange) && c.provided !== UNKNOWN_VERSION,
+    ).length,
     nativeDrops: candidates.nativeDrops.filter((c) => !isPinChange(c, candidates.pinChange)).length,
     imageLag: lag,
     maxImageLag: MAX_NGC_LAG,
@@ -256,6 +259,8 @@ function nativeConflicts(
     });
   if (native.routeConflict)
     conflicts.push({ requirement: null, provided: choice.build.variant, message: native.routeConflict });
+  for (const message of native.pythonPinConflicts)
+    conflicts.push({ requirement: null, pin: message.split(" (")[0], provided: choice.python, message });
   return conflicts;
 }
 
@@ -389,7 +394,8 @@ function planWarnings(inputs: PlanInputs, base: ChosenBase, options: InitOptions
   if (options.python && base.strategy === "container")
     warnings.push(`--python ${options.python} is ignored in a container: the image's own Python is used`);
   // Every NGC image ships numpy; where the KB does not know its version, a numpy pin cannot be
-  // judged here, and pip decides at build time against the image's own (base-packages.txt).
+  // judged here: it stays in the requirements, and pip checks it at build time against the image's
+  // own (base-packages.txt), failing the build rather than running on a numpy the project excludes.
   const image = base.strategy === "container" ? base.choice.image : null;
   for (const pin of inputs.requirements.filter((r) => r.normalizedName === "numpy" && r.specifier !== ""))
     if (image && image.numpy === null)

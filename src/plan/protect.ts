@@ -3,6 +3,9 @@ import type { Requirement } from "../facts/schema.js";
 import { satisfies } from "../util/pep440.js";
 import type { PinConflict, ProtectedPackage } from "./types.js";
 
+/** `provided` of a conflict whose base version the KB does not know: not a certain break, so auto does not weigh it. */
+export const UNKNOWN_VERSION = "the base's version";
+
 export interface ProtectionResult {
   /** Requirements left to install (protected packages are the base's already). */
   install: Requirement[];
@@ -28,7 +31,7 @@ export function applyProtection(
       install.push(requirement);
       continue;
     }
-    const provided = kept.version ?? "the base's version";
+    const provided = kept.version ?? UNKNOWN_VERSION;
     if (requirement.url !== null) {
       conflicts.push({
         requirement,
