@@ -3,7 +3,7 @@
  * stage per source-built extension (exactly the target's architecture, MAX_JOBS from cores and
  * memory, pip and ccache cache mounts), then the project's requirements under those constraints.
  */
-import type { ContainerPlan, Plan, SourceBuild } from "../plan/types.js";
+import type { ContainerPlan, JitToolchain, Plan, SourceBuild } from "../plan/types.js";
 import { normalizeName } from "../util/package-name.js";
 import { dockerfileQuoted, shellQuote, singleLine } from "./quote.js";
 import { nvccCheckDockerfile } from "./nvcc-check.js";
@@ -73,6 +73,20 @@ export function hostUserInImage(plan: Plan): boolean {
   return plan.options.nonRoot || plan.options.jupyter;
 }
 
+/**
+ * Triton's ptxas: the image's CUDA toolkit one, for a GPU the ptxas triton bundles does not know;
+ * the build stops here if this ptxas does not know it either.
+ */
+function tritonPtxas(jit: JitToolchain): string {
+  const path = jit.ptxasPath ?? "/usr/local/cuda/bin/ptxas";
+  const env = jit.variables.map((name) => `${name}=${path}`).join(" \\\n    ");
+  return `# triton compiles its kernels for ${jit.target} on first use with the ptxas its wheel bundles, which does
+# not know ${jit.target}; the image's CUDA toolkit ptxas (CUDA ${jit.minimumCuda} or newer) does. SETUP.md says more.
+ENV ${env}
+RUN "$TRITON_PTXAS_PATH" --help | grep -q "'${jit.target}'" \\
+ || { echo "error: $TRITON_PTXAS_PATH does not know ${jit.target}: triton needs the ptxas of CUDA ${jit.minimumCuda} or newer" >&2; exit 1; }`;
+}
+
 /** The build's last check: torch, and the image's own packages the project requires (torchvision ...). */
 function torchCheck(plan: ContainerPlan): string {
   const modules = ["torch", ...plan.container.imports];
@@ -104,6 +118,7 @@ ENV PIP_CONSTRAINT="${GPUPREP_DIR_IN_IMAGE}/constraints.txt ${GPUPREP_DIR_IN_IMA
     PYTHONUNBUFFERED=1 \\
     HF_HOME=${HF_HOME} \\
     TORCH_HOME=${TORCH_HOME}`);
+  if (plan.jitToolchain) lines.push(tritonPtxas(plan.jitToolchain));
   for (const build of plan.sourceBuilds) lines.push(buildStage(build, plan).trimEnd());
   lines.push(`
 FROM base AS app`);

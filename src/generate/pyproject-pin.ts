@@ -61,6 +61,46 @@ function addToUvTable(
   };
 }
 
+/**
+ * Adds names to a list key of [tool.uv] itself (no-binary-package): under its header where the
+ * file has one, else as a new [tool.uv] table (valid after [tool.uv.sources]: the super-table is
+ * defined once). A key the user already wrote is extended only by hand, and said.
+ */
+function addUvKey(
+  content: string,
+  uv: UvTable,
+  key: string,
+  names: string[],
+): { content: string; note: string | null } {
+  const existing = uv[key];
+  if (existing !== undefined) {
+    const have = Array.isArray(existing) ? existing.map(String) : [];
+    const missing = names.filter((n) => !have.includes(n));
+    return {
+      content,
+      note:
+        missing.length > 0
+          ? `[tool.uv] ${key} is already set; add ${missing.join(", ")} to it by hand`
+          : null,
+    };
+  }
+  const line = `${tomlKey(key)} = [${names.map(tomlString).join(", ")}]`;
+  const header = /^\[tool\.uv\][ \t]*(#.*)?$/m.exec(content);
+  if (header) {
+    const at = header.index + header[0].length;
+    return {
+      content: `${content.slice(0, at)}\n${line}${content.slice(at)}`,
+      note: `${names.join(", ")} always built from source ([tool.uv] ${key})`,
+    };
+  }
+  if ("no-binary-package" in uv || Object.keys(uv).some((k) => typeof uv[k] !== "object"))
+    return { content, note: `add ${line} to [tool.uv] by hand (it is not written as a table header)` };
+  return {
+    content: `${content}\n# Added by gpuprep init: uv sync and uv run build these from source, never the index's wheel.\n[tool.uv]\n${line}\n`,
+    note: `${names.join(", ")} always built from source ([tool.uv] ${key})`,
+  };
+}
+
 export function pinPyproject(plan: NativePlan, current: string): PyprojectPin {
   const native = plan.native;
   const doc = parse(current) as { tool?: { uv?: UvTable } };
@@ -156,6 +196,18 @@ export function pinPyproject(plan: NativePlan, current: string): PyprojectPin {
     if (buildDeps.added.length > 0)
       notes.push(`${buildDeps.added.join(", ")} built against the venv's torch`);
     for (const skipped of [buildDeps.skipped, vars.skipped]) if (skipped) notes.push(skipped);
+  }
+  // `uv run` syncs the venv to the lock before it runs anything; without this it would put the
+  // index's wheel back in place of a source build (seed 003 exported UV_NO_SYNC=1 for that).
+  if (built.length > 0) {
+    const noBinary = addUvKey(
+      content,
+      uv,
+      "no-binary-package",
+      built.map((b) => b.name),
+    );
+    content = noBinary.content;
+    if (noBinary.note) notes.push(noBinary.note);
   }
   if (content === (current.endsWith("\n") ? current : `${current}\n`))
     return {

@@ -4,12 +4,43 @@
  * keeps it); a requirements-only project installs torch first and the rest under the constraints.
  */
 import { relative } from "node:path";
-import type { NativePlan } from "../plan/types.js";
+import type { JitToolchain, NativePlan } from "../plan/types.js";
 import { CONSTRAINTS_FILE, header } from "./paths.js";
 import { GIB_PER_BUILD_JOB } from "./dockerfile.js";
 import { VERSION_AT_LEAST } from "./shell.js";
 import { shellDoubleQuoted, shellQuote, singleLine } from "./quote.js";
 import { nvccCheckScript } from "./nvcc-check.js";
+
+/** gpuprep.env: what the venv's processes need in their environment (triton's ptxas), written by the script. */
+export const ENV_FILE = "gpuprep.env";
+
+/**
+ * Finds a ptxas that knows the GPU for triton (its bundled one does not) and writes it to
+ * gpuprep.env; stops, naming the toolkit needed, where none is installed.
+ */
+function tritonPtxasBlock(jit: JitToolchain): string {
+  // The target is sm_<digits>[a]: safe inside double quotes; the single quotes are ptxas's own.
+  const quotedTarget = `"'${jit.target}'"`;
+  return `# triton compiles its kernels for ${jit.target} on first use with the ptxas its wheel bundles, which does not
+# know ${jit.target}; a CUDA toolkit's ptxas (CUDA ${jit.minimumCuda} or newer) does. It goes into ${ENV_FILE}, for
+# \`uv run --env-file ${ENV_FILE} ...\` or \`set -a; . ./${ENV_FILE}; set +a\`.
+ptxas=""
+for candidate in "\${TRITON_PTXAS_PATH:-}" "\${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" "$(command -v ptxas || true)"; do
+  if [ -n "$candidate" ] && [ -x "$candidate" ] && "$candidate" --help 2> /dev/null | grep -q ${quotedTarget}; then
+    ptxas="$candidate"
+    break
+  fi
+done
+if [ -z "$ptxas" ]; then
+  echo "error: no ptxas that knows ${jit.target} (tried TRITON_PTXAS_PATH, \\$CUDA_HOME/bin/ptxas, ptxas on PATH)" >&2
+  echo "hint: install the CUDA ${jit.minimumCuda} (or newer) toolkit, or set TRITON_PTXAS_PATH to its ptxas, and rerun" >&2
+  exit 1
+fi
+: > ${ENV_FILE}
+${jit.variables.map((name) => `echo "${name}=$ptxas" >> ${ENV_FILE}`).join("\n")}
+echo "triton will use $ptxas (${ENV_FILE})"
+`;
+}
 
 export function renderSetupNative(plan: NativePlan): string {
   const native = plan.native;
@@ -127,7 +158,7 @@ if ! command -v uv > /dev/null 2>&1; then
   echo "hint: see https://docs.astral.sh/uv/getting-started/installation/" >&2
   exit 1
 fi
-
+${plan.jitToolchain ? `\n${tritonPtxasBlock(plan.jitToolchain)}` : ""}
 ${install.join("\n")}
 
 .venv/bin/python -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda, 'archs', torch.cuda.get_arch_list())"

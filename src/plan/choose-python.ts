@@ -82,6 +82,27 @@ function isCompiled(kb: KnowledgeBase, name: string): boolean {
   return shipsCode || !row.distribution.includes("jit");
 }
 
+/** Torch and its family come with the build; everything else needs its own Python facts. */
+const WITH_THE_BUILD = new Set(["torch", "torchvision", "torchaudio", "triton", "pytorch-triton"]);
+
+/** Requirements whose supported Pythons the KB does not know (URLs and the torch family aside). */
+function unknownPythonSupport(
+  requirements: Requirement[],
+  known: Array<{ requirement: Requirement }>,
+): Requirement[] {
+  const knownNames = new Set(known.map((k) => k.requirement.normalizedName));
+  return requirements.filter(
+    (r) => r.url === null && !WITH_THE_BUILD.has(r.normalizedName) && !knownNames.has(r.normalizedName),
+  );
+}
+
+function describeUnsure(requirements: Requirement[]): string {
+  const names = requirements.map((r) => r.name);
+  return names.length <= 3
+    ? names.join(", ")
+    : `${names.slice(0, 3).join(", ")} and ${names.length - 3} more`;
+}
+
 export function choosePython(
   kb: KnowledgeBase,
   build: TorchBuildRow,
@@ -118,39 +139,56 @@ export function choosePython(
     };
   }
   const excluded: string[] = [];
+  const fitting: string[] = [];
   for (const python of plain) {
-    const outside = inputs.pythonLimits.find((limit) => satisfies(`${python}.0`, limit.specifier) === false);
-    if (outside) {
-      excluded.push(`${python}: ${limitName(outside, "excluded")}`);
-      continue;
-    }
-    const lacking = known.find(({ answer }) => !hasWheelFor(answer, python));
-    if (lacking) {
-      excluded.push(
-        `${python}: ${lacking.requirement.raw} (${lacking.requirement.origin}) has wheels for ${describeWheelPythons(lacking.answer)} only (${lacking.requirement.name} ${lacking.answer.releases[lacking.answer.releases.length - 1]})`,
-      );
-      continue;
-    }
-    const limits = [
-      ...inputs.pythonLimits.map((limit) => limitName(limit, "allowed")),
-      ...known.map(
-        ({ requirement, answer }) => `${requirement.raw} (wheels for ${describeWheelPythons(answer)})`,
-      ),
-    ];
-    return {
-      python,
-      reason:
-        `newest Python with a ${build.variant} torch ${build.torch} wheel` +
-        (limits.length > 0 ? ` that ${limits.join(" and ")} allow${limits.length === 1 ? "s" : ""}` : "") +
-        (excluded.length > 0 ? `; passed over: ${excluded.join("; ")}` : "") +
-        unknownNote,
-      sources: [...build.sources.map((s) => s.url), ...pinSources],
-    };
+    const why = whyNotPython(python, inputs.pythonLimits, known);
+    if (why) excluded.push(`${python}: ${why}`);
+    else fitting.push(python);
   }
+  // Where some requirement's Pythons are not known, the newest Python is where a package is most
+  // likely to lack a wheel or exclude it (unsloth 2025.12.9: <3.14): stay one minor below it, where
+  // another Python fits.
+  const unsure = unknownPythonSupport(inputs.requirements, known);
+  const stepDown = unsure.length > 0 && fitting.length > 1;
+  if (stepDown)
+    excluded.unshift(
+      `${fitting[0]}: the newest that fits, and the Pythons ${describeUnsure(unsure)} support are not known`,
+    );
+  const python = fitting[stepDown ? 1 : 0];
+  if (!python)
+    return {
+      python: null,
+      reason: `no Python with a ${build.variant} wheel (${plain.join(", ")}) fits: ${excluded.join("; ")}`,
+    };
+  const limits = [
+    ...inputs.pythonLimits.map((limit) => limitName(limit, "allowed")),
+    ...known.map(
+      ({ requirement, answer }) => `${requirement.raw} (wheels for ${describeWheelPythons(answer)})`,
+    ),
+  ];
   return {
-    python: null,
-    reason: `no Python with a ${build.variant} wheel (${plain.join(", ")}) fits: ${excluded.join("; ")}`,
+    python,
+    reason:
+      `${stepDown ? "one below the newest" : "newest"} Python with a ${build.variant} torch ${build.torch} wheel` +
+      (limits.length > 0 ? ` that ${limits.join(" and ")} allow${limits.length === 1 ? "s" : ""}` : "") +
+      (excluded.length > 0 ? `; passed over: ${excluded.join("; ")}` : "") +
+      unknownNote,
+    sources: [...build.sources.map((s) => s.url), ...pinSources],
   };
+}
+
+/** Why a Python of the build does not fit: a Python pin excludes it, or a pinned compiled package has no wheel for it. */
+function whyNotPython(
+  python: string,
+  limits: PythonLimit[],
+  known: Array<{ requirement: Requirement; answer: WheelPythonsAnswer }>,
+): string | null {
+  const outside = limits.find((limit) => satisfies(`${python}.0`, limit.specifier) === false);
+  if (outside) return limitName(outside, "excluded");
+  const lacking = known.find(({ answer }) => !hasWheelFor(answer, python));
+  if (lacking)
+    return `${lacking.requirement.raw} (${lacking.requirement.origin}) has wheels for ${describeWheelPythons(lacking.answer)} only (${lacking.requirement.name} ${lacking.answer.releases[lacking.answer.releases.length - 1]})`;
+  return null;
 }
 
 /** A Python pin changed once because no runnable build has wheels for any Python it allows. */

@@ -17,6 +17,7 @@ import { applyProtection, UNKNOWN_VERSION } from "./protect.js";
 import { decideSourceBuilds } from "./source-builds.js";
 import { compareVersions, versionParts } from "../util/version.js";
 import { nvccNeeded } from "./nvcc.js";
+import { decideJitToolchain } from "./jit-toolchain.js";
 import { torchRoutes, type PackageRoute } from "../project/torch-routes.js";
 import { linuxMarkers } from "../project/markers.js";
 import type {
@@ -467,6 +468,12 @@ export function makePlan(
   const buildToolkit = sourceBuilds.builds.some((b) => b.needsNvcc)
     ? nvccNeeded(kb, baseCuda, target.computeCapability)
     : null;
+  const jit = decideJitToolchain(
+    kb,
+    target.computeCapability,
+    strategy,
+    sourceBuilds.askedJitPackages.length > 0,
+  );
   const common: PlanBase = {
     project: {
       dir: project.dir,
@@ -480,6 +487,7 @@ export function makePlan(
     conflicts: base.conflicts,
     sourceBuilds: sourceBuilds.builds,
     buildToolkit,
+    jitToolchain: jit?.toolchain ?? null,
     options,
     decisions: [
       ...targetDecisions(kb, target),
@@ -487,6 +495,7 @@ export function makePlan(
       ...base.outcome.decisions,
       ...sourceBuilds.decisions,
       ...toolkitDecision(buildToolkit),
+      ...(jit ? [jit.decision] : []),
       ...serviceDecisions(options, strategy),
     ],
     warnings: [

@@ -15,6 +15,13 @@ export interface SourceBuildDecision {
   builds: SourceBuild[];
   decisions: Decision[];
   warnings: string[];
+  /** --build-from-source named a package that compiles its kernels at run time (triton): answered by its toolchain, not a build. */
+  askedJitPackages: string[];
+}
+
+/** Packages with no kernels of their own (they compile on first use): a pip source build changes nothing. */
+function compilesAtRunTime(row: ExtensionRow | null): boolean {
+  return row !== null && row.distribution.includes("jit");
 }
 
 export function decideSourceBuilds(
@@ -38,17 +45,23 @@ export function decideSourceBuilds(
         "name a package from the project's requirements",
       );
   }
-  const names = [...new Set([...askedNames, ...byName.keys()])];
+  // triton: PyPI has no sdist to build (triton-lang/triton#8380), and a build would bundle the same
+  // ptxas; what a new GPU needs is a ptxas that knows it (jit-toolchain.ts).
+  const askedJitPackages = askedNames.filter((name) => compilesAtRunTime(kb.extension(name)));
+  const names = [...new Set([...askedNames, ...byName.keys()])].filter((n) => !askedJitPackages.includes(n));
   for (const name of names) {
     const requirement = byName.get(name);
     const row = kb.extension(name);
     const sources = row?.sources.map((s) => s.url) ?? [];
     const build = (reason: string) => {
       const env = row?.buildEnv ? ownBuildEnv(row.buildEnv, computeCapability) : {};
-      if (row?.buildEnv && !(row.buildEnv.archVariable in env))
+      if (row?.buildEnv && !(row.buildEnv.archVariable in env)) {
+        // A build that cannot serve the GPU is not planned: it would take an hour and fail at run time.
         warnings.push(
-          `${row.name}: its build compiles only ${row.buildEnv.archValues.map((v) => `sm_${v}`).join(", ")} (${row.buildEnv.archVariable}), none of which runs on compute capability ${computeCapability}: a source build cannot serve this GPU`,
+          `${row.name}: its build compiles only ${row.buildEnv.archValues.map((v) => `sm_${v}`).join(", ")} (${row.buildEnv.archVariable}), none of which runs on compute capability ${computeCapability}: a source build cannot serve this GPU, so none is planned`,
         );
+        return;
+      }
       builds.push({
         name: row?.name ?? requirement?.name ?? name,
         requirement: requirement?.raw ?? name,
@@ -104,7 +117,7 @@ export function decideSourceBuilds(
       );
     }
   }
-  return { builds, decisions, warnings };
+  return { builds, decisions, warnings, askedJitPackages };
 }
 
 /**

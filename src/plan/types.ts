@@ -9,6 +9,18 @@ import type { NgcImageRow, TorchBuildRow } from "../kb/types.js";
 
 export type Strategy = "container" | "native";
 
+/** TRITON_PTXAS_PATH for a GPU triton's bundled ptxas does not know (plan/jit-toolchain.ts). */
+export interface JitToolchain {
+  /** The ptxas in the image's toolkit; null natively, where the setup script finds one. */
+  ptxasPath: string | null;
+  /** The ptxas target that must be known, "sm_121a". */
+  target: string;
+  /** The oldest CUDA whose ptxas compiles it ("12.9"). */
+  minimumCuda: string;
+  /** TRITON_PTXAS_PATH, and TRITON_PTXAS_BLACKWELL_PATH from 10.0 on. */
+  variables: string[];
+}
+
 /** The machine the setup is for: from its facts, a saved snapshot, or a GPU name. */
 export interface TargetMachine {
   /** How we know it: "this machine", "facts.json (captured ...)", "profile dgx-spark". */
@@ -143,6 +155,8 @@ export interface PlanBase {
   sourceBuilds: SourceBuild[];
   /** What nvcc the source builds need; null without source builds. */
   buildToolkit: BuildToolkit | null;
+  /** The ptxas triton must use on this GPU (its bundled one does not know it); null where it does. */
+  jitToolchain: JitToolchain | null;
   options: InitOptions;
   decisions: Decision[];
   warnings: string[];

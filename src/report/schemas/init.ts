@@ -75,6 +75,14 @@ export const PlanSchema = z.object({
   buildToolkit: z
     .object({ major: z.string(), minimum: z.string(), reason: z.string(), sources: z.array(z.string()) })
     .nullable(),
+  jitToolchain: z
+    .object({
+      ptxasPath: z.string().nullable(),
+      target: z.string(),
+      minimumCuda: z.string(),
+      variables: z.array(z.string()),
+    })
+    .nullable(),
   options: z.object({
     strategy: z.enum(["container", "native", "auto"]),
     jupyter: z.boolean(),
