@@ -425,9 +425,11 @@ function versionFacts(text: string): Answer {
 
 /** The post or dev number as text, exact past 2^53 (read from the normalised string). */
 function numberText(v: Pep440Version, segment: "post" | "dev"): string | null {
-  const m = new RegExp(`\\.${segment}([0-9]+)`).exec(v.public);
+  const m = (segment === "post" ? POST_NUMBER : DEV_NUMBER).exec(v.public);
   return m ? (m[1] as string) : null;
 }
+const POST_NUMBER = /\.post([0-9]+)/;
+const DEV_NUMBER = /\.dev([0-9]+)/;
 
 function containsModes(request: { v: string; s: string }): Answer {
   const v = version(request.v);

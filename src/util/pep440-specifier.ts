@@ -220,15 +220,22 @@ function wildcardSplit(prefix: string): string[] {
   return versionSplit(canonicalText(prefix, false));
 }
 
+/** Each version's split canonical public form, computed once (wildcards and ~= ask for it often). */
+const publicSplits = new WeakMap<Pep440Version, string[]>();
+
 /**
  * ==P.*: the prospective's public version, trailing zeros stripped, padded and cut to P's length.
  * (A public version packaging cannot read back is taken as its text: canonicalize_version does so.)
  */
 function wildcardMatches(prospective: Pep440Version, spec: readonly string[]): boolean {
-  const canonical = prospective.publicReadsBack
-    ? canonicalVersion(prospective.withoutLocal(), true)
-    : prospective.public;
-  const split = versionSplit(canonical);
+  let split = publicSplits.get(prospective);
+  if (split === undefined) {
+    const canonical = prospective.publicReadsBack
+      ? canonicalVersion(prospective.withoutLocal(), true)
+      : prospective.public;
+    split = versionSplit(canonical);
+    publicSplits.set(prospective, split);
+  }
   const shortened = padLeft(split, spec).slice(0, spec.length);
   return shortened.length === spec.length && shortened.every((item, i) => item === spec[i]);
 }

@@ -52,6 +52,7 @@ const LETTER_ALIASES: Record<string, string> = {
 
 /** Python's int(text) for ASCII digits, kept as text: "007" -> "7". */
 function digitsOf(text: string): string {
+  if (text.length === 1 || text[0] !== "0") return text;
   const stripped = text.replace(/^0+/, "");
   return stripped === "" ? "0" : stripped;
 }
@@ -121,6 +122,8 @@ export class Pep440Version {
   /** The release without trailing zeros: what ordering compares (1.0 == 1.0.0). */
   private readonly releaseKey: readonly string[];
   private text: string | undefined;
+  private publicVersion: Pep440Version | undefined;
+  private baseVersionValue: Pep440Version | undefined;
 
   private constructor(
     private readonly epochDigits: string,
@@ -205,20 +208,25 @@ export class Pep440Version {
    * post-release letter spelled oddly ("po\u017ft") read back as "post", as str() writes it.
    */
   withoutLocal(): Pep440Version {
+    if (this.publicVersion) return this.publicVersion;
     const post = this.postSegment;
-    if (this.localSegment === null && (post === null || post.letter === "post")) return this;
-    return new Pep440Version(
-      this.epochDigits,
-      this.releaseDigits,
-      this.preSegment,
-      post && { letter: "post", digits: post.digits },
-      this.devDigits,
-      null,
-    );
+    this.publicVersion =
+      this.localSegment === null && (post === null || post.letter === "post")
+        ? this
+        : new Pep440Version(
+            this.epochDigits,
+            this.releaseDigits,
+            this.preSegment,
+            post && { letter: "post", digits: post.digits },
+            this.devDigits,
+            null,
+          );
+    return this.publicVersion;
   }
   /** The base version as a version (what the exclusive `<` and `>` compare). */
   base(): Pep440Version {
-    return new Pep440Version(this.epochDigits, this.releaseDigits, null, null, null, null);
+    this.baseVersionValue ??= new Pep440Version(this.epochDigits, this.releaseDigits, null, null, null, null);
+    return this.baseVersionValue;
   }
 
   /** packaging's str(): the normalised form ("1.0a1.post2.dev3+ubuntu.1"). */
