@@ -55,7 +55,7 @@ function runReference(python: string, input: string): Promise<string[]> {
  * contiguous slice, so the texts one family of pairs shares are parsed once): the first line is
  * packaging's version, then one answer per request.
  */
-async function referenceAnswers(
+export async function referenceAnswers(
   python: string,
   requests: readonly Request[],
   processes: number,

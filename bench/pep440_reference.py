@@ -133,7 +133,9 @@ def main():
     answers = [json.dumps(packaging.__version__)]
     for line in sys.stdin:
         request = json.loads(line)
-        answers.append(json.dumps(HANDLERS[request["k"]](request)))
+        # Anything packaging raises outside the guarded calls is an answer too (other packaging
+        # versions raise in other places).
+        answers.append(json.dumps(guarded(lambda: HANDLERS[request["k"]](request))))
     sys.stdout.write("\n".join(answers) + "\n")
 
 
