@@ -12,11 +12,14 @@
  *   `_get_installed_candidate`): `acceptsInstalled`, or `contains(v, true)`. A pre-release is
  *   not refused for being one, only by the operators themselves (`<2.8` still refuses 2.8.0a0).
  * - Which version would pip pick from an INDEX? `specifier.filter(candidates,
- *   prereleases=allow_prereleases)` where allow_prereleases is None unless `--pre`
- *   (src/pip/_internal/index/package_finder.py, `CandidateEvaluator.get_applicable_candidates`):
+ *   prereleases=allow_prereleases)` where allow_prereleases is None unless `--pre` or
+ *   `--all-releases`/`--only-final` name the package (src/pip/_internal/index/package_finder.py,
+ *   `CandidateEvaluator.get_applicable_candidates`; src/pip/_internal/models/release_control.py):
  *   `selectFromIndex`, or `filter(versions, null)`. With packaging 23.0 a non-empty set then
- *   admits pre-releases only when one of its specifiers names a pre-release (`>=2.8.0a0`); an
- *   empty set admits them only when no final release is offered.
+ *   admits pre-releases only when one of its specifiers names one with ==, >=, <=, ~= or ===
+ *   (`>=2.8.0a0`, not `<2.8.0a0`); an empty set admits them only when nothing final is offered.
+ *   Newer packaging (26.x, which pip's main branch vendors) also admits them when nothing final
+ *   matches: docs/benchmarks.md lists where the versions differ.
  */
 import {
   ALNUM_IGNORECASE,
