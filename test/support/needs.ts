@@ -120,6 +120,18 @@ export const PYFLAKES = aptPart(
   () => spawnSync("/usr/bin/python3", ["-m", "pyflakes", "--version"], { stdio: "ignore" }).status === 0,
 );
 
+/**
+ * Debian's packaging for /usr/bin/python3 (23.0 on bookworm): the reference the PEP 440 / PEP 508
+ * code is checked against (src/util/pep440-differential.test.ts).
+ */
+export const PYTHON3_PACKAGING = aptPart(
+  "python3-packaging",
+  "python3-packaging",
+  () =>
+    spawnSync("/usr/bin/python3", ["-s", "-c", "import packaging.requirements"], { stdio: "ignore" })
+      .status === 0,
+);
+
 /** A Python with torch >= 2 (SDPA through torch.nn.attention): GPUPREP_TORCH2_PYTHON, else /work/venv-t2. */
 export const TORCH2_PYTHON_PATH = process.env["GPUPREP_TORCH2_PYTHON"] ?? "/work/venv-t2/bin/python";
 export const TORCH2_PYTHON: Part = {
