@@ -158,7 +158,7 @@ test("torch builds per version and unknown versions", () => {
     "cu130/linux-aarch64",
     "cu130/linux-x86_64",
   ]);
-  assert.equal(kb.torchBuild("1.13.1", "cu117", "linux-x86_64"), null);
+  assert.equal(kb.torchBuild("1.11.0", "cu113", "linux-x86_64"), null);
   assert.equal(kb.cudaToolkit("13.0")?.sassTargets?.includes("70"), false);
 });
 test("new GPU rows: RTX 5070, RTX PRO 6000 Server and Max-Q, GB300 by their nvidia-smi names", () => {
@@ -185,7 +185,7 @@ test("new GPU rows: RTX 5070, RTX PRO 6000 Server and Max-Q, GB300 by their nvid
   assert.equal(kb.gpu("NVIDIA B300 SXM6 AC")?.nvidiaSmiMemoryMiB, 275040);
 });
 
-test("Rubin is 10.7 with its own arch row; nothing in the KB compiles sm_107 yet", () => {
+test("Rubin is 10.7 with its own arch row; CUDA 13.4 is the first toolkit that compiles sm_107", () => {
   const rubin = kb.gpu("rubin")!;
   assert.equal(rubin.computeCapability, "10.7");
   assert.equal(kb.gpu("10.7")?.name, rubin.name);
@@ -193,7 +193,10 @@ test("Rubin is 10.7 with its own arch row; nothing in the KB compiles sm_107 yet
   const arch = kb.arch(rubin.computeCapability)!;
   assert.equal(arch.architecture, "Rubin");
   assert.equal(arch.tegra, false);
-  assert.ok(!kb.data.cudaToolkits.some((row) => row.sassTargets?.includes("107")));
+  assert.deepEqual(
+    kb.data.cudaToolkits.filter((row) => row.sassTargets?.includes("107")).map((row) => row.version),
+    ["13.4"],
+  );
 });
 
 test("Jetson Orin modules are 8.7 and Tegra; a family name without the module is ambiguous", () => {
@@ -273,5 +276,9 @@ test("CUDA 13.3: driver 610.43.02 natively, any 580 under minor-version compatib
   assert.equal(kb.driverSupportFor("575.57.08", "13.3")?.support, "unsupported");
   assert.equal(kb.newestNativeCuda("610.43.03")?.version, "13.3");
   assert.equal(kb.newestNativeCuda("595.71.05")?.version, "13.2");
-  assert.equal(kb.cudaToolkit("13.4"), null, "13.4's driver floor is not settled: no row");
+  // 13.4: the R615 branch natively (its GA driver is sourced as a branch), 580 under minor compat.
+  assert.equal(kb.cudaToolkit("13.4")?.minDriverLinux, "615");
+  assert.equal(kb.driverSupportFor("615.20.01", "13.4")?.support, "native");
+  assert.equal(kb.driverSupportFor("610.43.03", "13.4")?.support, "minor-compat");
+  assert.equal(kb.newestNativeCuda("615")?.version, "13.4");
 });
