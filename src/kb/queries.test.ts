@@ -26,16 +26,24 @@ test("an unknown GPU name gives the closest matches", () => {
   const result = kb.resolveGpu("H1OO");
   assert.equal(result.match, null);
   assert.ok(
-    result.candidates.some((row) => row.name === "NVIDIA H100 80GB HBM3"),
+    result.candidates.some((row) => row.name.startsWith("NVIDIA H100")),
     result.candidates.map((r) => r.name).join(),
   );
   assert.equal(kb.resolveGpu("quantum toaster").match, null);
 });
 
 test("H100 SXM peaks are the dense datasheet figures (half the sparse ones)", () => {
-  const h100 = kb.gpu("h100")!;
+  const h100 = kb.gpu("H100 SXM")!;
+  assert.equal(h100.name, "NVIDIA H100 80GB HBM3");
   assert.deepEqual(h100.peakTflops, { bf16: 989.5, fp16: 989.5, tf32: 494.5, fp32: 67 });
   assert.equal(h100.memoryBandwidthGBs, 3350);
+  // "H100" alone names SXM, PCIe and NVL: their common capability and smallest memory, no peaks.
+  const family = kb.gpu("h100")!;
+  assert.deepEqual(family.variants, ["NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe", "NVIDIA H100 NVL"]);
+  assert.equal(family.computeCapability, "9.0");
+  assert.equal(family.memoryGB, 80);
+  assert.equal(family.nvidiaSmiMemoryMiB, 81559);
+  assert.deepEqual(family.peakTflops, { bf16: null, fp16: null, tf32: null, fp32: null });
 });
 
 test("GB10 + driver 580 + aarch64 + Python 3.12: a CUDA 13 aarch64 wheel with sm_120 SASS", () => {
