@@ -154,8 +154,10 @@ test("Jetson -igpu images: Orin gets the JetPack 6 tags, Thor the JetPack 7 ones
   assert.equal(orin.derived, true);
   assert.equal(orin.driver.support, "jetpack");
   assert.ok(orin.sources.some((source) => /pytorch-jetson-rel/.test(source.url)));
-  // Orin does not run the arm64 (SBSA) images: sm_80/sm_86 cubins do not run on 8.7.
+  // Orin does not run the arm64 (SBSA) images, CUDA 12 or 13: NVIDIA keeps it on its own CUDA.
   assert.equal(verdict("26.08", "8.7", "aarch64").runs, false);
+  assert.match(verdict("26.08", "8.7", "aarch64").reason, /for Thor \(11\.0\) only/);
+  assert.match(verdict("25.05", "8.7", "aarch64").reason, /SBSA CUDA 12\.9, which does not run on a Jetson/);
   // A discrete GPU is never offered an -igpu image.
   assert.ok(
     kb

@@ -150,13 +150,29 @@ test("no CUDA 12 image covers Jetson Thor, and a Thor run on one is refused by i
 });
 
 test("a Jetson part is covered only by a run on it, never by a floor", () => {
+  // CUDA 12: the arm64 image's SBSA CUDA does not run on a Jetson at all (it has its -igpu image).
   const floored = derived("25.05", (image) => (image.gpus.minComputeCapability = "7.5"));
   const orin = ngcGpuCoverage(floored, data.cudaToolkits, "8.7", "aarch64", tegra);
   assert.equal(orin.covered, false);
-  assert.match(orin.detail, /8\.7 is a Jetson \(Tegra iGPU\) part/);
-  assert.match(orin.detail, /Orin \(8\.7, aarch64\) detected/);
+  assert.match(
+    orin.detail,
+    /25\.05's linux\/arm64 image carries SBSA CUDA 12\.9, which does not run on a Jetson \(8\.7\)/,
+  );
   const a10 = ngcGpuCoverage(floored, data.cudaToolkits, "8.6", "aarch64", tegra);
   assert.equal(a10.covered && a10.rule, "stated-floor");
+  // CUDA 13: SBSA CUDA runs on Thor only (NVIDIA keeps Orin on its own CUDA), and on Thor only a
+  // run on it (or an arch list) counts, never the floor.
+  const floored13 = derived("26.09", (image) => (image.gpus.minComputeCapability = "7.5"));
+  const orin13 = ngcGpuCoverage(floored13, data.cudaToolkits, "8.7", "aarch64", tegra);
+  assert.equal(orin13.covered, false);
+  assert.match(orin13.detail, /unified SBSA and Jetson CUDA from 13\.0 for Thor \(11\.0\) only/);
+  const noThorRun = derived("26.09", (image) => {
+    image.gpus.minComputeCapability = "7.5";
+    image.gpus.runs = image.gpus.runs.filter((run) => run.computeCapability !== "11.0");
+  });
+  const thor13 = ngcGpuCoverage(noThorRun, data.cudaToolkits, "11.0", "aarch64", tegra);
+  assert.equal(thor13.covered, false);
+  assert.match(thor13.detail, /11\.0 is a Jetson \(Tegra iGPU\) part/);
 });
 
 test("23.02's stated floor covers Hopper on x86_64 but no Blackwell its CUDA 12.0 cannot build", () => {

@@ -103,7 +103,7 @@ export interface NgcImageChoice {
   platform: NgcPlatform;
   /** Code runs, the CUDA knows the GPU and the driver runs it (or no driver was given). */
   runs: boolean;
-  /** Some part of the verdict is derived rather than read (the details say which). */
+  /** The code verdict is derived (a derived arch list, a JetPack statement); cuda.derived says the same of the CUDA. */
   derived: boolean;
   code: NgcCodeVerdict;
   cuda: NgcCudaVerdict;
@@ -210,6 +210,9 @@ function fromStatedFloor(
   );
 }
 
+/** The one Jetson compute capability that runs SBSA (arm64 image) CUDA, from CUDA 13.0 on. */
+const THOR_UNIFIED = "11.0";
+
 /** The code verdict for the plain tag's image on a CPU architecture (amd64 or arm64). */
 function plainImageCode(
   image: NgcImageRow,
@@ -235,6 +238,25 @@ function plainImageCode(
       "exception",
       `a known exception for compute capability ${key}: ${exception.note}`,
     );
+  // Before CUDA 13 a Jetson's CUDA was its own build, not the SBSA one the arm64 image carries.
+  // CUDA 13.0 unified the two for Thor (11.0), "The only exception is Orin (sm_87), which will
+  // continue on its current path for now" (NVIDIA's CUDA 13.0 for Jetson Thor post): so an arm64
+  // image runs on a Jetson only from CUDA 13 and only on Thor.
+  if (platform === "arm64" && tegraCapabilities.includes(key)) {
+    const cudaMajor = versionParts(image.cuda)[0] ?? 0;
+    if (cudaMajor < 13)
+      return codeVerdict(
+        "none",
+        "platform",
+        `${image.tag}'s linux/arm64 image carries SBSA CUDA ${majorMinor(image.cuda)}, which does not run on a Jetson (${key}) before CUDA 13: use its -igpu image`,
+      );
+    if (key !== THOR_UNIFIED)
+      return codeVerdict(
+        "none",
+        "platform",
+        `${image.tag}'s linux/arm64 image carries SBSA CUDA ${majorMinor(image.cuda)}; NVIDIA unified SBSA and Jetson CUDA from 13.0 for Thor (${THOR_UNIFIED}) only, a Jetson of ${key} stays on its own CUDA: use an -igpu image built for its JetPack`,
+      );
+  }
   const list = image.archLists.find((entry) => entry.platform === platform);
   if (list) return fromArchList(list, key, image.tag);
   const ran = ranOn(image, key, cpuArch);
@@ -485,7 +507,7 @@ export function judgeNgcImageOn(
     ref: refOf(image, platform),
     platform,
     runs,
-    derived: code.derived || (cuda.derived && code.how !== "run-only"),
+    derived: code.derived,
     code,
     cuda,
     driver,
