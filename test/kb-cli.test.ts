@@ -25,7 +25,7 @@ test("kb gpu: the nvidia-smi name, with dense peaks and sources", () => {
   assert.match(result.stdout, /sources:\n {2}https:\/\//);
   const json = JSON.parse(gpuprep("gpu", "gb10", "--json").stdout);
   assert.equal(json.schema, "gpuprep.kb");
-  assert.equal(json.schemaVersion, 1);
+  assert.equal(json.schemaVersion, 2);
   assert.equal(json.topic, "gpu");
   assert.equal(json.result.gpu.computeCapability, "12.1");
   assert.equal(json.result.gpu.hostCpuArch, "aarch64");
@@ -75,10 +75,24 @@ test("kb cuda / torch: versions with reasons; unknown versions list the known on
     platform: string;
   }>;
   assert.ok(torch29.some((row) => row.variant === "cu129" && row.platform === "linux-x86_64"));
-  const unknown = gpuprep("torch", "1.12");
+  const unknown = gpuprep("torch", "1.11");
   assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /known releases: 2\.0, 2\.1/);
-  assert.match(gpuprep("cuda", "10.2").stderr, /known: 11\.7, 11\.8/);
+  assert.match(unknown.stderr, /known releases: 1\.12, 1\.13, 2\.0, 2\.1/);
+  assert.match(gpuprep("cuda", "10.1").stderr, /known: 10\.2, 11\.3, 11\.6, 11\.7/);
+  // torch 1.13 and CUDA 13.4 answer with their sources.
+  const torch113 = gpuprep("torch", "1.13");
+  assert.match(
+    torch113.stdout,
+    /cu117 +linux-x86_64 +sm_37 sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 .*PyPI default/,
+  );
+  assert.match(
+    torch113.stdout,
+    /github\.com\/pytorch\/builder\/blob\/d08f22640ad6f332026f26242d458b8d157187be/,
+  );
+  const cuda134 = gpuprep("cuda", "13.4");
+  assert.match(cuda134.stdout, /615 or newer runs it natively/);
+  assert.match(cuda134.stdout, /sm_107/);
+  assert.match(cuda134.stdout, /docs\.nvidia\.com\/cuda\/archive\/13\.4\.1/);
 });
 
 test("kb resolve: GB10 + driver 580 + aarch64 + Python 3.12", () => {
@@ -137,7 +151,12 @@ test("kb ngc TAG: every field, 'not sourced' where null and never '?'; the --hel
     /torch {11}2\.6\.0a0\+ecf3bae40a\.nv25\.01 \(as torch\.__version__ prints it\)/,
   );
   assert.match(example.stdout, /driver {10}570\.26 or newer \(the GA driver of CUDA 12\.8\)/);
-  assert.match(example.stdout, /covers {10}x86_64: 8\.9, 9\.0, 12\.0/);
+  // No arch list is sourced for 25.01: its first-hand runs say where it runs.
+  assert.match(
+    example.stdout,
+    /runs on {9}linux\/amd64: 8\.9 a first-hand run, 9\.0 a first-hand run, 12\.0 a first-hand run/,
+  );
+  assert.match(example.stdout, /Jetson -igpu: 8\.7 JetPack\*/);
   for (const tag of ["23.02", "24.07", "25.10", "26.05", "26.09"]) {
     const text = gpuprep("ngc", tag);
     assert.equal(text.code, 0, text.stderr);
@@ -152,7 +171,8 @@ test("kb ngc TAG: every field, 'not sourced' where null and never '?'; the --hel
       "GPU floor",
       "exceptions",
       "runs",
-      "covers",
+      "runs on",
+      "arch lists",
       "packages",
       "pip constraints",
     ])
@@ -170,6 +190,68 @@ test("kb ngc TAG: every field, 'not sourced' where null and never '?'; the --hel
   assert.deepEqual(json.result.covers.aarch64, [{ computeCapability: "12.1", rule: "run" }]);
 });
 
+test("kb ngc TAG: the arch list per platform image with what it rests on, and the GPUs it runs on", () => {
+  const text = gpuprep("ngc", "26.07");
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(
+    text.stdout,
+    /arch lists {6}linux\/amd64: sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 compute_120 \(the image's TORCH_CUDA_ARCH_LIST "7\.5 8\.0 8\.6 9\.0 10\.0 12\.0\+PTX"\)/,
+  );
+  assert.match(text.stdout, /linux\/arm64: sm_80 sm_86 sm_90 sm_100 sm_110 sm_120 compute_120 \(derived\)/);
+  assert.match(text.stdout, /runs on {9}linux\/amd64: 7\.5, 8\.0, 8\.6, 8\.9, 9\.0, 10\.0, 10\.3/);
+  assert.match(text.stdout, /linux\/arm64: 8\.0\*, .*11\.0\*/);
+  assert.doesNotMatch(text.stdout, /index entry|\b\d{9,}\b/, "sources are printed as what they are");
+  const json = JSON.parse(gpuprep("ngc", "25.10", "--json").stdout);
+  assert.equal(json.result.archLists[1].basis, "image-env");
+  assert.ok(
+    (json.result.runsOn.arm64 as Array<{ computeCapability: string; how: string }>).some(
+      (entry) => entry.computeCapability === "11.0" && entry.how === "sass",
+    ),
+  );
+  assert.ok(
+    (json.result.runsOn.igpu as Array<{ computeCapability: string }>).some(
+      (entry) => entry.computeCapability === "11.0",
+    ),
+  );
+});
+
+test("kb gpu: the driver floor and what it rests on; a shared name lists the GPUs it stands for", () => {
+  const rtx = gpuprep("gpu", "5070ti");
+  assert.match(
+    rtx.stdout,
+    /needs driver {8}570\.26 or newer \(derived: Blackwell \(12\.0\) is supported from CUDA 12\.8/,
+  );
+  assert.match(rtx.stdout, /cuda-toolkit-driver-and-architecture-matrix\.html/);
+  const v100 = gpuprep("gpu", "V100");
+  assert.match(v100.stdout, /stands for {10}Tesla V100-SXM2-16GB; Tesla V100-SXM2-32GB/);
+  assert.match(v100.stdout, /memory {14}16 GB HBM2/);
+  assert.match(v100.stdout, /up to the R580 branch/);
+  const json = JSON.parse(gpuprep("gpu", "dgx spark", "--json").stdout);
+  assert.equal(json.result.driverFloor.minDriverLinux, "580");
+  assert.equal(json.result.driverFloor.basis, "gpu-shipped");
+  assert.deepEqual(json.result.variants, []);
+});
+
+test("kb pkg: requires-python and torch per release range, with sources; bad names are one line", () => {
+  const unsloth = gpuprep("pkg", "unsloth", "2025.9.1");
+  assert.equal(unsloth.code, 0, unsloth.stderr);
+  assert.match(unsloth.stdout, />2025\.8\.10,<2026\.2\.1 +requires-python >=3\.9,<3\.14; torch none/);
+  assert.match(
+    unsloth.stdout,
+    /github\.com\/unslothai\/unsloth\/blob\/fa3575920cd29749b593b7cbb0cb8cef64f5f783\/pyproject\.toml/,
+  );
+  const json = JSON.parse(gpuprep("pkg", "vllm", "0.7.3", "--json").stdout);
+  assert.equal(json.topic, "pkg");
+  assert.equal(json.result.torch, "==2.5.1");
+  const absent = gpuprep("pkg", "left-pad");
+  assert.equal(absent.code, 2);
+  assert.match(absent.stderr, /no requirements of "left-pad" in the knowledge base/);
+  const other = gpuprep("pkg", "vllm", "0.1.0");
+  assert.equal(other.code, 2);
+  assert.match(other.stderr, /no row of vllm covers 0\.1\.0/);
+  assert.match(other.stderr, /known ranges: ==0\.7\.3/);
+});
+
 test("kb ngc: an unknown tag names the known ones; without a tag every row is listed", () => {
   const unknown = gpuprep("ngc", "25.07");
   assert.equal(unknown.code, 2);
@@ -177,10 +259,10 @@ test("kb ngc: an unknown tag names the known ones; without a tag every row is li
   assert.match(unknown.stderr, /known tags: 23\.02, .*25\.06, 25\.08, .*26\.09/);
   const list = gpuprep("ngc");
   assert.equal(list.code, 0, list.stderr);
-  assert.equal(list.stdout.split("\n").filter((line) => /^ {2}\d{2}\.\d{2} /.test(line)).length, 32);
+  assert.equal(list.stdout.split("\n").filter((line) => /^ {2}\d{2}\.\d{2} /.test(line)).length, 33);
   assert.match(
     list.stdout,
-    /25\.09 {2}torch 2\.9\.0a0\+50eac811a6\.nv25\.09 .* covers x86_64 -; aarch64 12\.1/,
+    /25\.09 {2}torch 2\.9\.0a0\+50eac811a6\.nv25\.09 .* runs on amd64 -; arm64 12\.1; igpu 11\.0\*/,
   );
 });
 

@@ -76,7 +76,7 @@ for (const htmlOnly of [false, true]) {
     try {
       const result = await gpuprep(["kb", "update", "--index-url", base, "--json"], cacheHome);
       assert.equal(result.code, 0, result.stderr);
-      assert.deepEqual(schemaErrors(JSON.parse(result.stdout)), [], "against schemas/gpuprep.kb.v1");
+      assert.deepEqual(schemaErrors(JSON.parse(result.stdout)), [], "against schemas/gpuprep.kb.v2");
       const summary = JSON.parse(result.stdout).result;
       const overlayPath = join(cacheHome, "gpuprep", "kb-overlay.json");
       assert.equal(summary.overlay, overlayPath);

@@ -9,6 +9,7 @@ import {
   renderKbGpu,
   renderKbNgc,
   renderKbNgcList,
+  renderKbPackage,
   renderKbResolve,
   renderKbTorch,
   renderKbUpdate,
@@ -43,21 +44,28 @@ const OPTIONS = {
   },
 } as const satisfies OptionTable;
 
-const KB_SUBJECTS = ["gpu", "cuda", "torch", "ngc", "ext", "resolve", "update"];
+const KB_SUBJECTS = ["gpu", "cuda", "torch", "ngc", "ext", "pkg", "resolve", "update"];
 
 export const kbCommand = defineCommand({
   name: "kb",
   title: "the compatibility knowledge base",
-  positionals: "TOPIC [NAME]",
+  positionals: "TOPIC [NAME] [VERSION]",
   usage: [
-    ["gpu NAME|CC", 'a GPU by nvidia-smi name, user name ("5070ti") or capability ("12.1")'],
+    [
+      "gpu NAME|CC",
+      'a GPU by nvidia-smi name, user name ("5070ti") or capability ("12.1"):\nits driver floor, and the GPUs a shared name ("H100") stands for',
+    ],
     ["cuda VERSION", "a CUDA toolkit: drivers it needs, architectures it compiles"],
     ["torch VERSION", "the builds of a PyTorch release: variants, arch lists, Pythons"],
     [
       "ngc [TAG]",
-      "an NGC PyTorch image (e.g. 25.01): torch, CUDA, driver floor,\nplatforms, the GPUs it covers and the runs behind them;\nwithout TAG, every image in the knowledge base",
+      "an NGC PyTorch image (e.g. 25.01): torch, CUDA, driver floor,\nplatforms, torch's arch list per platform image, the GPUs it\nruns on and the runs behind them; without TAG, every image",
     ],
     ["ext NAME", "an extension package (flash-attn, xformers, ...)"],
+    [
+      "pkg NAME [VERSION]",
+      "requires-python and the torch requirement of a package\n(unsloth, vllm, xformers, ...), per release range",
+    ],
     [
       "resolve --gpu NAME --driver VER [--arch x86_64|aarch64] [--python 3.12]",
       "which PyTorch builds and NGC images run there, best first",
@@ -77,7 +85,10 @@ export const kbCommand = defineCommand({
     ],
   ],
   async run({ values, positionals }) {
-    const [topic, subject, ...extra] = positionals;
+    const [topic, subject, ...rest] = positionals;
+    // `kb pkg NAME VERSION` is the one topic with a second argument.
+    const version = topic === "pkg" ? rest[0] : undefined;
+    const extra = topic === "pkg" ? rest.slice(1) : rest;
     const json = values.json === true;
     if (!topic)
       throw new UserError(
@@ -106,6 +117,8 @@ export const kbCommand = defineCommand({
         return showTorch(kb, subject!, json);
       case "ngc":
         return showNgc(kb, subject, json);
+      case "pkg":
+        return showPackage(kb, subject!, version, json);
       default: // "ext", the one subject left after the checks above
         return showExtension(kb, subject!, json);
     }
@@ -118,6 +131,7 @@ const EXAMPLES: Record<string, string> = {
   torch: "2.11",
   ngc: "25.01",
   ext: "flash-attn",
+  pkg: "unsloth 2025.9.1",
 };
 
 /** Under --json every topic prints one enveloped document: { schema, schemaVersion, tool, topic, result }. */
@@ -144,7 +158,11 @@ export function requireGpu(kb: KnowledgeBase, name: string): GpuRow {
 async function showGpu(kb: KnowledgeBase, name: string, json: boolean): Promise<number> {
   const gpu = requireGpu(kb, name);
   const arch = kb.arch(gpu.computeCapability);
-  return emit(json, "gpu", { gpu, arch }, (style) => renderKbGpu(gpu, style));
+  const variants = kb.gpuVariants(gpu);
+  const driverFloor = kb.minimumDriverFor(gpu)!;
+  return emit(json, "gpu", { gpu, arch, variants, driverFloor }, (style) =>
+    renderKbGpu(gpu, style, { variants, driverFloor }),
+  );
 }
 
 async function showCuda(kb: KnowledgeBase, version: string, json: boolean): Promise<number> {
@@ -180,12 +198,34 @@ async function showNgc(kb: KnowledgeBase, tag: string | undefined, json: boolean
     );
   }
   const covers = kb.ngcCoverage(image);
-  return emit(json, "ngc", { ...image, covers }, (style) => renderKbNgc(kb, image, covers, style));
+  const runsOn = kb.ngcRunsOn(image);
+  return emit(json, "ngc", { ...image, covers, runsOn }, (style) => renderKbNgc(kb, image, runsOn, style));
 }
 
 async function listNgc(kb: KnowledgeBase, json: boolean): Promise<number> {
   const rows = [...kb.data.ngcImages].sort((a, b) => (a.tag < b.tag ? -1 : 1));
   return emit(json, "ngc", rows, (style) => renderKbNgcList(kb, rows, style));
+}
+
+async function showPackage(
+  kb: KnowledgeBase,
+  name: string,
+  version: string | undefined,
+  json: boolean,
+): Promise<number> {
+  const answer = kb.packageRequirements(name, version);
+  if (answer.status === "absent") {
+    const known = [...new Set(kb.data.packageRequirements.map((row) => row.package))].join(", ");
+    throw new UserError(`no requirements of "${name}" in the knowledge base`, `known: ${known}`);
+  }
+  if (answer.status === "not-in-table") {
+    const ranges = kb.packageRequirements(name).rows.map((row) => row.versions);
+    throw new UserError(
+      `no row of ${answer.package} covers ${version}`,
+      `known ranges: ${ranges.join("; ")} (\`gpuprep kb pkg ${answer.package}\` lists them)`,
+    );
+  }
+  return emit(json, "pkg", answer, (style) => renderKbPackage(answer, style));
 }
 
 async function showExtension(kb: KnowledgeBase, name: string, json: boolean): Promise<number> {

@@ -21,7 +21,6 @@ import { driverSupport, parseComputeCapability, type DriverSupport } from "./com
 import { compareVersions, majorMinor } from "../util/version.js";
 import { resolveGpu, type GpuResolution } from "./queries/gpu.js";
 import {
-  effectiveDriver,
   evaluateTorchBuilds,
   type TorchBuildChoice,
   type TorchBuildEvaluation,
@@ -29,13 +28,29 @@ import {
 } from "./queries/torch.js";
 import {
   judgeNgcImage,
+  newestRunningNgcImage,
   ngcCoverageSummary,
   ngcImagesFor,
   ngcImagesForTorch,
+  ngcImageVerdicts,
+  ngcRunsOn,
+  type NgcImageChoice,
   type NgcImageQuery,
   type NgcImageVerdict,
   type NgcJudgeContext,
+  type NgcPlatform,
+  type NgcRunsOnEntry,
+  type NgcVerdictQuery,
 } from "./queries/ngc.js";
+import {
+  checkDriverForGpu,
+  driverForTarget,
+  minimumDriverFor,
+  type GpuDriverCheck,
+  type GpuDriverFloor,
+  type TargetDriver,
+} from "./queries/drivers.js";
+import { packageRequirementsFor, type PackageRequirementsAnswer } from "./queries/packages.js";
 import { extensionVerdict, type ExtensionQuery, type ExtensionVerdict } from "./queries/extensions.js";
 import {
   condaTorchBuildsFor,
@@ -54,7 +69,20 @@ export type {
   TorchBuildRejection,
   CpuArch,
 } from "./queries/torch.js";
-export type { NgcImageQuery, NgcImageVerdict, NgcGpuCoverage } from "./queries/ngc.js";
+export type {
+  NgcImageQuery,
+  NgcImageVerdict,
+  NgcGpuCoverage,
+  NgcImageChoice,
+  NgcVerdictQuery,
+  NgcPlatform,
+  NgcRunsOnEntry,
+  NgcCodeVerdict,
+  NgcCudaVerdict,
+  NgcDriverVerdict,
+} from "./queries/ngc.js";
+export type { GpuDriverFloor, GpuDriverCheck, TargetDriver } from "./queries/drivers.js";
+export type { PackageRequirementsAnswer } from "./queries/packages.js";
 export type { ExtensionQuery, ExtensionVerdict } from "./queries/extensions.js";
 export type { CondaTorchQuery, CondaTorchVerdict } from "./queries/conda-torch.js";
 export type { WheelPythonsAnswer } from "./queries/wheel-pythons.js";
@@ -137,23 +165,66 @@ export class KnowledgeBase {
   }
 
   /**
-   * The lowest driver NVIDIA states for GPUs of this capability (e.g. HGX B200: 570.133.20), or
-   * null where we have none. Taken from the GPU table, the highest among rows of that capability.
+   * The lowest driver for GPUs of this capability: the highest of the GPU rows' own floors (e.g.
+   * HGX B200: 570.133.20) and the architecture's (the first CUDA toolkit's GA driver, e.g. 12.0:
+   * 570.26); null where neither is known or the capability is a Jetson's (JetPack brings its driver).
    */
   minDriverForCapability(computeCapability: string): string | null {
     const cc = parseComputeCapability(computeCapability);
     if (!cc) return null;
+    const key = `${cc.major}.${cc.minor}`;
+    const arch = this.arch(key);
+    if (arch?.tegra) return null;
     const floors = this.data.gpus
-      .filter((row) => row.computeCapability === `${cc.major}.${cc.minor}` && row.minDriverLinux)
-      .map((row) => row.minDriverLinux as string)
-      .sort(compareVersions);
+      .filter((row) => row.computeCapability === key && row.minDriverLinux)
+      .map((row) => row.minDriverLinux as string);
+    if (arch?.driverFloor) floors.push(arch.driverFloor.minDriverLinux);
+    floors.sort(compareVersions);
     return floors[floors.length - 1] ?? null;
+  }
+
+  /** The rows a shared name stands for ("H100": SXM, PCIe, NVL), or [] for a row of its own. */
+  gpuVariants(gpu: GpuRow): GpuRow[] {
+    return (gpu.variants ?? [])
+      .map((name) => this.data.gpus.find((row) => row.name === name))
+      .filter((row): row is GpuRow => row !== undefined);
+  }
+
+  /**
+   * The lowest driver that supports a GPU (a row, or a name resolved like gpu()), whatever CUDA runs
+   * on it, with the last branch that still supports old architectures; null for an unknown name.
+   */
+  minimumDriverFor(gpu: GpuRow | string): GpuDriverFloor | null {
+    const row = typeof gpu === "string" ? this.gpu(gpu) : gpu;
+    if (!row) return null;
+    return minimumDriverFor(row, this.arch(row.computeCapability), this.gpuVariants(row));
+  }
+
+  /** Is this driver too old (or, for Volta on R590+, too new) for this GPU, independent of CUDA. */
+  checkDriverForGpu(gpu: GpuRow, driverVersion: string): GpuDriverCheck {
+    const floor = minimumDriverFor(gpu, this.arch(gpu.computeCapability), this.gpuVariants(gpu));
+    return checkDriverForGpu(floor, driverVersion);
   }
 
   /** Is this driver too old for this GPU (null when we know no floor). */
   driverTooOldForGpu(gpu: GpuRow, driverVersion: string): boolean | null {
-    if (!gpu.minDriverLinux) return null;
-    return compareVersions(effectiveDriver(driverVersion), gpu.minDriverLinux) < 0;
+    const check = this.checkDriverForGpu(gpu, driverVersion);
+    return check.verdict === "unknown" ? null : check.verdict === "too-old";
+  }
+
+  /**
+   * The driver to plan for on a named target without --driver: the named system's own driver where
+   * sourced (dgx-spark: 580.82.09), else the lowest its GPU needs; null with the reason otherwise.
+   */
+  driverForTarget(name: string): TargetDriver {
+    const system = this.system(name);
+    const gpu = system ? this.gpu(system.gpu) : this.gpu(name);
+    return driverForTarget(system, gpu ? this.minimumDriverFor(gpu) : null);
+  }
+
+  /** requires-python and the torch requirement of a package release (or of all its known releases). */
+  packageRequirements(name: string, version?: string | null): PackageRequirementsAnswer {
+    return packageRequirementsFor(this.data.packageRequirements, name, version);
   }
 
   /** Conda builds of torch (conda-forge, the pytorch channel) for a channel and platform, newest first. */
@@ -213,6 +284,33 @@ export class KnowledgeBase {
     };
   }
 
+  /**
+   * Every NGC image, on each platform image this GPU could use (amd64, or arm64 and for a Jetson the
+   * -igpu image), with its verdict: the code (SASS / PTX JIT / cannot run, from the image's arch
+   * list, sourced or derived), whether its CUDA knows the GPU, how the driver runs it (natively,
+   * under minor-version compatibility, or not; none judged without a driver), and the sources.
+   * Newest tag first.
+   */
+  ngcImageVerdicts(query: NgcVerdictQuery): NgcImageChoice[] {
+    const context = this.ngcContext(query.computeCapability);
+    return ngcImageVerdicts(this.data.ngcImages, this.data.cudaToolkits, query, context);
+  }
+
+  /** The newest NGC image that runs here (one the driver runs natively first), or null. */
+  newestRunningNgcImage(query: NgcVerdictQuery): NgcImageChoice | null {
+    return newestRunningNgcImage(this.ngcImageVerdicts(query));
+  }
+
+  /** For each platform image of a tag, the capabilities (of the arch table) it runs on, driver aside. */
+  ngcRunsOn(image: NgcImageRow): Record<NgcPlatform, NgcRunsOnEntry[]> {
+    return ngcRunsOn(
+      image,
+      this.data.cudaToolkits,
+      this.data.archs.map((row) => row.computeCapability),
+      this.data.archs.filter((row) => row.tegra).map((row) => row.computeCapability),
+    );
+  }
+
   /** NGC images that run on this GPU + driver + CPU architecture, newest first. */
   ngcImagesFor(query: NgcImageQuery): NgcImageRow[] {
     return ngcImagesFor(
@@ -235,7 +333,7 @@ export class KnowledgeBase {
   ngcCoverage(image: NgcImageRow): ReturnType<typeof ngcCoverageSummary> {
     return ngcCoverageSummary(
       image,
-      this.cudaToolkit(image.cuda) ?? undefined,
+      this.data.cudaToolkits,
       this.data.archs.map((row) => row.computeCapability),
       this.data.archs.filter((row) => row.tegra).map((row) => row.computeCapability),
     );

@@ -8,7 +8,7 @@ import { coverageFor, driverBranch, parseComputeCapability } from "./compat.js";
 import type { KnowledgeBaseData } from "./load.js";
 import type { CudaToolkitRow, NgcImageRow } from "./types.js";
 import { resolveGpu } from "./queries/gpu.js";
-import { platformPublished } from "./queries/ngc.js";
+import { judgeNgcImageOn, platformPublished } from "./queries/ngc.js";
 import { compareVersions, majorMinor, versionParts } from "../util/version.js";
 
 /** Thor is 10.1 to CUDA 12 and 11.0 to CUDA 13 (archs.json, cuRANDDx notes): each name belongs to one major. */
@@ -114,6 +114,89 @@ function gpuProblems(image: NgcImageRow, data: KnowledgeBaseData): string[] {
   return problems;
 }
 
+/**
+ * Arch lists and Jetson statements: sourced from the row, on a published platform, compilable by the
+ * image's CUDA, and not contradicted by a first-hand run (a run that ran where the list has no code)
+ * or, for a read list, by a known exception it has SASS for.
+ */
+function archListProblems(image: NgcImageRow, data: KnowledgeBaseData): string[] {
+  const name = `NGC ${image.tag}`;
+  const problems: string[] = [];
+  const urls = new Set(image.sources.map((source) => source.url));
+  const toolkit = data.cudaToolkits.find((row) => row.version === majorMinor(image.cuda));
+  const tegra = data.archs.filter((row) => row.tegra).map((row) => row.computeCapability);
+  const platforms = image.archLists.map((list) => list.platform);
+  if (new Set(platforms).size !== platforms.length) problems.push(`${name}: two arch lists for one platform`);
+  for (const list of image.archLists) {
+    const what = `${name} linux/${list.platform} arch list`;
+    if (!urls.has(list.source))
+      problems.push(`${what}: its source ${list.source} is not among the row's sources`);
+    if (image.platforms[list.platform] !== true)
+      problems.push(`${what}: the row does not say that image is published`);
+    if (list.basis === "derived" && !/^derived\b/.test(list.note))
+      problems.push(`${what}: a derived list must say so first in its note`);
+    for (const entry of list.archList) {
+      const sm = entry.replace(/^(sm|compute)_/, "").replace(/[af]$/, "");
+      if (toolkit?.sassTargets && !toolkit.sassTargets.includes(sm))
+        problems.push(`${what}: ${entry} cannot be compiled by CUDA ${toolkit.version}`);
+    }
+    const warnedHere = (cc: string) =>
+      image.gpus.runs.some(
+        (run) =>
+          run.computeCapability === cc &&
+          (run.result === "warned" || run.result === "failed") &&
+          (run.cpuArch === "x86_64" ? "amd64" : "arm64") === list.platform,
+      );
+    if (list.basis !== "derived")
+      for (const entry of image.gpus.exceptions.filter((exception) =>
+        warnedHere(exception.computeCapability),
+      )) {
+        const cc = parseComputeCapability(entry.computeCapability);
+        if (
+          cc &&
+          coverageFor(
+            list.archList.filter((target) => target.startsWith("sm_")),
+            cc,
+          ).how === "sass"
+        )
+          problems.push(`${what}: has SASS for ${entry.computeCapability}, a known exception`);
+      }
+  }
+  for (const run of image.gpus.runs) {
+    if (run.result !== "ran" || !run.cpuArch) continue;
+    const platform = run.cpuArch === "x86_64" ? "amd64" : "arm64";
+    if (!image.archLists.some((list) => list.platform === platform)) continue;
+    const choice = judgeNgcImageOn(
+      image,
+      platform,
+      data.cudaToolkits,
+      { computeCapability: run.computeCapability, cpuArch: run.cpuArch },
+      { tegraCapabilities: tegra },
+    );
+    if (choice.code.how === "none")
+      problems.push(
+        `${name}: a run on ${run.gpu} (${run.computeCapability}) ran, but its ${platform} arch list has no code for it`,
+      );
+  }
+  return problems;
+}
+
+function jetsonProblems(image: NgcImageRow, data: KnowledgeBaseData): string[] {
+  const name = `NGC ${image.tag}`;
+  const jetson = image.jetson;
+  if (!jetson)
+    return image.platforms.igpu === true ? [`${name}: an -igpu image without its JetPack statement`] : [];
+  const problems: string[] = [];
+  if (image.platforms.igpu !== true)
+    problems.push(`${name}: a JetPack statement for an -igpu image the row does not say is published`);
+  if (!image.sources.some((source) => source.url === jetson.source))
+    problems.push(`${name}: JetPack statement source ${jetson.source} is not among the row's sources`);
+  const tegra = new Set(data.archs.filter((row) => row.tegra).map((row) => row.computeCapability));
+  for (const cc of jetson.computeCapabilities)
+    if (!tegra.has(cc)) problems.push(`${name}: the -igpu image names ${cc}, not a Jetson capability`);
+  return problems;
+}
+
 export function ngcContradictions(data: KnowledgeBaseData): string[] {
   const problems: string[] = [];
   for (const image of data.ngcImages) {
@@ -125,7 +208,12 @@ export function ngcContradictions(data: KnowledgeBaseData): string[] {
       problems.push(`${name}: torch ${image.torch} names release ${release}`);
     if (!image.torchAsPrinted && release)
       problems.push(`${name}: torch carries the image's suffix but is marked not as printed`);
-    problems.push(...driverFloorProblems(image, data.cudaToolkits), ...gpuProblems(image, data));
+    problems.push(
+      ...driverFloorProblems(image, data.cudaToolkits),
+      ...gpuProblems(image, data),
+      ...archListProblems(image, data),
+      ...jetsonProblems(image, data),
+    );
   }
   // A later release never ships an older torch series.
   const byTag = [...data.ngcImages].sort((a, b) => compareVersions(a.tag, b.tag));

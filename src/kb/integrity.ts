@@ -8,9 +8,11 @@ import { existsSync } from "node:fs";
 import { coverageFor, parseCodeTarget, parseComputeCapability } from "./compat.js";
 import { currentBuilds } from "./queries/extensions.js";
 import { ngcContradictions } from "./integrity-ngc.js";
+import { gpuContradictions } from "./integrity-gpus.js";
 import type { KnowledgeBaseData } from "./load.js";
 import { compareVersions, majorMinor } from "../util/version.js";
 import { normalizeName } from "../util/package-name.js";
+import { satisfies } from "../util/pep440.js";
 
 export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): string[] {
   const problems: string[] = [];
@@ -111,7 +113,7 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
     }
   }
 
-  problems.push(...ngcContradictions(data));
+  problems.push(...ngcContradictions(data), ...gpuContradictions(data), ...packageRequirementProblems(data));
 
   // Every extension the KB knows is import-checked by doctor and validate.
   const checked = new Set(data.importChecks.flatMap((row) => row.distributions.map(normalizeName)));
@@ -196,6 +198,32 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
         for (const source of row.sources)
           if (!source.url.startsWith("http") && !existsSync(`${repoRoot}/${source.url}`))
             problems.push(`${table}: source ${source.url} does not exist in the repository`);
+  }
+  return problems;
+}
+
+/** A package-requirements row whose release range pip cannot read, or two rows answering one release. */
+function packageRequirementProblems(data: KnowledgeBaseData): string[] {
+  const problems: string[] = [];
+  const rows = data.packageRequirements;
+  for (const row of rows) {
+    const name = `package ${row.package} ${row.versions}`;
+    if (satisfies("0", row.versions) === null)
+      problems.push(`${name}: the release range is not a PEP 440 specifier`);
+    if (row.torch && !["any", "none"].includes(row.torch) && satisfies("2.0.0", row.torch) === null)
+      problems.push(`${name}: torch "${row.torch}" is neither a specifier nor any/none`);
+    if (row.requiresPython && satisfies("3.12", row.requiresPython) === null)
+      problems.push(`${name}: requires-python "${row.requiresPython}" is not a specifier`);
+  }
+  // Every exact release the rows name ("==0.7.3") is answered by one row only.
+  for (const row of rows) {
+    const exact = /^==\s*([\w.]+)$/.exec(row.versions)?.[1];
+    if (!exact) continue;
+    const others = rows.filter(
+      (other) => other !== row && other.package === row.package && satisfies(exact, other.versions) === true,
+    );
+    for (const other of others)
+      problems.push(`package ${row.package} ${exact}: in rows ${row.versions} and ${other.versions}`);
   }
   return problems;
 }

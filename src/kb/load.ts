@@ -14,6 +14,7 @@ import {
   gpuRowSchema,
   importCheckRowSchema,
   ngcImageRowSchema,
+  packageRequirementsRowSchema,
   systemRowSchema,
   tableSchema,
   torchBuildRowSchema,
@@ -36,6 +37,7 @@ export const TABLES = {
   wheelPythons: { file: "wheel-pythons.json", schema: wheelPythonsRowSchema },
   systems: { file: "systems.json", schema: systemRowSchema },
   importChecks: { file: "import-checks.json", schema: importCheckRowSchema },
+  packageRequirements: { file: "package-requirements.json", schema: packageRequirementsRowSchema },
 } as const;
 
 export class KnowledgeBaseDataError extends Error {
@@ -82,6 +84,7 @@ export function loadPackagedData(): KnowledgeBaseData {
     wheelPythons: readTable("wheelPythons"),
     systems: readTable("systems"),
     importChecks: readTable("importChecks"),
+    packageRequirements: readTable("packageRequirements"),
   };
 }
 

@@ -28,7 +28,7 @@ function derived(tag: string, change: (image: NgcImageRow) => void): NgcImageRow
 
 function coverage(tag: string, cc: string, cpuArch: "x86_64" | "aarch64") {
   const image = row(tag);
-  return ngcGpuCoverage(image, kb.cudaToolkit(image.cuda) ?? undefined, cc, cpuArch, tegra);
+  return ngcGpuCoverage(image, data.cudaToolkits, cc, cpuArch, tegra);
 }
 
 test("every monthly tag from 24.11 to 26.09 is answered except 25.07, each with torch as it prints", () => {
@@ -104,7 +104,9 @@ test("25.09 covers GB10 (12.1) on aarch64; an image with no sourced arm64 build 
     kb
       .ngcImagesFor({ computeCapability: "12.1", driverVersion: "580.95.05", cpuArch: "aarch64" })
       .map((i) => i.tag),
-    ["26.08", "26.07", "26.04", "26.02", "25.12", "25.11", "25.10", "25.09"],
+    // 26.08 and 25.10 by their read arm64 arch list, the tags between them by the derived one,
+    // 25.09 by a first-hand run; 26.01 is left out (no source says it has an arm64 image).
+    ["26.08", "26.07", "26.06", "26.05", "26.04", "26.03", "26.02", "25.12", "25.11", "25.10", "25.09"],
   );
 });
 
@@ -116,7 +118,20 @@ test("no CUDA 12 image covers Jetson Thor, and a Thor run on one is refused by i
     kb
       .ngcImagesFor({ computeCapability: "11.0", driverVersion: "580.95.05", cpuArch: "aarch64" })
       .map((i) => i.tag),
-    ["26.09", "26.08", "26.05", "25.11", "25.08"],
+    [
+      "26.09",
+      "26.08",
+      "26.07",
+      "26.06",
+      "26.05",
+      "26.04",
+      "26.03",
+      "26.02",
+      "25.12",
+      "25.11",
+      "25.10",
+      "25.08",
+    ],
   );
   const thorRun = row("25.08").gpus.runs.find((run) => run.computeCapability === "11.0")!;
   const bad = derived("25.06", (image) => {
@@ -135,14 +150,29 @@ test("no CUDA 12 image covers Jetson Thor, and a Thor run on one is refused by i
 });
 
 test("a Jetson part is covered only by a run on it, never by a floor", () => {
+  // CUDA 12: the arm64 image's SBSA CUDA does not run on a Jetson at all (it has its -igpu image).
   const floored = derived("25.05", (image) => (image.gpus.minComputeCapability = "7.5"));
-  const toolkit = kb.cudaToolkit("12.9") ?? undefined;
-  const orin = ngcGpuCoverage(floored, toolkit, "8.7", "aarch64", tegra);
+  const orin = ngcGpuCoverage(floored, data.cudaToolkits, "8.7", "aarch64", tegra);
   assert.equal(orin.covered, false);
-  assert.match(orin.detail, /8\.7 is a Jetson \(Tegra iGPU\) part/);
-  assert.match(orin.detail, /Orin \(8\.7, aarch64\) detected/);
-  const a10 = ngcGpuCoverage(floored, toolkit, "8.6", "aarch64", tegra);
+  assert.match(
+    orin.detail,
+    /25\.05's linux\/arm64 image carries SBSA CUDA 12\.9, which does not run on a Jetson \(8\.7\)/,
+  );
+  const a10 = ngcGpuCoverage(floored, data.cudaToolkits, "8.6", "aarch64", tegra);
   assert.equal(a10.covered && a10.rule, "stated-floor");
+  // CUDA 13: SBSA CUDA runs on Thor only (NVIDIA keeps Orin on its own CUDA), and on Thor only a
+  // run on it (or an arch list) counts, never the floor.
+  const floored13 = derived("26.09", (image) => (image.gpus.minComputeCapability = "7.5"));
+  const orin13 = ngcGpuCoverage(floored13, data.cudaToolkits, "8.7", "aarch64", tegra);
+  assert.equal(orin13.covered, false);
+  assert.match(orin13.detail, /unified SBSA and Jetson CUDA from 13\.0 for Thor \(11\.0\) only/);
+  const noThorRun = derived("26.09", (image) => {
+    image.gpus.minComputeCapability = "7.5";
+    image.gpus.runs = image.gpus.runs.filter((run) => run.computeCapability !== "11.0");
+  });
+  const thor13 = ngcGpuCoverage(noThorRun, data.cudaToolkits, "11.0", "aarch64", tegra);
+  assert.equal(thor13.covered, false);
+  assert.match(thor13.detail, /11\.0 is a Jetson \(Tegra iGPU\) part/);
 });
 
 test("23.02's stated floor covers Hopper on x86_64 but no Blackwell its CUDA 12.0 cannot build", () => {

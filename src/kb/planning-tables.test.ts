@@ -59,7 +59,7 @@ test("the oldest CUDA whose nvcc compiles a capability, from the toolkits' targe
   assert.equal(kb.oldestCudaCompiling("12.0")?.version, "12.8");
   assert.equal(kb.oldestCudaCompiling("11.0")?.version, "13.0");
   assert.equal(kb.oldestCudaCompiling("9.0")?.version, "11.8");
-  assert.equal(kb.oldestCudaCompiling("10.7"), null);
+  assert.equal(kb.oldestCudaCompiling("10.7")?.version, "13.4");
 });
 
 test("integrity: a system on an unknown GPU or below its CUDA's driver, a release in two rows", () => {

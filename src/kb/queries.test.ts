@@ -26,16 +26,24 @@ test("an unknown GPU name gives the closest matches", () => {
   const result = kb.resolveGpu("H1OO");
   assert.equal(result.match, null);
   assert.ok(
-    result.candidates.some((row) => row.name === "NVIDIA H100 80GB HBM3"),
+    result.candidates.some((row) => row.name.startsWith("NVIDIA H100")),
     result.candidates.map((r) => r.name).join(),
   );
   assert.equal(kb.resolveGpu("quantum toaster").match, null);
 });
 
 test("H100 SXM peaks are the dense datasheet figures (half the sparse ones)", () => {
-  const h100 = kb.gpu("h100")!;
+  const h100 = kb.gpu("H100 SXM")!;
+  assert.equal(h100.name, "NVIDIA H100 80GB HBM3");
   assert.deepEqual(h100.peakTflops, { bf16: 989.5, fp16: 989.5, tf32: 494.5, fp32: 67 });
   assert.equal(h100.memoryBandwidthGBs, 3350);
+  // "H100" alone names SXM, PCIe and NVL: their common capability and smallest memory, no peaks.
+  const family = kb.gpu("h100")!;
+  assert.deepEqual(family.variants, ["NVIDIA H100 80GB HBM3", "NVIDIA H100 PCIe", "NVIDIA H100 NVL"]);
+  assert.equal(family.computeCapability, "9.0");
+  assert.equal(family.memoryGB, 80);
+  assert.equal(family.nvidiaSmiMemoryMiB, 81559);
+  assert.deepEqual(family.peakTflops, { bf16: null, fp16: null, tf32: null, fp32: null });
 });
 
 test("GB10 + driver 580 + aarch64 + Python 3.12: a CUDA 13 aarch64 wheel with sm_120 SASS", () => {
@@ -158,7 +166,7 @@ test("torch builds per version and unknown versions", () => {
     "cu130/linux-aarch64",
     "cu130/linux-x86_64",
   ]);
-  assert.equal(kb.torchBuild("1.13.1", "cu117", "linux-x86_64"), null);
+  assert.equal(kb.torchBuild("1.11.0", "cu113", "linux-x86_64"), null);
   assert.equal(kb.cudaToolkit("13.0")?.sassTargets?.includes("70"), false);
 });
 test("new GPU rows: RTX 5070, RTX PRO 6000 Server and Max-Q, GB300 by their nvidia-smi names", () => {
@@ -185,7 +193,7 @@ test("new GPU rows: RTX 5070, RTX PRO 6000 Server and Max-Q, GB300 by their nvid
   assert.equal(kb.gpu("NVIDIA B300 SXM6 AC")?.nvidiaSmiMemoryMiB, 275040);
 });
 
-test("Rubin is 10.7 with its own arch row; nothing in the KB compiles sm_107 yet", () => {
+test("Rubin is 10.7 with its own arch row; CUDA 13.4 is the first toolkit that compiles sm_107", () => {
   const rubin = kb.gpu("rubin")!;
   assert.equal(rubin.computeCapability, "10.7");
   assert.equal(kb.gpu("10.7")?.name, rubin.name);
@@ -193,7 +201,10 @@ test("Rubin is 10.7 with its own arch row; nothing in the KB compiles sm_107 yet
   const arch = kb.arch(rubin.computeCapability)!;
   assert.equal(arch.architecture, "Rubin");
   assert.equal(arch.tegra, false);
-  assert.ok(!kb.data.cudaToolkits.some((row) => row.sassTargets?.includes("107")));
+  assert.deepEqual(
+    kb.data.cudaToolkits.filter((row) => row.sassTargets?.includes("107")).map((row) => row.version),
+    ["13.4"],
+  );
 });
 
 test("Jetson Orin modules are 8.7 and Tegra; a family name without the module is ambiguous", () => {
@@ -273,5 +284,9 @@ test("CUDA 13.3: driver 610.43.02 natively, any 580 under minor-version compatib
   assert.equal(kb.driverSupportFor("575.57.08", "13.3")?.support, "unsupported");
   assert.equal(kb.newestNativeCuda("610.43.03")?.version, "13.3");
   assert.equal(kb.newestNativeCuda("595.71.05")?.version, "13.2");
-  assert.equal(kb.cudaToolkit("13.4"), null, "13.4's driver floor is not settled: no row");
+  // 13.4: the R615 branch natively (its GA driver is sourced as a branch), 580 under minor compat.
+  assert.equal(kb.cudaToolkit("13.4")?.minDriverLinux, "615");
+  assert.equal(kb.driverSupportFor("615.20.01", "13.4")?.support, "native");
+  assert.equal(kb.driverSupportFor("610.43.03", "13.4")?.support, "minor-compat");
+  assert.equal(kb.newestNativeCuda("615")?.version, "13.4");
 });

@@ -31,6 +31,16 @@ export const archRowSchema = z.object({
   architecture: z.string().min(1),
   examples: z.array(z.string()),
   tegra: z.boolean(),
+  driverFloor: z
+    .object({
+      minDriverLinux: version,
+      firstCuda: z.string().regex(/^\d+\.\d+$/),
+      lastDriverBranch: z.string().regex(/^\d+$/).nullable(),
+      derived: z.literal(true),
+      note: z.string().min(1),
+      source: z.string().min(1),
+    })
+    .optional(),
   confidence,
   sources,
 });
@@ -63,7 +73,9 @@ export const gpuRowSchema = z.object({
   hostCpuArch: z.enum(["x86_64", "aarch64"]).nullable(),
   unifiedMemory: z.boolean(),
   minDriverLinux: version.nullable().optional(),
+  minDriverBasis: z.enum(["stated", "shipped"]).optional(),
   tegra: z.boolean().optional(),
+  variants: z.array(z.string().min(1)).min(2).optional(),
   sources,
 });
 
@@ -114,6 +126,23 @@ export const ngcGpuRunSchema = z.object({
   source: z.string().min(1),
 });
 
+export const ngcArchListSchema = z.object({
+  platform: z.enum(["amd64", "arm64"]),
+  archList: z.array(archListEntry).min(1),
+  written: z.string().min(1).nullable(),
+  basis: z.enum(["image-env", "get-arch-list", "derived"]),
+  platformBasis: z.enum(["stated", "machine", "assumed"]),
+  note: z.string().min(1),
+  source: z.string().min(1),
+});
+
+export const ngcJetsonImageSchema = z.object({
+  jetpack: z.string().regex(/^\d+\.\d+$/),
+  computeCapabilities: z.array(computeCapability).min(1),
+  note: z.string().min(1),
+  source: z.string().min(1),
+});
+
 export const ngcImageRowSchema = z.object({
   tag: z.string().regex(/^\d{2}\.\d{2}$/),
   image: z.string().regex(/^nvcr\.io\/nvidia\/pytorch:\d{2}\.\d{2}-py3$/),
@@ -135,6 +164,8 @@ export const ngcImageRowSchema = z.object({
     arm64: z.boolean().nullable(),
     igpu: z.boolean().nullable(),
   }),
+  archLists: z.array(ngcArchListSchema),
+  jetson: ngcJetsonImageSchema.nullable(),
   gpus: z.object({
     minComputeCapability: computeCapability.nullable(),
     exceptions: z.array(z.object({ computeCapability, note: z.string().min(1), source: z.string().min(1) })),
@@ -219,6 +250,16 @@ export const systemRowSchema = z.object({
   sources,
 });
 
+export const packageRequirementsRowSchema = z.object({
+  package: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "a normalized PyPI name"),
+  versions: z.string().min(1),
+  requiresPython: z.string().nullable(),
+  torch: z.string().min(1).nullable(),
+  note: z.string(),
+  confidence,
+  sources,
+});
+
 /** One table file: { table, rows }. */
 export function tableSchema<Row extends z.ZodType>(name: string, row: Row) {
   return z.object({ table: z.literal(name), rows: z.array(row) });
@@ -245,5 +286,6 @@ const agree: [
   Same<z.infer<typeof wheelPythonsRowSchema>, Row.WheelPythonsRow>,
   Same<z.infer<typeof systemRowSchema>, Row.SystemRow>,
   Same<z.infer<typeof importCheckRowSchema>, Row.ImportCheckRow>,
-] = [true, true, true, true, true, true, true, true, true, true];
+  Same<z.infer<typeof packageRequirementsRowSchema>, Row.PackageRequirementsRow>,
+] = [true, true, true, true, true, true, true, true, true, true, true];
 void agree;

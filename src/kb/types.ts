@@ -18,6 +18,27 @@ export interface Source {
  */
 export type Confidence = "primary" | "measured" | "secondary" | "index";
 
+/**
+ * The lowest Linux driver for an architecture: NVIDIA names the first CUDA toolkit that supports it
+ * (its "CUDA Toolkit, Driver, and Architecture Matrix"), and that toolkit's GA driver is the first
+ * driver shipped with support. A lower bound for every GPU of the capability; a GPU row may state a
+ * higher one of its own (HGX B200: 570.133.20).
+ */
+export interface ArchDriverFloor {
+  /** "570.26"; a bare branch ("615") where only the branch is sourced. */
+  minDriverLinux: string;
+  /** The first CUDA toolkit that supports the architecture ("12.8"). */
+  firstCuda: string;
+  /** The last driver branch that supports it ("580" for Volta), or null: still supported. */
+  lastDriverBranch: string | null;
+  /** Always true: the floor is derived from the first toolkit, not stated per GPU. */
+  derived: true;
+  /** The reasoning, with the facts it rests on. */
+  note: string;
+  /** One of the row's sources' URLs. */
+  source: string;
+}
+
 /** One compute capability (e.g. 9.0): its names and what code can target it. */
 export interface ArchRow {
   computeCapability: string;
@@ -27,6 +48,8 @@ export interface ArchRow {
   examples: string[];
   /** Integrated (Tegra) part: Jetson-class SoC. */
   tegra: boolean;
+  /** The lowest driver for GPUs of this capability (not for Tegra parts: JetPack brings theirs). */
+  driverFloor?: ArchDriverFloor;
   confidence: Confidence;
   sources: Source[];
 }
@@ -78,10 +101,21 @@ export interface GpuRow {
   hostCpuArch: "x86_64" | "aarch64" | null;
   /** CPU and GPU share one coherent memory; true only where a source says so. */
   unifiedMemory: boolean;
-  /** Lowest Linux driver that supports this GPU at all, where NVIDIA states one. */
+  /** Lowest Linux driver that supports this GPU at all, where a source states one for it. */
   minDriverLinux?: string | null;
+  /**
+   * What minDriverLinux rests on. stated: NVIDIA states it for this GPU (HGX B200). shipped: the
+   * driver branch the GPU's own system ships, no earlier driver with support being sourced (GB10).
+   */
+  minDriverBasis?: "stated" | "shipped";
   /** Jetson-class SoC (integrated, Tegra). */
   tegra?: boolean;
+  /**
+   * A name several rows share ("H100", "A100", "Orin"): the rows it stands for. Such a row carries
+   * what they share; its memory is the smallest variant's (a job that fits it fits each), its peaks
+   * and bandwidth only where every variant has the same value.
+   */
+  variants?: string[];
   sources: Source[];
 }
 
@@ -207,6 +241,39 @@ export interface NgcGpuStatement {
   runs: NgcGpuRun[];
 }
 
+/**
+ * The code torch carries in one platform's image of a tag, written like get_arch_list(): sm_XY for
+ * SASS, compute_XY for PTX. Where it comes from is `basis`: the image's own TORCH_CUDA_ARCH_LIST
+ * (history, config, environment: the list NVIDIA builds the image's torch with), torch's
+ * get_arch_list() printed inside the image, or derived from sourced tags around it (the note says how).
+ */
+export interface NgcArchList {
+  platform: "amd64" | "arm64";
+  archList: string[];
+  /** The TORCH_CUDA_ARCH_LIST as the source writes it ("7.5 8.0 ... 12.0+PTX"), where it gives one. */
+  written: string | null;
+  basis: "image-env" | "get-arch-list" | "derived";
+  /** How the platform is known: stated by the source, the machine (GB10 is aarch64), or assumed (x86_64). */
+  platformBasis: "stated" | "machine" | "assumed";
+  note: string;
+  /** One of the row's sources' URLs. */
+  source: string;
+}
+
+/**
+ * The Jetson (-igpu) image of a tag: the JetPack NVIDIA builds it for and the Jetson GPUs that JetPack
+ * runs on. Derived (its arch list is not sourced); the note says from what.
+ */
+export interface NgcJetsonImage {
+  /** "6.1", "7.0": NVIDIA's Jetson table. */
+  jetpack: string;
+  /** The Jetson capabilities that JetPack runs on ("8.7" for JetPack 6, "11.0" for 7.0/7.1). */
+  computeCapabilities: string[];
+  note: string;
+  /** One of the row's sources' URLs. */
+  source: string;
+}
+
 /** One NVIDIA NGC PyTorch container release (nvcr.io/nvidia/pytorch:YY.MM-py3). */
 export interface NgcImageRow {
   /** "25.01" */
@@ -235,6 +302,10 @@ export interface NgcImageRow {
   /** The numpy the image ships (planner protects it), only where a source names the image's own. */
   numpy: string | null;
   platforms: NgcPlatforms;
+  /** torch's arch list per platform image, where sourced or derived (empty: none). */
+  archLists: NgcArchList[];
+  /** The -igpu (Jetson) image's JetPack and GPUs, where platforms.igpu is true; else null. */
+  jetson: NgcJetsonImage | null;
   gpus: NgcGpuStatement;
   /** Bundled packages and the versions the sources name ("flash-attn": "2.7.4.post1+25.10"). */
   packages: Record<string, string>;
@@ -398,6 +469,33 @@ export interface SystemRow {
   sources: Source[];
 }
 
+/**
+ * What a package's own metadata requires, for a range of its releases: requires-python and the torch
+ * requirement, read from its pyproject.toml / setup.py at a tag (or, where noted, from a first-hand
+ * pip message or a maintainer's statement). One row per range over which both stay the same.
+ */
+export interface PackageRequirementsRow {
+  /** PyPI name, normalized ("flash-attn"). */
+  package: string;
+  /** The releases the row describes, as a PEP 440 specifier ("==0.7.3", ">=0.49.0,<=0.49.2"). */
+  versions: string;
+  /**
+   * requires-python as declared (">=3.9,<3.15"); "" where the metadata declares none (pip accepts
+   * any Python); null where no source was read.
+   */
+  requiresPython: string | null;
+  /**
+   * The torch requirement of its install (not of an extra): a PEP 440 specifier ("==2.5.1",
+   * ">=2.4,<3"); "any" for an unversioned torch; "none" where it does not depend on torch; null
+   * where no source was read.
+   */
+  torch: string | null;
+  /** What the range means for a plan, in a sentence ("" where nothing needs saying). */
+  note: string;
+  confidence: Confidence;
+  sources: Source[];
+}
+
 /** Every table of the knowledge base, as loaded (and merged with an overlay). */
 export interface KnowledgeBaseData {
   archs: ArchRow[];
@@ -410,4 +508,5 @@ export interface KnowledgeBaseData {
   wheelPythons: WheelPythonsRow[];
   systems: SystemRow[];
   importChecks: ImportCheckRow[];
+  packageRequirements: PackageRequirementsRow[];
 }

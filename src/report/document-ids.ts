@@ -8,7 +8,7 @@ export const SCAN_SCHEMA_VERSION = 1;
 export const INIT_SCHEMA = "gpuprep.init";
 export const INIT_SCHEMA_VERSION = 1;
 export const KB_SCHEMA = "gpuprep.kb";
-export const KB_SCHEMA_VERSION = 1;
+export const KB_SCHEMA_VERSION = 2;
 export const FLEET_SCHEMA = "gpuprep.fleet";
 export const FLEET_SCHEMA_VERSION = 1;
 /** The id itself is the Slurm job file's (transports/slurm-batch.ts JOB_META_SCHEMA). */

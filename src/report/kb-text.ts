@@ -3,12 +3,22 @@
  * does not have prints as "not sourced": it records only what a source states.
  */
 import type { Style } from "./style.js";
-import type { KnowledgeBase, NgcImageVerdict, TorchBuildEvaluation, TorchBuildQuery } from "../kb/index.js";
+import type {
+  GpuDriverFloor,
+  KnowledgeBase,
+  NgcImageVerdict,
+  NgcPlatform,
+  NgcRunsOnEntry,
+  PackageRequirementsAnswer,
+  TorchBuildEvaluation,
+  TorchBuildQuery,
+} from "../kb/index.js";
 import { ngcDriverFloor } from "../kb/queries/ngc.js";
 import type {
   CudaToolkitRow,
   ExtensionRow,
   GpuRow,
+  NgcArchList,
   NgcImageRow,
   Source,
   TorchBuildRow,
@@ -40,7 +50,20 @@ export function renderKbUpdate(summary: {
   return `wrote ${summary.builds} torch builds (releases ${summary.releases.join(", ")}) from ${summary.indexUrl} to ${summary.overlay}\n`;
 }
 
-export function renderKbGpu(gpu: GpuRow, style: Style): string {
+/** What `kb gpu` shows beyond the row: the rows a shared name stands for, and the driver floor. */
+export interface KbGpuExtras {
+  variants: GpuRow[];
+  driverFloor: GpuDriverFloor;
+}
+
+function driverFloorText(floor: GpuDriverFloor): string {
+  if (!floor.minDriverLinux)
+    return floor.basis === "jetpack" ? "comes with JetPack (a Jetson part)" : NOT_SOURCED;
+  const last = floor.lastDriverBranch ? `, up to the R${floor.lastDriverBranch} branch` : "";
+  return `${floor.minDriverLinux} or newer${last} (${floor.reason})`;
+}
+
+export function renderKbGpu(gpu: GpuRow, style: Style, extras?: KbGpuExtras): string {
   const { lines, print } = collector();
   const peak = gpu.peakTflops;
   const fmt = (value: number | null, unit: string) => (value === null ? NOT_SOURCED : `${value} ${unit}`);
@@ -58,9 +81,21 @@ export function renderKbGpu(gpu: GpuRow, style: Style): string {
     print(
       `  host CPU            ${gpu.hostCpuArch}${gpu.unifiedMemory ? ", CPU and GPU share one coherent memory" : ""}`,
     );
-  if (gpu.minDriverLinux) print(`  needs driver        ${gpu.minDriverLinux} or newer`);
+  if (extras) print(`  needs driver        ${driverFloorText(extras.driverFloor)}`);
+  else if (gpu.minDriverLinux) print(`  needs driver        ${gpu.minDriverLinux} or newer`);
+  if (extras && extras.variants.length > 0) {
+    print(`  stands for          ${extras.variants.map((row) => row.name).join("; ")}`);
+    print(
+      style.dim(
+        "                      (a name several GPUs share: the smallest memory, peaks only where all agree; name one for its own figures)",
+      ),
+    );
+  }
   if (gpu.aliases.length > 0) print(style.dim(`  also known as       ${gpu.aliases.join(", ")}`));
-  printSources(print, style, gpu.sources);
+  const floorSources = extras?.driverFloor.sources.filter(
+    (source) => !gpu.sources.some((own) => own.url === source.url),
+  );
+  printSources(print, style, [...gpu.sources, ...(floorSources ?? [])]);
   return text(lines);
 }
 
@@ -109,10 +144,40 @@ export function renderKbTorch(version: string, builds: TorchBuildRow[], style: S
   return text(lines);
 }
 
+const PLATFORM_LABEL: Record<NgcPlatform, string> = {
+  amd64: "linux/amd64",
+  arm64: "linux/arm64",
+  igpu: "Jetson -igpu",
+};
+
+function archListText(list: NgcArchList): string {
+  const basis =
+    list.basis === "image-env"
+      ? `the image's TORCH_CUDA_ARCH_LIST${list.written ? ` "${list.written}"` : ""}`
+      : list.basis === "get-arch-list"
+        ? "torch's get_arch_list() printed inside the image"
+        : "derived";
+  const platform = list.platformBasis === "assumed" ? "; the source's CPU is not named, taken as x86_64" : "";
+  return `${list.archList.join(" ")} (${basis}${platform})`;
+}
+
+function runsOnText(entries: NgcRunsOnEntry[]): string {
+  if (entries.length === 0) return "none known";
+  const how: Record<NgcRunsOnEntry["how"], string> = {
+    sass: "",
+    "ptx-jit": " PTX JIT",
+    jetpack: " JetPack",
+    "run-only": " a first-hand run",
+  };
+  return entries
+    .map((entry) => `${entry.computeCapability}${how[entry.how]}${entry.derived ? "*" : ""}`)
+    .join(", ");
+}
+
 export function renderKbNgc(
   kb: KnowledgeBase,
   image: NgcImageRow,
-  covers: ReturnType<KnowledgeBase["ngcCoverage"]>,
+  runsOn: ReturnType<KnowledgeBase["ngcRunsOn"]>,
   style: Style,
 ): string {
   const { lines, print } = collector();
@@ -131,6 +196,13 @@ export function renderKbNgc(
     "platforms",
     `linux/amd64: ${yesNo(image.platforms.amd64)}; linux/arm64: ${yesNo(image.platforms.arm64)}; Jetson -igpu tag: ${yesNo(image.platforms.igpu)}`,
   );
+  printArchLists(field, style, image);
+  for (const platform of ["amd64", "arm64", "igpu"] as const)
+    field(
+      platform === "amd64" ? "runs on" : "",
+      `${PLATFORM_LABEL[platform]}: ${runsOnText(runsOn[platform])}`,
+    );
+  print(style.dim("                  (compute capabilities, driver aside; * rests on something derived)"));
   field(
     "GPU floor",
     image.gpus.minComputeCapability
@@ -149,13 +221,6 @@ export function renderKbNgc(
       i === 0 ? "runs" : "",
       `${run.computeCapability} ${run.gpu}, ${run.cpuArch ?? "CPU not stated"}${run.cpuArchBasis === "assumed" ? " (not stated, taken as x86_64)" : ""}: ${run.result} ${style.dim(`(${run.what})`)}`,
     );
-  for (const cpuArch of ["x86_64", "aarch64"] as const) {
-    const list = covers[cpuArch];
-    field(
-      cpuArch === "x86_64" ? "covers" : "",
-      `${cpuArch}: ${list.length > 0 ? list.map((entry) => `${entry.computeCapability}${entry.rule === "stated-floor" ? " (NVIDIA's floor)" : ""}`).join(", ") : "none known"}`,
-    );
-  }
   field(
     "packages",
     Object.entries(image.packages)
@@ -167,20 +232,75 @@ export function renderKbNgc(
   return text(lines);
 }
 
+/** Each platform image's arch list and what it rests on, and the -igpu image's JetPack. */
+function printArchLists(
+  field: (name: string, value: string) => void,
+  style: Style,
+  image: NgcImageRow,
+): void {
+  const lists = image.archLists;
+  if (lists.length === 0)
+    field("arch lists", `${NOT_SOURCED} (no platform image's list was read or derived)`);
+  for (const [i, list] of lists.entries()) {
+    field(i === 0 ? "arch lists" : "", `${PLATFORM_LABEL[list.platform]}: ${archListText(list)}`);
+    field("", style.dim(`  ${list.note}`));
+  }
+  if (image.jetson) {
+    field(
+      "",
+      `${PLATFORM_LABEL.igpu}: built for JetPack ${image.jetson.jetpack}, which runs on ${image.jetson.computeCapabilities.join(", ")} (arch list ${NOT_SOURCED})`,
+    );
+    field("", style.dim(`  ${image.jetson.note}`));
+  }
+}
+
 export function renderKbNgcList(kb: KnowledgeBase, rows: NgcImageRow[], style: Style): string {
   const { lines, print } = collector();
   print(style.bold("NGC PyTorch images (gpuprep kb ngc TAG for one, with its sources)"));
   for (const image of rows) {
-    const covers = kb.ngcCoverage(image);
-    const text = (["x86_64", "aarch64"] as const)
+    const runsOn = kb.ngcRunsOn(image);
+    const text = (["amd64", "arm64", "igpu"] as const)
+      .filter((platform) => platform !== "igpu" || image.platforms.igpu === true)
       .map(
-        (cpuArch) => `${cpuArch} ${covers[cpuArch].map((entry) => entry.computeCapability).join(" ") || "-"}`,
+        (platform) =>
+          `${platform} ${
+            runsOn[platform]
+              .map((entry) => `${entry.computeCapability}${entry.derived ? "*" : ""}`)
+              .join(" ") || "-"
+          }`,
       )
       .join("; ");
     print(
-      `  ${image.tag}  torch ${image.torch.padEnd(38)} CUDA ${image.cuda.padEnd(9)} driver ${(image.minDriverLinux ?? NOT_SOURCED).padEnd(10)} ${style.dim(`covers ${text}`)}`,
+      `  ${image.tag}  torch ${image.torch.padEnd(38)} CUDA ${image.cuda.padEnd(9)} driver ${(image.minDriverLinux ?? NOT_SOURCED).padEnd(10)} ${style.dim(`runs on ${text}`)}`,
     );
   }
+  print(style.dim("  (* rests on something derived; `kb ngc TAG` says what)"));
+  return text(lines);
+}
+
+/** `kb pkg NAME [VERSION]`: requires-python and the torch requirement, per release range. */
+export function renderKbPackage(answer: PackageRequirementsAnswer, style: Style): string {
+  const { lines, print } = collector();
+  print(style.bold(`${answer.package}${answer.version ? ` ${answer.version}` : ""}`));
+  for (const row of answer.rows) {
+    const python = row.requiresPython === null ? NOT_SOURCED : row.requiresPython || "any (none declared)";
+    const torch =
+      row.torch === null
+        ? NOT_SOURCED
+        : row.torch === "none"
+          ? "none (no torch dependency)"
+          : row.torch === "any"
+            ? "any version"
+            : row.torch;
+    print(
+      `  ${row.versions.padEnd(24)} requires-python ${python}; torch ${torch} ${style.dim(row.confidence)}`,
+    );
+    if (row.note) print(style.dim(`      ${row.note}`));
+  }
+  const seen = new Map<string, Source>();
+  for (const row of answer.rows)
+    for (const source of row.sources) if (!seen.has(source.url)) seen.set(source.url, source);
+  printSources(print, style, [...seen.values()]);
   return text(lines);
 }
 
@@ -223,10 +343,9 @@ export function renderKbResolve(
       `${gpu.name} (${gpu.computeCapability}), driver ${query.driverVersion}, ${query.cpuArch}${query.python ? `, Python ${query.python}` : ""}`,
     ),
   );
-  if (kb.driverTooOldForGpu(gpu, query.driverVersion))
-    print(
-      style.red(`  driver ${query.driverVersion} predates this GPU: it needs ${gpu.minDriverLinux} or newer`),
-    );
+  const driverCheck = kb.checkDriverForGpu(gpu, query.driverVersion);
+  if (driverCheck.verdict === "too-old" || driverCheck.verdict === "too-new")
+    print(style.red(`  ${driverCheck.reason}`));
   print("");
   print(style.bold("PyTorch builds that run here, best first:"));
   if (evaluation.choices.length === 0) print(style.red("  none"));

@@ -11,15 +11,48 @@ import {
   extensionRowSchema,
   gpuRowSchema,
   ngcImageRowSchema,
+  packageRequirementsRowSchema,
+  sourceSchema,
   torchBuildRowSchema,
 } from "../../kb/schema.js";
-import type { NgcImageVerdict, TorchBuildEvaluation } from "../../kb/index.js";
+import type {
+  GpuDriverFloor,
+  NgcImageVerdict,
+  NgcRunsOnEntry,
+  PackageRequirementsAnswer,
+  TorchBuildEvaluation,
+} from "../../kb/index.js";
 import type { Same } from "../../util/same-type.js";
 
 const DriverSupportSchema = z.enum(["native", "minor-compat", "unsupported"]);
-const CoverageEntrySchema = z.object({
+const CoverageRuleSchema = z.enum(["arch-list", "run", "stated-floor", "jetpack"]);
+const CoverageEntrySchema = z.object({ computeCapability: z.string(), rule: CoverageRuleSchema });
+
+const RunsOnEntrySchema = z.object({
   computeCapability: z.string(),
-  rule: z.enum(["run", "stated-floor"]),
+  how: z.enum(["sass", "ptx-jit", "jetpack", "run-only"]),
+  rule: CoverageRuleSchema,
+  derived: z.boolean(),
+});
+
+const GpuDriverFloorSchema = z.object({
+  gpu: z.string(),
+  computeCapability: z.string(),
+  minDriverLinux: z.string().nullable(),
+  basis: z.enum(["gpu-stated", "gpu-shipped", "architecture", "jetpack"]).nullable(),
+  derived: z.boolean(),
+  lastDriverBranch: z.string().nullable(),
+  reason: z.string(),
+  sources: z.array(sourceSchema),
+});
+
+const PackageRequirementsAnswerSchema = z.object({
+  package: z.string(),
+  version: z.string().nullable(),
+  status: z.enum(["found", "not-in-table", "absent"]),
+  rows: z.array(packageRequirementsRowSchema),
+  requiresPython: z.string().nullable(),
+  torch: z.string().nullable(),
 });
 
 const TorchBuildEvaluationSchema = z.object({
@@ -50,7 +83,15 @@ function topic<Name extends string, Result extends z.ZodType>(name: Name, result
 }
 
 export const KbDocumentSchema = z.discriminatedUnion("topic", [
-  topic("gpu", z.object({ gpu: gpuRowSchema, arch: archRowSchema.nullable() })),
+  topic(
+    "gpu",
+    z.object({
+      gpu: gpuRowSchema,
+      arch: archRowSchema.nullable(),
+      variants: z.array(gpuRowSchema),
+      driverFloor: GpuDriverFloorSchema,
+    }),
+  ),
   topic("cuda", cudaToolkitRowSchema),
   topic("torch", z.array(torchBuildRowSchema)),
   // `kb ngc TAG`: one image with the capabilities it covers; `kb ngc`: every image.
@@ -59,11 +100,17 @@ export const KbDocumentSchema = z.discriminatedUnion("topic", [
     z.union([
       ngcImageRowSchema.extend({
         covers: z.object({ x86_64: z.array(CoverageEntrySchema), aarch64: z.array(CoverageEntrySchema) }),
+        runsOn: z.object({
+          amd64: z.array(RunsOnEntrySchema),
+          arm64: z.array(RunsOnEntrySchema),
+          igpu: z.array(RunsOnEntrySchema),
+        }),
       }),
       z.array(ngcImageRowSchema),
     ]),
   ),
   topic("ext", extensionRowSchema),
+  topic("pkg", PackageRequirementsAnswerSchema),
   topic(
     "resolve",
     z.object({
@@ -92,5 +139,8 @@ export const KbDocumentSchema = z.discriminatedUnion("topic", [
 const agree: [
   Same<z.infer<typeof TorchBuildEvaluationSchema>, TorchBuildEvaluation>,
   Same<z.infer<typeof NgcImageVerdictSchema>, NgcImageVerdict>,
-] = [true, true];
+  Same<z.infer<typeof RunsOnEntrySchema>, NgcRunsOnEntry>,
+  Same<z.infer<typeof GpuDriverFloorSchema>, GpuDriverFloor>,
+  Same<z.infer<typeof PackageRequirementsAnswerSchema>, PackageRequirementsAnswer>,
+] = [true, true, true, true, true];
 void agree;
