@@ -103,8 +103,8 @@ export function renderDockerfile(plan: ContainerPlan): string {
     : `python3 -m pip list --format=freeze > ${GPUPREP_DIR_IN_IMAGE}/base-packages.txt`;
   const lines: string[] = [];
   lines.push(header(plan, "#").trimEnd());
-  lines.push(`# Base: ${image.image}, ${image.tag}: torch ${image.torch}, CUDA ${image.cuda}; needs driver ${plan.requiredDriver} or newer.
-ARG BASE_IMAGE=${image.image}
+  lines.push(`# Base: ${plan.container.ref}, ${image.tag}: torch ${image.torch}, CUDA ${image.cuda}; needs driver ${plan.requiredDriver} or newer.
+ARG BASE_IMAGE=${plan.container.ref}
 FROM \${BASE_IMAGE} AS base
 # bash with pipefail for every RUN here and in the stages built on this one: a failing \`pip list\`
 # must stop the build, not leave base-packages.txt empty and torch unprotected.

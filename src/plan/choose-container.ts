@@ -5,7 +5,31 @@
  * what the image ships (numpy ...). An image whose torch fails the pin is never chosen.
  */
 import type { Requirement } from "../facts/schema.js";
-import type { KnowledgeBase, NgcImageVerdict } from "../kb/index.js";
+import type { KnowledgeBase, NgcImageChoice } from "../kb/index.js";
+
+/**
+ * One platform image of a tag as the planner weighs it: the KB's verdict (its torch's arch list,
+ * its CUDA, the driver; Jetson -igpu images by their JetPack) with the reference to pull.
+ */
+interface NgcImageVerdict {
+  image: NgcImageRow;
+  /** nvcr.io/nvidia/pytorch:25.11-py3, or ...-py3-igpu for a Jetson. */
+  ref: string;
+  runs: boolean;
+  /** The driver runs the image's CUDA natively (not only under minor-version compatibility). */
+  driver: "native" | "other";
+  reason: string;
+}
+
+function fromChoice(choice: NgcImageChoice): NgcImageVerdict {
+  return {
+    image: choice.image,
+    ref: choice.ref,
+    runs: choice.runs,
+    driver: choice.driver.support === "native" || choice.driver.support === "jetpack" ? "native" : "other",
+    reason: choice.reason,
+  };
+}
 import type { NgcImageRow } from "../kb/types.js";
 import type { ContainerChoice, Decision, PinConflict, ProtectedPackage, TargetMachine } from "./types.js";
 import { normalizeName } from "../util/package-name.js";
@@ -140,11 +164,11 @@ function nearestSeriesImages(pin: ContainerPin, running: NgcImageVerdict[]): Ngc
 }
 
 /** The conflict a moved pin becomes: out of the installed requirements, with the reason. */
-function movedPinConflict(requirement: Requirement, image: NgcImageRow): PinConflict {
+function movedPinConflict(requirement: Requirement, image: NgcImageRow, ref: string): PinConflict {
   return {
     requirement,
     provided: image.torch,
-    message: `${requirement.raw} (${requirement.origin}): moved out of the installed requirements; ${image.image} brings torch ${image.torch}, NVIDIA's build of the ${majorMinor(image.torch)} series (a pre-release to pip, so no image satisfies the exact pin), and the image's torch is kept`,
+    message: `${requirement.raw} (${requirement.origin}): moved out of the installed requirements; ${ref} brings torch ${image.torch}, NVIDIA's build of the ${majorMinor(image.torch)} series (a pre-release to pip, so no image satisfies the exact pin), and the image's torch is kept`,
   };
 }
 
@@ -194,11 +218,13 @@ export function chooseContainer(
   requirements: Requirement[],
   pin: ContainerPin,
 ): ContainerOutcome {
-  const verdicts: NgcImageVerdict[] = kb.judgeNgcImages({
-    computeCapability: target.computeCapability,
-    driverVersion: target.driverVersion ?? NEWEST_DRIVER,
-    cpuArch: target.cpuArch,
-  });
+  const verdicts = kb
+    .ngcImageVerdicts({
+      computeCapability: target.computeCapability,
+      driverVersion: target.driverVersion,
+      cpuArch: target.cpuArch,
+    })
+    .map(fromChoice);
   const rejections = verdicts.filter((v) => !v.runs).map((v) => `${v.image.tag}: ${v.reason}`);
   const excluded = verdicts.filter((v) => v.runs && imageTorchSatisfies(v.image, pin) !== true);
   const excludedByPin = excluded.map((v) => `${v.image.tag} (torch ${v.image.torch})`);
@@ -208,7 +234,8 @@ export function chooseContainer(
   let moved: PinConflict | null = null;
   if (running.length === 0) {
     running = nearestSeriesImages(pin, excluded);
-    if (running.length > 0 && pin.requirement) moved = movedPinConflict(pin.requirement, running[0]!.image);
+    if (running.length > 0 && pin.requirement)
+      moved = movedPinConflict(pin.requirement, running[0]!.image, running[0]!.ref);
   }
   // Prefer an image that also keeps the project's other pins on what it ships (numpy<2), then
   // one the driver runs natively: minor-version compatibility cannot JIT newer PTX, and NVIDIA's
@@ -226,7 +253,7 @@ export function chooseContainer(
       pinRejection,
       movedPin: null,
     };
-  if (moved) moved = movedPinConflict(pin.requirement!, chosen.image);
+  if (moved) moved = movedPinConflict(pin.requirement!, chosen.image, chosen.ref);
   const image = chosen.image;
   const toolkit = kb.cudaToolkit(image.cuda);
   const requiredDriver = image.minDriverLinux ?? toolkit?.minDriverLinux ?? NEWEST_DRIVER;
@@ -241,7 +268,7 @@ export function chooseContainer(
   const decisions: Decision[] = [
     {
       topic: "base image",
-      choice: image.image,
+      choice: chosen.ref,
       reason:
         `newest NGC PyTorch image that runs here${chosen.driver === "native" && running.length > 1 && running[0] !== chosen ? " with its own CUDA driver" : ""}${pinNote}: ${target.driverVersion === null ? `it covers compute capability ${target.computeCapability} on ${target.cpuArch}` : chosen.reason}` +
         passedOver(
@@ -270,6 +297,7 @@ export function chooseContainer(
   return {
     choice: {
       image,
+      ref: chosen.ref,
       protected: protectedPackages,
       imports: TORCH_COMPANIONS.filter((name) => required.has(name)),
     },

@@ -217,7 +217,7 @@ function containerConflicts(
   const torch = torchPinConflicts(requirements, pinChange ?? container.movedPin);
   const conflicts = [
     ...torch.conflicts,
-    ...applyProtection(torch.others, choice.protected, choice.image.image, true).conflicts,
+    ...applyProtection(torch.others, choice.protected, choice.ref, true).conflicts,
   ];
   const imagePython = choice.image.python;
   for (const pin of pythonPins)
@@ -299,7 +299,7 @@ function runnableTorch(kb: KnowledgeBase, target: TargetMachine): RunnableTorch 
       .choices.filter((c) => c.runs === "sass")
       .map((c) => c.build.torch),
     imageTorches: kb
-      .judgeNgcImages(query)
+      .ngcImageVerdicts({ ...query, driverVersion: target.driverVersion })
       .filter((v) => v.runs)
       .map((v) => v.image.torch),
   };
@@ -361,7 +361,7 @@ function chosenBase(strategy: Strategy, candidates: Candidates): ChosenBase {
 
 function protectedBy(base: ChosenBase): { packages: ProtectedPackage[]; name: string } {
   return base.strategy === "container"
-    ? { packages: base.choice.protected, name: base.choice.image.image }
+    ? { packages: base.choice.protected, name: base.choice.ref }
     : { packages: base.choice.protected, name: "the planned torch" };
 }
 
@@ -401,7 +401,7 @@ function planWarnings(inputs: PlanInputs, base: ChosenBase, options: InitOptions
   for (const pin of inputs.requirements.filter((r) => r.normalizedName === "numpy" && r.specifier !== ""))
     if (image && image.numpy === null)
       warnings.push(
-        `${pin.raw}: the knowledge base does not know the numpy of ${image.image}; the build pins the image's own numpy and pip stops there if it is outside ${pin.specifier}`,
+        `${pin.raw}: the knowledge base does not know the numpy of ${base.strategy === "container" ? base.choice.ref : image.image}; the build pins the image's own numpy and pip stops there if it is outside ${pin.specifier}`,
       );
   return warnings;
 }

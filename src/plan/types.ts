@@ -126,6 +126,8 @@ export interface InitOptions {
 
 export interface ContainerChoice {
   image: NgcImageRow;
+  /** The reference to pull: the tag's image for this CPU, or its -igpu image on a Jetson. */
+  ref: string;
   protected: ProtectedPackage[];
   /**
    * Modules the project requires that the image itself provides (torchvision ...), imported at the

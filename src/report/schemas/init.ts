@@ -42,7 +42,12 @@ export const PlanSchema = z.object({
   strategy: z.enum(["container", "native"]),
   requiredDriver: z.string(),
   container: z
-    .object({ image: ngcImageRowSchema, protected: z.array(ProtectedPackageSchema), imports: z.array(z.string()) })
+    .object({
+      image: ngcImageRowSchema,
+      ref: z.string(),
+      protected: z.array(ProtectedPackageSchema),
+      imports: z.array(z.string()),
+    })
     .nullable(),
   native: z
     .object({
