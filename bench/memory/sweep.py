@@ -73,11 +73,19 @@ def shrink(data, depth=0):
     return out
 
 
-def small_config(model_type, class_name):
+def small_config(model_type, class_name, shrunk=True):
+    """The config class's defaults as a config.json would hold them (only what differs from
+    PretrainedConfig's own defaults), with the layer counts cut unless shrunk is False."""
     from transformers import CONFIG_MAPPING
 
     config = CONFIG_MAPPING[model_type]()
-    data = shrink(config.to_dict())
+    data = config.to_diff_dict()
+    for key in LAYER_KEYS:
+        value = getattr(config, key, None)
+        if key not in data and isinstance(value, int) and not isinstance(value, bool):
+            data[key] = value
+    if shrunk:
+        data = shrink(data)
     data["model_type"] = model_type
     data["architectures"] = [class_name]
     for key in ("transformers_version", "_name_or_path", "torch_dtype", "dtype"):
@@ -122,6 +130,14 @@ def one(job):
                    "gradCheckpointing": False, "lora": None, "evalStep": False, "batch": 2, "seqLen": 64,
                    "imageSize": None, "traceDevice": device}
         result = memory.run(request)
+        if result.get("errorKind") == "config":
+            # Cutting the layers broke this config (per-layer tables keyed by layer): the defaults.
+            data = small_config(model_type, class_name, shrunk=False)
+            request["source"]["data"] = data
+            retry = memory.run(request)
+            if retry.get("errorKind") != "config":
+                result = retry
+                row["fullSize"] = True
     except Timeout:
         result = {"status": "error", "errorKind": "timeout", "error": "no answer within %d s" % timeout}
     finally:
@@ -148,20 +164,37 @@ def run(args):
     import transformers
 
     jobs = [p for p in pairs() if not args.only or p[0] in args.only.split(",")]
+    if args.resume:
+        # Rows an earlier run of the sweep finished are kept; only the rest run now.
+        earlier = [json.loads(line) for line in open(args.resume) if line.strip()]
+        finished = {(r["modelType"], r["task"]) for r in earlier if r.get("outcome") not in (None, "not-run")}
+        jobs = [p for p in jobs if (p[0], p[1]) not in finished]
     if args.limit:
         jobs = jobs[: args.limit]
     work = [(t, task, c, args.device, args.timeout) for t, task, c in jobs]
     started = time.time()
     context = multiprocessing.get_context("spawn")
+    done = set()
     with open(args.out, "w") as out, context.Pool(args.workers, maxtasksperchild=args.per_child) as pool:
         out.write(json.dumps({"sweep": {"transformers": transformers.__version__, "pairs": len(work),
                                         "device": args.device, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}}) + "\n")
-        for count, row in enumerate(pool.imap_unordered(one, work, chunksize=1), 1):
+        results = pool.imap_unordered(one, work, chunksize=1)
+        while len(done) < len(work):
+            try:
+                row = results.next(timeout=max(1.0, args.budget - (time.time() - started)))
+            except multiprocessing.TimeoutError:
+                break
+            done.add((row["modelType"], row["task"]))
             out.write(json.dumps(row, default=str) + "\n")
             out.flush()
-            if count % 25 == 0:
-                sys.stderr.write("%d/%d %.0fs\n" % (count, len(work), time.time() - started))
-    sys.stderr.write("done %d pairs in %.0fs\n" % (len(work), time.time() - started))
+            if len(done) % 25 == 0:
+                sys.stderr.write("%d/%d %.0fs\n" % (len(done), len(work), time.time() - started))
+        for model_type, task, class_name, _, _ in work:
+            if (model_type, task) not in done:
+                out.write(json.dumps({"modelType": model_type, "task": task, "class": class_name, "outcome": "not-run",
+                                      "reason": "the sweep's %d s budget ran out first" % args.budget}) + "\n")
+        pool.terminate()
+    sys.stderr.write("done %d of %d pairs in %.0fs\n" % (len(done), len(work), time.time() - started))
 
 
 def table(path):
@@ -170,18 +203,21 @@ def table(path):
     rows = [r for r in rows if "modelType" in r]
     counts = {}
     for row in rows:
-        task = counts.setdefault(row["task"], {"pairs": 0, "built": 0, "traced": 0, "fell-back": 0, "failed": 0, "not-built": 0})
+        task = counts.setdefault(row["task"], {"pairs": 0, "built": 0, "traced": 0, "fell-back": 0, "failed": 0,
+                                               "not-built": 0, "not-run": 0})
         task["pairs"] += 1
         task["built"] += 1 if row.get("built") else 0
         outcome = row.get("outcome")
         task[outcome if outcome in task else "not-built"] += 1
-    lines = ["| task | pairs | built | traced | fell back (formula tier) | failed | not built |", "| --- | --- | --- | --- | --- | --- | --- |"]
-    total = {"pairs": 0, "built": 0, "traced": 0, "fell-back": 0, "failed": 0, "not-built": 0}
+    keys = ("pairs", "built", "traced", "fell-back", "failed", "not-built", "not-run")
+    lines = ["| task | pairs | built | traced | fell back (formula tier) | failed | not built | not run |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    total = dict.fromkeys(keys, 0)
     for task, c in counts.items():
-        lines.append("| %s | %d | %d | %d | %d | %d | %d |" % (task, c["pairs"], c["built"], c["traced"], c["fell-back"], c["failed"], c["not-built"]))
+        lines.append("| %s | %s |" % (task, " | ".join(str(c[k]) for k in keys)))
         for key in total:
             total[key] += c[key]
-    lines.append("| all | %d | %d | %d | %d | %d | %d |" % tuple(total[k] for k in ("pairs", "built", "traced", "fell-back", "failed", "not-built")))
+    lines.append("| all | %s |" % " | ".join(str(total[k]) for k in keys))
     lines += ["", "| model type | task | class | outcome | tier | why (one line) |", "| --- | --- | --- | --- | --- | --- |"]
     for row in sorted(rows, key=lambda r: (r["modelType"], r["task"])):
         reason = (row.get("reason") or "; ".join(row.get("notes") or []) or "").replace("|", "/").replace("\n", " ")[:160]
@@ -201,6 +237,8 @@ def main():
     parser.add_argument("--limit", type=int)
     parser.add_argument("--timeout", type=int, default=120)
     parser.add_argument("--per-child", type=int, default=20)
+    parser.add_argument("--resume", help="an earlier sweep's rows: run only the pairs it did not finish")
+    parser.add_argument("--budget", type=float, default=1e9, help="seconds; pairs not done by then are listed as not run")
     args = parser.parse_args()
     if args.table:
         table(args.table)

@@ -522,7 +522,7 @@ def apply_lora(torch, model, lora, real, notes):
         bias="none",
     )
     try:
-        with with_no_init(torch, not real):
+        with with_no_init(torch, not real), fake_params_reassignable(torch, not real):
             wrapped = peft.get_peft_model(model, config)
     except ValueError as error:
         raise PayloadError("lora", "peft %s: %s" % (peft.__version__, one_line(error)))
@@ -530,6 +530,37 @@ def apply_lora(torch, model, lora, real, notes):
     notes.append("LoRA r=%d on %d layers with peft %s (dropout %s)" % (
         rank, adapted, peft.__version__, lora.get("dropout") or 0))
     return wrapped
+
+
+@contextlib.contextmanager
+def fake_params_reassignable(torch, fake):
+    """nn.Module._apply swaps a fake parameter in place (torch.utils.swap_tensors), which fails when
+    anything holds a weak reference to it, as fake-tensor bookkeeping does; peft moves its adapters
+    to the base layer's dtype with .to(). For fake tensors each parameter is assigned anew instead."""
+    nn = torch.nn
+    original = nn.Module._apply
+    if not fake:
+        yield
+        return
+
+    def reassigning_apply(module, fn, recurse=True):
+        if recurse:
+            for child in module.children():
+                reassigning_apply(child, fn)
+        for key, param in list(module._parameters.items()):
+            if param is not None:
+                with torch.no_grad():
+                    module._parameters[key] = nn.Parameter(fn(param), requires_grad=param.requires_grad)
+        for key, buffer in list(module._buffers.items()):
+            if buffer is not None:
+                module._buffers[key] = fn(buffer)
+        return module
+
+    nn.Module._apply = reassigning_apply
+    try:
+        yield
+    finally:
+        nn.Module._apply = original
 
 
 def own_lora(torch, model, lora, real, notes):
@@ -793,6 +824,9 @@ def eval_step(torch, request, model, make_inputs, batch, device_type):
 
 
 SHADOW_LIMIT = 1 << 20  # elements: tensors this small also get a real CPU copy (microseconds per op)
+# Kept as an attribute, not in a weak dictionary: a weak reference stops nn.Module.to() from swapping
+# a fake parameter (peft moves its adapters that way).
+SHADOW = "_gpuprep_shadow"
 
 
 def fake_fixes(torch):
@@ -805,7 +839,6 @@ def fake_fixes(torch):
     through bfloat16 copies; the copies are made below the tracker, so they are not counted."""
     from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
     from torch.utils._pytree import tree_flatten, tree_map
-    from torch.utils.weak import WeakIdKeyDictionary
 
     from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException, FakeTensor
 
@@ -814,7 +847,6 @@ def fake_fixes(torch):
     class FakeFixes(TorchDispatchMode):
         def __init__(self):
             TorchDispatchMode.__init__(self)
-            self.shadows = WeakIdKeyDictionary()
             self.guessed = 0
             self.upper_bounds = 0
             self.widened = set()
@@ -823,12 +855,28 @@ def fake_fixes(torch):
             """The real copy of a fake tensor; a real (non-fake) CPU tensor is its own."""
             if not isinstance(tensor, FakeTensor):
                 return tensor if tensor.device.type == "cpu" else None
-            return self.shadows.get(tensor)
+            return getattr(tensor, SHADOW, None)
 
         def real_of(self, value):
             if isinstance(value, torch.Tensor):
-                return self.shadows.get(value)
+                return getattr(value, SHADOW, None)
             return value
+
+        def shape_only_args(self, func, args, kwargs):
+            """ones_like, zeros_like, full_like, new_ones...: the input gives only its shape and dtype,
+            so the real result needs no shadow of it."""
+            name = func.overloadpacket.__name__
+            if not (name.endswith("_like") or name.startswith("new_")) or "rand" in name:
+                return None
+            if not args or not isinstance(args[0], torch.Tensor) or args[0].numel() > SHADOW_LIMIT:
+                return None
+            with _disable_current_modes():
+                stand_in = torch.empty(tuple(args[0].shape), dtype=args[0].dtype)
+            rest = tuple(self.shadow_of(a) if isinstance(a, torch.Tensor) else a for a in args[1:])
+            if any(r is None for r in rest):
+                return None
+            real_kwargs = {k: ("cpu" if k == "device" and v is not None else v) for k, v in kwargs.items()}
+            return (stand_in,) + rest, real_kwargs
 
         def shadow_args(self, args, kwargs):
             flat, _ = tree_flatten((args, kwargs))
@@ -850,6 +898,8 @@ def fake_fixes(torch):
         def run_real(self, func, args, kwargs):
             swapped = self.shadow_args(args, kwargs)
             if swapped is None:
+                swapped = self.shape_only_args(func, args, kwargs)
+            if swapped is None:
                 return None
             try:
                 with _disable_current_modes():
@@ -865,7 +915,7 @@ def fake_fixes(torch):
             for fake, value in zip(outs, reals):
                 if (isinstance(fake, torch.Tensor) and isinstance(value, torch.Tensor)
                         and value.numel() <= SHADOW_LIMIT and tuple(value.shape) == tuple(fake.shape)):
-                    self.shadows[fake] = value
+                    setattr(fake, SHADOW, value)
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
@@ -883,7 +933,9 @@ def fake_fixes(torch):
                 out = func(*args, **kwargs)
             except (DynamicOutputShapeException, DataDependentOutputException):
                 return self.dynamic_shape(func, args, kwargs)
-            except (RuntimeError, TypeError, ValueError) as error:
+            except TypeError as error:
+                out = self.int_list_overload(func, args, kwargs, error)
+            except (RuntimeError, ValueError) as error:
                 out = self.widened_dtype(func, args, kwargs, error)
             self.follow(func, args, kwargs, out)
             return out
@@ -898,8 +950,8 @@ def fake_fixes(torch):
                 self.attach(out, real)
             elif func._schema.is_mutable:
                 for value in tree_flatten((args, kwargs))[0]:
-                    if isinstance(value, torch.Tensor) and value in self.shadows:
-                        del self.shadows[value]
+                    if isinstance(value, torch.Tensor) and getattr(value, SHADOW, None) is not None:
+                        setattr(value, SHADOW, None)
 
         def dynamic_shape(self, func, args, kwargs):
             """An op whose output size depends on values: its real size where the inputs have
@@ -920,6 +972,30 @@ def fake_fixes(torch):
             if real is not None:
                 self.attach(out, real)
             return out
+
+        def int_list_overload(self, func, args, kwargs, error):
+            """An op given length tensors that its fake path reads as int lists (ctc_loss's
+            input_lengths): the overload taking lists, with the lengths' real values."""
+            def as_list(value):
+                real = self.shadow_of(value) if isinstance(value, torch.Tensor) else None
+                if real is not None and real.dim() == 1 and not real.is_floating_point():
+                    with _disable_current_modes():
+                        return real.tolist()
+                return value
+
+            listed = [as_list(a) for a in args]
+            if all(a is b for a, b in zip(listed, args)):
+                raise error
+            packet = func.overloadpacket
+            for name in packet.overloads():
+                overload = getattr(packet, name)
+                if overload is func:
+                    continue
+                try:
+                    return overload(*listed, **kwargs)
+                except (TypeError, RuntimeError):
+                    continue
+            raise error
 
         def widened_dtype(self, func, args, kwargs, error):
             """An op whose fake kernel refuses float32 (a check the CUDA kernel no longer makes):
@@ -1274,7 +1350,7 @@ def trace(torch, request):
     batch = int(request.get("batch") or 1)
     task = request.get("task") or "train"
     fixes = fake_fixes(torch)
-    with FakeTensorMode(allow_non_fake_inputs=True), fixes, unpacked_masks(request):
+    with FakeTensorMode(allow_non_fake_inputs=True), fixes, unpacked_masks(request), lengths_as_lists(torch):
         request = dict(request, fake=True)
         model, make_inputs, optimizer, notes, counts = prepare(torch, request, device, real=False)
         model.train()
@@ -1351,6 +1427,32 @@ def trace(torch, request):
     }
     result.update(counts)
     return result
+
+
+@contextlib.contextmanager
+def lengths_as_lists(torch):
+    """ctc_loss's length tensors reach its int-list overload as fake tensors, which the op's argument
+    parser refuses before any dispatch mode sees them; their values (real shadows) go as lists."""
+    functional = torch.nn.functional
+    original = functional.ctc_loss
+
+    def as_list(value):
+        real = getattr(value, SHADOW, None) if isinstance(value, torch.Tensor) else None
+        if real is None:
+            return value
+        from torch.utils._python_dispatch import _disable_current_modes
+
+        with _disable_current_modes():
+            return [int(v) for v in real.reshape(-1).tolist()]
+
+    def ctc_loss(log_probs, targets, input_lengths, target_lengths, *args, **kwargs):
+        return original(log_probs, targets, as_list(input_lengths), as_list(target_lengths), *args, **kwargs)
+
+    functional.ctc_loss = ctc_loss
+    try:
+        yield
+    finally:
+        functional.ctc_loss = original
 
 
 def mark_once(tracker, name):
@@ -1444,6 +1546,7 @@ def trial(torch, request):
     result = {"status": "ok", "torch": torch_info(torch), "batch": batch, "steps": steps, "error": None}
     times = []
     model = None
+    history = device == "cuda" and bool(request.get("allocatorHistory")) and start_history(torch)
     try:
         model, make_inputs, optimizer, notes, counts = prepare(torch, request, device, real=True)
         result.update(counts)
@@ -1478,6 +1581,10 @@ def trial(torch, request):
         result["deviceTotalBytes"] = int(total)
         result["device"] = torch.cuda.get_device_name(0)
         result["processUsedBytes"] = process_used_bytes()
+        # Memory outside the caching allocator: the process's nvidia-smi use less what torch reserves now.
+        result["reservedNowBytes"] = int(torch.cuda.memory_reserved())
+        if history:
+            result["allocatorCheck"] = replay_history(torch)
     else:
         # CPU trials exist to test the search without a GPU; the process's peak RSS stands in.
         import resource
@@ -1486,6 +1593,36 @@ def trial(torch, request):
         result.update({"peakAllocatedBytes": rss, "peakReservedBytes": rss, "deviceUsedBytes": None,
                        "deviceTotalBytes": None, "device": "cpu"})
     return result
+
+
+def start_history(torch):
+    """Record the real allocator's alloc/free events (bench: checks the allocator model on them)."""
+    try:
+        torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python", max_entries=4000000)
+        return True
+    except Exception:
+        return False
+
+
+def replay_history(torch):
+    """The real run's own allocation order replayed through AllocatorModel, beside the real peaks."""
+    try:
+        snapshot = torch.cuda.memory._snapshot()
+        torch.cuda.memory._record_memory_history(enabled=None)
+    except Exception as error:
+        return {"error": one_line(error)}
+    events, counts = [], {}
+    for entry in (snapshot.get("device_traces") or [[]])[0]:
+        action = entry.get("action")
+        counts[action] = counts.get(action, 0) + 1
+        if action == "alloc":
+            events.append(("a", entry["addr"], entry["size"]))
+        elif action == "free_completed":
+            events.append(("f", entry["addr"]))
+    allocator = allocator_settings()
+    model = replay(events, expandable=allocator["expandableSegments"])
+    return {"events": len(events), "actions": counts, "modelPeakReservedBytes": int(model.peak_reserved),
+            "modelPeakAllocatedBytes": int(model.peak_allocated)}
 
 
 def compute_apps():
