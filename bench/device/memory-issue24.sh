@@ -56,3 +56,30 @@ for line in open(sys.argv[1]):
         100.0 * ((a.get("peakReservedBytes") or 0) - res) / res,
         100.0 * ((chk.get("modelPeakReservedBytes") or 0) - res) / res, 100.0 * (res - alloc) / alloc, ctx // MIB))
 PY
+
+# The measured search through the CLI (needs node, dist/ and production node_modules beside bench/):
+# a ~400M model (Pythia-410M's shape), 1..64 at 1,024 tokens, bf16 autocast, AdamW; wall time and trials.
+if [ "$PHASE" = "holdout" ] && [ -d "$ROOT/dist" ] && command -v node > /dev/null; then
+  mkdir -p /tmp/pythia-410m
+  python3 - <<'PY'
+import json, sys
+sys.path.insert(0, "bench/memory")
+PY
+  python3 -c "import json,sys; sys.path.insert(0,'$ROOT/bench/memory'); import accuracy; json.dump(accuracy.configs(False)['pythia-410m'], open('/tmp/pythia-410m/config.json','w'))"
+  start=$(date +%s)
+  node "$ROOT/dist/src/cli/main.js" memory --model /tmp/pythia-410m/config.json --amp bf16 --seq-len 1024 \
+    --batch 1..64 --measure --json --html "$OUT/memory-measure-pythia410m-h100.html" \
+    > "$OUT/memory-measure-pythia410m-h100.json" 2> "$WORK/measure.err"
+  echo "measured search: exit $? in $(( $(date +%s) - start )) s"
+  tail -3 "$WORK/measure.err"
+  python3 - "$OUT/memory-measure-pythia410m-h100.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("estimate maxBatch", r["verdict"]["maxBatch"], "measured", r["measuredMaxBatch"], "best", r["bestThroughputBatch"])
+for t in r["trials"]:
+    print("  trial b=%s %s alloc %.2f GiB reserved %.2f GiB" % (t["batch"], t["status"], (t["peakAllocatedBytes"] or 0) / 2**30, (t["peakReservedBytes"] or 0) / 2**30))
+for n in r["notes"]:
+    print("  note:", n)
+PY
+  tar -C "$WORK" -czf "$OUT/logs.tgz" .
+fi

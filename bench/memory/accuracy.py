@@ -173,6 +173,7 @@ def plan_issue24(which):
         ("gpt-bigcode-mini", plain, [4, 8], [1024], False),
         ("bloom-560m", plain, [4], [1024], False),
         ("bloom-560m", {"amp": None, "optimizer": "sgd"}, [2], [512], False),
+        ("convnext-tiny", plain, [64], [None], False),
         ("pythia-410m", plain, [40], [1024], True),
     ]
 

@@ -167,7 +167,8 @@ def run(args):
     if args.resume:
         # Rows an earlier run of the sweep finished are kept; only the rest run now.
         earlier = [json.loads(line) for line in open(args.resume) if line.strip()]
-        finished = {(r["modelType"], r["task"]) for r in earlier if r.get("outcome") not in (None, "not-run")}
+        # Traced and not-built rows stand; rows that fell back run again with this memory.py.
+        finished = {(r["modelType"], r["task"]) for r in earlier if r.get("outcome") in ("traced", "not-built")}
         jobs = [p for p in jobs if (p[0], p[1]) not in finished]
     if args.limit:
         jobs = jobs[: args.limit]

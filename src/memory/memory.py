@@ -205,6 +205,13 @@ def build_model(torch, request, device, real):
         torch.set_default_dtype(saved)
     if real and any(p.is_floating_point() and p.dtype != dtype for p in model.parameters()):
         model = model.to(dtype)
+    # Tensors made with the legacy torch.Tensor(size) constructor ignore the default device: put
+    # every parameter and buffer where the model runs, as a user's model.to("cuda") does.
+    stray = [t for t in list(model.parameters()) + list(model.buffers()) if t.device.type != torch.device(device).type]
+    if stray and device != "meta":
+        with fake_params_reassignable(torch, not real):
+            model = model.to(device)
+        notes.append("%d parameter/buffer tensor(s) were built off the device and moved to it" % len(stray))
     return model, make_inputs, notes
 
 
@@ -969,9 +976,10 @@ def fake_fixes(torch):
             device = first_device(args)
             fakes = [torch.empty(item[0], dtype=item[1], device=device) if isinstance(item, tuple) else item
                      for item in shapes]
-            out = tree_flatten(fakes)[1].unflatten(fakes) if spec is None else spec.unflatten(fakes)
-            if spec is None and len(fakes) == 1:
-                out = fakes[0]
+            if spec is not None:
+                out = spec.unflatten(fakes)
+            else:
+                out = fakes[0] if len(fakes) == 1 else tuple(fakes)
             if real is not None:
                 self.attach(out, real)
             return out
@@ -1059,6 +1067,13 @@ def upper_bound(torch, func, args, kwargs):
         size = kwargs.get("output_size") or int(source.numel()) * 8
         return [((int(size),), source.dtype)]
     name = str(func)
+    if "ctc_loss" in name:
+        # (loss per sample, log_alpha: samples x input frames x (2 x longest target + 1))
+        frames = source.shape[0]
+        samples = source.shape[1] if source.dim() == 3 else 1
+        lengths = args[3] if len(args) > 3 else None
+        longest = max(lengths) if isinstance(lengths, (list, tuple)) and lengths else int(args[1].shape[-1])
+        return [((samples,), source.dtype), ((samples, frames, 2 * int(longest) + 1), source.dtype)]
     if "unique" in name:
         return [((source.numel(),), source.dtype), ((source.numel(),), torch.long), ((source.numel(),), torch.long)]
     return [((source.numel(),), source.dtype)]
@@ -1353,7 +1368,8 @@ def trace(torch, request):
     batch = int(request.get("batch") or 1)
     task = request.get("task") or "train"
     fixes = fake_fixes(torch)
-    with FakeTensorMode(allow_non_fake_inputs=True), fixes, unpacked_masks(request), lengths_as_lists(torch):
+    with FakeTensorMode(allow_non_fake_inputs=True), fixes, unpacked_masks(request), lengths_as_lists(torch), \
+            fake_params_reassignable(torch, True):
         request = dict(request, fake=True)
         model, make_inputs, optimizer, notes, counts = prepare(torch, request, device, real=False)
         model.train()
