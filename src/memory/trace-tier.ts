@@ -49,7 +49,8 @@ export function traceEstimate(
     : 0;
   const safety = Math.ceil(
     reserved *
-      (calibration.allocatorSafetyFraction.value + calibration.convolutionWorkspaceFraction.value * convShare),
+      (calibration.allocatorSafetyFraction.value +
+        calibration.convolutionWorkspaceFraction.value * convShare),
   );
   const context = contextForTrace(result, targetGpu, calibration);
   if (simulated) {
