@@ -1350,7 +1350,7 @@ def step_sequence(tracker, steps, workspaces):
 def trace(torch, request):
     try:
         from torch._subclasses.fake_tensor import FakeTensorMode
-        from torch.distributed._tools.mem_tracker import MemTracker  # noqa: F401 (the version check)
+        importlib.import_module("torch.distributed._tools.mem_tracker")  # MemTracker: torch >= 2.5
     except Exception as error:
         return {
             "status": "unsupported",
