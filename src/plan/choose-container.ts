@@ -77,8 +77,13 @@ export function providedPackages(image: NgcImageRow): ProtectedPackage[] {
   return packages;
 }
 
-/** Packages built for one torch release, never installed over an image's torch from PyPI. */
-export const TORCH_COMPANIONS = ["torchvision", "torchaudio"];
+/**
+ * Packages built for one torch release, never installed over an image's torch from PyPI. triton
+ * too: each torch pins its own (pytorch-triton), NGC images ship NVIDIA's (first-hand logs in the
+ * KB's ngc rows: "triton 3.8.0" in 25.10, "3.0.0" in 24.05), and where it lacks a GPU's ptxas the
+ * plan points it at the toolkit's (jit-toolchain.ts) rather than replacing it.
+ */
+export const TORCH_COMPANIONS = ["torchvision", "torchaudio", "triton"];
 
 /** "2.9.0a0+145a3a7bda" -> "2.9.0": the release a pre-release build leads to. */
 function releaseOf(version: string): string {
@@ -212,6 +217,22 @@ function protectedDecision(
   };
 }
 
+/** The images that ship the most of the project's compiled extensions (KB extension rows), in their order. */
+function mostExtensionsShipped(
+  kb: KnowledgeBase,
+  images: NgcImageVerdict[],
+  requirements: Requirement[],
+): NgcImageVerdict[] {
+  const extensions = requirements
+    .filter((r) => kb.extension(r.normalizedName) !== null)
+    .map((r) => r.normalizedName);
+  if (extensions.length === 0) return images;
+  const shipped = (v: NgcImageVerdict) =>
+    Object.keys(v.image.packages).filter((name) => extensions.includes(normalizeName(name))).length;
+  const most = Math.max(0, ...images.map(shipped));
+  return images.filter((v) => shipped(v) === most);
+}
+
 export function chooseContainer(
   kb: KnowledgeBase,
   target: TargetMachine,
@@ -241,7 +262,9 @@ export function chooseContainer(
   // one the driver runs natively: minor-version compatibility cannot JIT newer PTX, and NVIDIA's
   // image notes ask for the CUDA's own driver. Passed-over images are named in the reason.
   const keeping = running.filter((v) => pinsBroken(v.image, requirements).length === 0);
-  const preferred = keeping.length > 0 ? keeping : running;
+  // Then one that ships more of the project's compiled extensions (25.10 bundles flash-attn): NVIDIA's
+  // build for its torch instead of an hour of compiling, or a wheel built for another torch.
+  const preferred = mostExtensionsShipped(kb, keeping.length > 0 ? keeping : running, requirements);
   const chosen = preferred.find((v) => v.driver === "native") ?? preferred[0];
   if (!chosen)
     return {

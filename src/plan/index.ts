@@ -73,21 +73,6 @@ interface Candidates {
   pinChange: PinChange | null;
 }
 
-/**
- * NVIDIA builds separate Jetson containers (the YY.MM-py3-igpu tags) that the planner does not
- * choose (no first-hand run on a Jetson GPU is recorded for them): where nothing else runs on a
- * Jetson part, say they exist rather than let "no image runs" stand alone.
- */
-function jetsonImagesNote(kb: KnowledgeBase, target: TargetMachine): string {
-  if (!kb.arch(target.computeCapability)?.tegra) return "";
-  const tags = kb.data.ngcImages
-    .filter((row) => row.platforms.igpu === true)
-    .map((row) => row.tag)
-    .sort(compareVersions);
-  if (tags.length === 0) return "";
-  return `; NVIDIA's Jetson containers (nvcr.io/nvidia/pytorch:TAG-py3-igpu, ${tags[0]} to ${tags[tags.length - 1]} in the knowledge base, each for one JetPack release: NVIDIA's 'PyTorch for Jetson' table) are built for Jetson GPUs, but gpuprep does not plan them`;
-}
-
 /** The pins a plan would drop, as the reason names them. */
 function droppedPins(drops: PinConflict[]): string {
   return drops.map((c) => c.requirement?.raw ?? c.pin ?? c.message.split(":")[0]).join(", ");
@@ -130,7 +115,6 @@ function strategyError(
   failure: StrategyFailure,
   target: TargetMachine,
   { container, native }: Candidates,
-  jetsonNote: string,
 ): UserError {
   const where = `compute capability ${target.computeCapability}, ${target.cpuArch}, driver ${target.driverVersion ?? "not given"}`;
   const containerWhyNot = whyNot(container.rejections, "the knowledge base has no NGC image rows");
@@ -142,10 +126,9 @@ function strategyError(
         failure === "pin-excludes-every-image"
           ? `no NGC PyTorch image that runs on ${target.gpuName} (${where}) has a torch the project accepts: ${container.pinRejection}`
           : `no NGC PyTorch image runs on ${target.gpuName} (${where}): ${containerWhyNot}`,
-        (native.choice
+        native.choice
           ? `--strategy native plans torch ${native.choice.build.torch} ${native.choice.build.variant} from the PyTorch index instead`
-          : `a native plan fails here too (${nativeWhyNot}); pass the driver you will have with --driver`) +
-          jetsonNote,
+          : `a native plan fails here too (${nativeWhyNot}); pass the driver you will have with --driver`,
       );
     case "no-native-build":
       return new UserError(
@@ -155,7 +138,7 @@ function strategyError(
     case "nothing-runs":
       return new UserError(
         `neither an NGC image nor a PyTorch wheel runs on ${target.gpuName} (${where})`,
-        `container: ${containerWhyNot}. native: ${nativeWhyNot}${jetsonNote}`,
+        `container: ${containerWhyNot}. native: ${nativeWhyNot}`,
       );
   }
 }
@@ -164,7 +147,6 @@ function pickStrategy(
   options: InitOptions,
   target: TargetMachine,
   candidates: Candidates,
-  jetsonNote: string,
 ): { strategy: Strategy; decision: Decision } {
   const { container, native } = candidates;
   const lag =
@@ -185,7 +167,7 @@ function pickStrategy(
     imageLag: lag,
     maxImageLag: MAX_NGC_LAG,
   });
-  if (!outcome.ok) throw strategyError(outcome.failure, target, candidates, jetsonNote);
+  if (!outcome.ok) throw strategyError(outcome.failure, target, candidates);
   const reason = strategySentence(outcome.reason, outcome.strategy, target, candidates, lag);
   return {
     strategy: outcome.strategy,
@@ -294,6 +276,7 @@ function runnableTorch(kb: KnowledgeBase, target: TargetMachine): RunnableTorch 
     cpuArch: target.cpuArch,
   };
   return {
+    knownSeries: kb.data.torchBuilds.map((row) => row.torch),
     nativeSeries: kb
       .evaluateTorchBuilds(query)
       .choices.filter((c) => c.runs === "sass")
@@ -450,7 +433,7 @@ export function makePlan(
   const named = projectName(project.pyproject?.name, basename(project.dir));
   const inputs = readPlanInputs(project, target, options);
   const candidates = weighCandidates(kb, project, target, options, inputs);
-  const { strategy, decision } = pickStrategy(options, target, candidates, jetsonImagesNote(kb, target));
+  const { strategy, decision } = pickStrategy(options, target, candidates);
   refuseNativeJupyter(options, strategy);
   const base = chosenBase(strategy, candidates);
   const guarded = protectedBy(base);

@@ -35,6 +35,8 @@ export interface TorchPinPolicy {
 
 /** What runs on the target, as the policy weighs it. */
 export interface RunnableTorch {
+  /** Every release series the KB knows a build of, on any GPU ("2.14"): the edge of what can be judged. */
+  knownSeries: string[];
   /** Release series of builds with code for the GPU ("2.9"). */
   nativeSeries: string[];
   /** The torch of each image that runs ("2.9.0a0+50eac811a6"), judged as pip judges an installed one. */
@@ -45,6 +47,10 @@ export interface RunnableTorch {
 function anchorSeries(specifier: string): string | null {
   const releases = [...specifier.matchAll(/\d+(?:\.\d+)+/g)].map((m) => majorMinor(m[0]));
   return releases.sort(compareVersions).pop() ?? null;
+}
+
+function newestKnown(runnable: RunnableTorch): string {
+  return [...runnable.knownSeries].sort(compareVersions).pop() ?? "0";
 }
 
 /** Distance between two series in minor releases (majors count as 100). */
@@ -102,7 +108,11 @@ export function decideTorchPin(
   const pool =
     runnable.nativeSeries.length > 0 ? runnable.nativeSeries : runnable.imageTorches.map(majorMinor);
   const anchor = anchorSeries(specifier);
-  const series = anchor ? nearestSeries(anchor, pool) : null;
+  // A pin on releases newer than any the KB knows (torch>=2.15) is about what gpuprep cannot judge:
+  // it stays, and the plan says what it does not know instead of claiming nothing runs.
+  if (!anchor || compareVersions(anchor, newestKnown(runnable)) > 0)
+    return { requirement, specifier, change: null };
+  const series = nearestSeries(anchor, pool);
   if (!series) return { requirement, specifier, change: null };
   const line = changedLine(project, requirement, series);
   return {

@@ -6,12 +6,12 @@
 # env:   IMAGE (default vision-training-gpu:latest), GPUPREP_NO_GPU=1 to start without GPUs,
 #        DOCKER_NETWORK (e.g. host or none) for hosts whose Docker engine has no default bridge,
 #        MEMLOCK_LIMIT (bytes) where the host may not lift the locked-memory limit (default -1: none),
-#        BASE_IMAGE to build FROM a mirror of nvcr.io/nvidia/pytorch:25.10-py3 (a local registry, a test stand-in)
+#        BASE_IMAGE to build FROM a mirror of nvcr.io/nvidia/pytorch:25.11-py3 (a local registry, a test stand-in)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 IMAGE="${IMAGE:-vision-training-gpu:latest}"
-# nvcr.io/nvidia/pytorch:25.10-py3 is built with CUDA 13.0.2.
+# nvcr.io/nvidia/pytorch:25.11-py3 is built with CUDA 13.0.
 REQUIRED_DRIVER="580"
 
 # True when version $1 >= version $2 (dotted numbers).
@@ -26,7 +26,7 @@ if [ "${GPUPREP_NO_GPU:-0}" != 1 ] && command -v nvidia-smi > /dev/null 2>&1; th
 fi
 if [ -n "$driver" ]; then
   if ! version_at_least "$driver" "$REQUIRED_DRIVER"; then
-    echo "error: NVIDIA driver $driver is older than $REQUIRED_DRIVER, which CUDA 13.0.2 in nvcr.io/nvidia/pytorch:25.10-py3 needs" >&2
+    echo "error: NVIDIA driver $driver is older than $REQUIRED_DRIVER, which CUDA 13.0 in nvcr.io/nvidia/pytorch:25.11-py3 needs" >&2
     echo "hint: update the driver, or plan for this one: gpuprep init --driver $driver" >&2
     exit 1
   fi
