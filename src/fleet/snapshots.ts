@@ -6,13 +6,11 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { READ_LIMITS, readTextFile } from "../util/safe-read.js";
-import { parseJsonInput } from "../util/json-input.js";
 import { basename, join } from "node:path";
 import { UserError, errorMessage } from "../errors.js";
 import { parseFacts } from "../facts/io.js";
-import { FactsSchema, HostSchema, type Facts } from "../facts/schema.js";
-import { factsContentKey } from "../facts/content-key.js";
-import { z } from "zod";
+import type { Facts } from "../facts/schema.js";
+import { checkedVolatile, splitVolatile, stableKeyOf, withVolatile } from "./volatile.js";
 import type { NodeResult } from "./types.js";
 
 /** Every .json file named, directories read one level deep (sorted, so the order is stable). */
@@ -63,41 +61,38 @@ export function nodeNameOf(facts: Facts, file: string): string {
 }
 
 /**
- * Snapshots of one environment differ only in their naming fields: the full schema check runs
- * once per distinct content, the naming fields of each file are checked on their own.
+ * Snapshots of one environment differ only in their volatile fields (volatile.ts: names, timings,
+ * free memory, GPU UUIDs, health counters): the full schema check runs once per distinct stable
+ * part, each other file's volatile values are checked on their own and laid over the shared facts.
  */
 export type ValidatedCache = Map<string, Facts>;
 
-const IdentitySchema = z.object({
-  capturedAt: FactsSchema.shape.capturedAt,
-  target: FactsSchema.shape.target,
-  hostname: HostSchema.shape.hostname,
-});
+/** JSON.parse and the stable key, or null where anything is off (the full check then says what). */
+function fastSplit(text: string): { key: string; volatile: unknown } | null {
+  try {
+    const split = splitVolatile(JSON.parse(text));
+    return split ? { key: stableKeyOf(split.stable), volatile: split.volatile } : null;
+  } catch {
+    // Not JSON, or nested deep enough to overflow JSON.stringify: parseFacts reports it in one line.
+    return null;
+  }
+}
 
 function parseSnapshot(
   text: string,
   file: string,
   cache: ValidatedCache,
 ): { facts: Facts; key: string | null } {
-  // One-line errors for broken or absurdly nested files (parseFacts words them the same way).
-  const data = parseJsonInput(text, file, "pass a file written by `gpuprep doctor --save FILE`");
-  const key = factsContentKey(data);
-  const known = key === null ? undefined : cache.get(key);
-  if (known) {
-    const raw = data as { capturedAt: unknown; target: unknown; host: { hostname?: unknown } };
-    const identity = IdentitySchema.safeParse({
-      capturedAt: raw.capturedAt,
-      target: raw.target,
-      hostname: raw.host.hostname,
-    });
-    if (identity.success) {
-      const { capturedAt, target, hostname } = identity.data;
-      return { facts: { ...known, capturedAt, target, host: { ...known.host, hostname } }, key };
-    }
+  const split = fastSplit(text);
+  const known = split ? cache.get(split.key) : undefined;
+  if (split && known) {
+    const volatile = checkedVolatile(split.volatile);
+    const facts = volatile ? withVolatile(known, volatile) : null;
+    if (facts) return { facts, key: split.key };
   }
   const facts = parseFacts(text, file);
-  if (key !== null) cache.set(key, facts);
-  return { facts, key };
+  if (split) cache.set(split.key, facts);
+  return { facts, key: split?.key ?? null };
 }
 
 export function readSnapshot(file: string, cache: ValidatedCache = new Map()): NodeResult {

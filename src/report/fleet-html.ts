@@ -4,7 +4,7 @@
  * nodes. Built on the generic self-contained renderer (no script, no fetches).
  */
 import { FINGERPRINT_LABELS } from "../fleet/fingerprint.js";
-import { nodeListText } from "../fleet/drift.js";
+import { nodeListText } from "../fleet/hostlist.js";
 import type { FingerprintField, FleetReport, MergedFinding } from "../fleet/types.js";
 import type { Severity } from "../rule-helpers/types.js";
 import { statusOf } from "../judge/vocabulary.js";
