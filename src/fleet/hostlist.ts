@@ -6,9 +6,7 @@
  * hosts), and a bracket may hold ranges and single numbers separated by commas.
  */
 import { UserError } from "../errors.js";
-
-/** n2 before n10. */
-const collator = new Intl.Collator("en", { numeric: true });
+import { compareNodeNames } from "./order.js";
 
 interface Indexed {
   prefix: string;
@@ -51,14 +49,27 @@ function rangesOf(numbers: number[], width: number): string[] {
  * Node names folded into hostlist items, in name order: ["gpu[01-04,07]", "login1"]. A name
  * that shares its prefix, suffix and padding with no other stays as it is.
  */
+/** The last folds, by their names: one report folds the same long lists several times. */
+const folded = new Map<string, string[]>();
+
 export function foldHostItems(names: readonly string[]): string[] {
+  const key = names.join("\n");
+  const known = folded.get(key);
+  if (known) return known;
+  const items = foldUncached(names);
+  if (folded.size >= 64) folded.delete(folded.keys().next().value ?? "");
+  folded.set(key, items);
+  return items;
+}
+
+function foldUncached(names: readonly string[]): string[] {
   const groups = new Map<
     string,
     { first: string; prefix: string; suffix: string; width: number; numbers: number[] }
   >();
   const plain: string[] = [];
   const indexed: Array<Indexed & { name: string }> = [];
-  for (const name of [...new Set(names)].sort(collator.compare)) {
+  for (const name of [...new Set(names)].sort(compareNodeNames)) {
     const parts = split(name);
     // Only plain host names fold: "gpu01 (gpu09.json)" (two snapshots of one host) stays as it is.
     if (parts.digits === "" || !/^[A-Za-z0-9_.@%+-]+$/.test(name)) plain.push(name);
@@ -92,7 +103,7 @@ export function foldHostItems(names: readonly string[]): string[] {
         : `${group.prefix}[${ranges.join(",")}]${group.suffix}`,
     });
   }
-  return items.sort((a, b) => collator.compare(a.sortKey, b.sortKey)).map((i) => i.text);
+  return items.sort((a, b) => compareNodeNames(a.sortKey, b.sortKey)).map((i) => i.text);
 }
 
 /** The whole list as one hostlist expression: "gpu[01-04,07],login1". */

@@ -10,7 +10,8 @@ import { basename, join } from "node:path";
 import { UserError, errorMessage } from "../errors.js";
 import { parseFacts } from "../facts/io.js";
 import type { Facts } from "../facts/schema.js";
-import { checkedVolatile, splitVolatile, stableKeyOf, withVolatile } from "./volatile.js";
+import { checkedVolatile, withVolatile } from "./volatile.js";
+import { slotsOf, splitVolatileText, volatileFromText, type Slot, type TextSplit } from "./volatile-text.js";
 import type { NodeResult } from "./types.js";
 
 /** Every .json file named, directories read one level deep (sorted, so the order is stable). */
@@ -44,7 +45,8 @@ export function snapshotFiles(paths: string[]): string[] {
 
 /** A doctor --json report carries the snapshot in `facts`; accept it as one. */
 function snapshotText(text: string): string {
-  if (!text.includes('"gpuprep.doctor"')) return text;
+  // The envelope's schema comes first in every document gpuprep writes: look only there.
+  if (!text.slice(0, 300).includes('"gpuprep.doctor"')) return text;
   try {
     const doc = JSON.parse(text) as { schema?: unknown; facts?: unknown };
     if (doc.schema === "gpuprep.doctor" && doc.facts) return JSON.stringify(doc.facts);
@@ -63,17 +65,28 @@ export function nodeNameOf(facts: Facts, file: string): string {
 /**
  * Snapshots of one environment differ only in their volatile fields (volatile.ts: names, timings,
  * free memory, GPU UUIDs, health counters): the full schema check runs once per distinct stable
- * part, each other file's volatile values are checked on their own and laid over the shared facts.
+ * text (volatile-text.ts blanks those values in one scan), each other file's volatile values are
+ * read from its text by the slots of the validated file, checked on their own and laid over the
+ * shared facts. A file whose volatile keys do not line up with the slots is read in full.
  */
-export type ValidatedCache = Map<string, Facts>;
+export type ValidatedCache = Map<string, { facts: Facts; key: string; slots: Slot[] | null }>;
 
-/** JSON.parse and the stable key, or null where anything is off (the full check then says what). */
-function fastSplit(text: string): { key: string; volatile: unknown } | null {
+function fastPath(split: TextSplit, known: { facts: Facts; slots: Slot[] | null }): Facts | null {
+  if (!known.slots) return null;
   try {
-    const split = splitVolatile(JSON.parse(text));
-    return split ? { key: stableKeyOf(split.stable), volatile: split.volatile } : null;
+    const raw = volatileFromText(split, known.slots, known.facts.target);
+    const volatile = raw === null ? null : checkedVolatile(raw);
+    return volatile ? withVolatile(known.facts, volatile) : null;
   } catch {
-    // Not JSON, or nested deep enough to overflow JSON.stringify: parseFacts reports it in one line.
+    // A value that is not JSON after all: the full read reports it.
+    return null;
+  }
+}
+
+function slotsOfText(text: string): Slot[] | null {
+  try {
+    return slotsOf(JSON.parse(text));
+  } catch {
     return null;
   }
 }
@@ -83,16 +96,16 @@ function parseSnapshot(
   file: string,
   cache: ValidatedCache,
 ): { facts: Facts; key: string | null } {
-  const split = fastSplit(text);
-  const known = split ? cache.get(split.key) : undefined;
+  const split = splitVolatileText(text);
+  const known = split ? cache.get(split.stable) : undefined;
   if (split && known) {
-    const volatile = checkedVolatile(split.volatile);
-    const facts = volatile ? withVolatile(known, volatile) : null;
-    if (facts) return { facts, key: split.key };
+    const facts = fastPath(split, known);
+    // The cache's own key instance: a node keeps no 60 KB key of its own.
+    if (facts) return { facts, key: known.key };
   }
   const facts = parseFacts(text, file);
-  if (split) cache.set(split.key, facts);
-  return { facts, key: split?.key ?? null };
+  if (split && !known) cache.set(split.stable, { facts, key: split.stable, slots: slotsOfText(text) });
+  return { facts, key: known?.key ?? split?.stable ?? null };
 }
 
 export function readSnapshot(file: string, cache: ValidatedCache = new Map()): NodeResult {

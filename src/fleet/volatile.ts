@@ -10,7 +10,6 @@
  * free /dev/shm in an evidence line): test/fleet/volatile-fields.test.ts varies every one on every
  * capture and checks that the findings stay the same.
  */
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { FactsSchema, GpuHealthSchema, type Facts } from "../facts/schema.js";
 
@@ -101,9 +100,13 @@ export function splitVolatile(data: unknown): { stable: Json; volatile: unknown 
   return { stable, volatile };
 }
 
-/** A short hash of the stable part: equal keys, one environment. */
+/**
+ * The stable part as text: equal keys, one environment. Not hashed: V8 hashes a string key once
+ * and compares equal ones by length and bytes, cheaper than a cryptographic hash of 60 KB; callers
+ * keep the one instance the cache holds (snapshots.ts), so 10,000 nodes share a handful of keys.
+ */
 export function stableKeyOf(stable: Json): string {
-  return createHash("sha1").update(JSON.stringify(stable)).digest("base64");
+  return JSON.stringify(stable);
 }
 
 /** The stable key of a whole snapshot (or live Facts), or null when it is not shaped like one. */

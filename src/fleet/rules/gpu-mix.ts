@@ -17,7 +17,11 @@ function capabilities(nodes: readonly OkNode[]): Map<string, string[]> {
     for (const gpu of n.facts.host.nvidia.gpus) if (gpu.computeCapability) ccs.add(gpu.computeCapability);
     const live = n.facts.python.torchLive.status === "ok" ? n.facts.python.torchLive.result : null;
     for (const d of live?.devices ?? []) ccs.add(`${d.capability[0]}.${d.capability[1]}`);
-    for (const cc of ccs) byCapability.set(cc, [...(byCapability.get(cc) ?? []), n.node]);
+    for (const cc of ccs) {
+      const list = byCapability.get(cc);
+      if (list) list.push(n.node);
+      else byCapability.set(cc, [n.node]);
+    }
   }
   return byCapability;
 }
