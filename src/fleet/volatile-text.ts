@@ -8,8 +8,6 @@
  * found by walking that file's parsed JSON); anything else (a key spelt inside a free-form name, a
  * field gpuprep does not know) makes the slots differ and the file is read in full.
  */
-import { z } from "zod";
-
 /** The volatile keys; a match inside a string can only add a slot, which sends the file the slow way. */
 const VOLATILE_KEY =
   /"(capturedAt|ref|hostname|memAvailableBytes|freeBytes|kernelModule|uuid|durationMs|gpuHealth)"\s*:\s*/g;
@@ -140,17 +138,17 @@ export function slotsOf(data: unknown): Slot[] | null {
   return known ? slots : null;
 }
 
-const Target = z.object({ kind: z.string(), ref: z.string().nullable(), python: z.string() });
+interface Target {
+  kind: string;
+  ref: string | null;
+  python: string;
+}
 
 /**
  * The values of one file as volatile.ts's raw volatile shape (checked there), read by the slots of
  * the validated file it matched; null when they do not line up.
  */
-export function volatileFromText(
-  split: TextSplit,
-  slots: readonly Slot[],
-  target: z.infer<typeof Target>,
-): unknown {
+export function volatileFromText(split: TextSplit, slots: readonly Slot[], target: Target): unknown {
   if (split.keys.length !== slots.length) return null;
   const raw = {
     capturedAt: undefined as unknown,
