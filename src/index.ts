@@ -5,3 +5,23 @@ export { KnowledgeBase, loadKnowledgeBase } from "./kb/index.js";
 export * from "./kb/compat.js";
 export type { Finding, Rule, Severity, Evidence, Fix } from "./rule-helpers/types.js";
 export { UserError } from "./errors.js";
+// The fleet command's core: every node's facts through one carrier (Slurm, Kubernetes, ssh hosts,
+// saved snapshots), merged into one report; the CLI only renders it.
+export {
+  runFleet,
+  collectFleetJob,
+  type FleetRunOptions,
+  type FleetRun,
+  type FleetCarrier,
+} from "./fleet/run.js";
+export type { FleetGatherOptions } from "./fleet/gather.js";
+export { readBaseline, type Baseline } from "./fleet/baseline.js";
+export { packagePolicy, type PackagePolicy } from "./fleet/packages.js";
+export type {
+  FleetReport,
+  NodeResult,
+  MergedFinding,
+  FleetNodeSummary,
+  NodeGroup,
+  Fingerprint,
+} from "./fleet/types.js";
