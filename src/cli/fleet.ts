@@ -544,10 +544,6 @@ itself could not run`,
   examples: [
     ["salloc -N 16 -p gpu && gpuprep fleet doctor --slurm", "every node of a Slurm allocation"],
     [
-      "gpuprep fleet doctor --slurm -p gpu --nodes 16 --container-image nvcr.io#nvidia/pytorch:25.10-py3",
-      "16 nodes, inside an image",
-    ],
-    [
       "gpuprep fleet doctor --kube --image ghcr.io/me/train:1 --html fleet.html",
       "every GPU node of a Kubernetes cluster",
     ],
