@@ -17,3 +17,23 @@ export type {
   ModelSource,
   LoraSpec,
 } from "./memory/types.js";
+// The fleet command's core: every node's facts through one carrier (Slurm, Kubernetes, ssh hosts,
+// saved snapshots), merged into one report; the CLI only renders it.
+export {
+  runFleet,
+  collectFleetJob,
+  type FleetRunOptions,
+  type FleetRun,
+  type FleetCarrier,
+} from "./fleet/run.js";
+export type { FleetGatherOptions } from "./fleet/gather.js";
+export { readBaseline, type Baseline } from "./fleet/baseline.js";
+export { packagePolicy, type PackagePolicy } from "./fleet/packages.js";
+export type {
+  FleetReport,
+  NodeResult,
+  MergedFinding,
+  FleetNodeSummary,
+  NodeGroup,
+  Fingerprint,
+} from "./fleet/types.js";
