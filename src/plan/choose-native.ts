@@ -9,7 +9,7 @@ import { choosePython, pythonPinChangeMessage, relaxPythonPins, type PythonLimit
 import { routedVariant, type PackageRoute } from "../project/torch-routes.js";
 import { seriesAccepts } from "../project/series.js";
 import { torchPin } from "../project/torch-pin.js";
-import type { Decision, NativeChoice, TargetMachine } from "./types.js";
+import type { Decision, LineChange, NativeChoice, TargetMachine } from "./types.js";
 
 export interface NativeOutcome {
   choice: NativeChoice | null;
@@ -23,6 +23,8 @@ export interface NativeOutcome {
   routeConflict: string | null;
   /** Python pins changed because no runnable build has wheels for a Python they allow, with their diffs. */
   pythonPinConflicts: string[];
+  /** The same changes as line edits (pins that name a manifest line). */
+  pythonLineChanges: LineChange[];
 }
 
 export interface NativeInputs {
@@ -31,6 +33,8 @@ export interface NativeInputs {
   torchSpecifier: string;
   /** The policy changed the pin: the local variant it named goes with it. */
   pinChanged: boolean;
+  /** Where the project's environment lives: a uv venv, or its pixi workspace. */
+  environment: "uv" | "pixi";
   /** --python */
   wantedPython: string | null;
   /** requires-python and the conda manifests' python pins. */
@@ -148,6 +152,7 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
       choice: {
         build,
         python,
+        environment: inputs.environment,
         indexName: `pytorch-${build.variant}`,
         protected: [{ name: "torch", version: null, why: `torch ${build.torch} from ${build.indexUrl}` }],
       },
@@ -157,6 +162,9 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
       torchPinConflict,
       routeConflict,
       pythonPinConflicts: (pythonChanges ?? []).map((c) => pythonPinChangeMessage(c, build, target.gpuName)),
+      pythonLineChanges: (pythonChanges ?? []).flatMap((c) =>
+        c.limit.raw && c.limit.origin ? [{ origin: c.limit.origin, from: c.limit.raw, to: c.to }] : [],
+      ),
     };
   }
   return {
@@ -167,5 +175,6 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
     torchPinConflict,
     routeConflict,
     pythonPinConflicts: [],
+    pythonLineChanges: [],
   };
 }

@@ -25,6 +25,7 @@ import type {
   ContainerChoice,
   Decision,
   InitOptions,
+  LineChange,
   NativeChoice,
   PinConflict,
   Plan,
@@ -268,6 +269,18 @@ function readPlanInputs(project: ProjectFacts, target: TargetMachine, options: I
   return { requirements, torchRequirement, routes, pythonPins, duplicates, notes };
 }
 
+/**
+ * A project managed by pixi alone (a pixi.toml, no pyproject.toml or requirements files) keeps its
+ * workspace natively: pixi.toml is edited and `pixi install` run, never a uv venv beside it.
+ */
+function nativeEnvironment(project: ProjectFacts): "uv" | "pixi" {
+  const pixiOnly =
+    project.pyproject === null &&
+    project.requirementsFiles.length === 0 &&
+    (project.condaManifests ?? []).some((m) => m.kind === "pixi" && m.path.endsWith("pixi.toml"));
+  return pixiOnly ? "pixi" : "uv";
+}
+
 /** What runs on the target, for the pin policy: native builds' series and running images' torch. */
 function runnableTorch(kb: KnowledgeBase, target: TargetMachine): RunnableTorch {
   const query = {
@@ -307,6 +320,7 @@ function weighCandidates(
     torchRequirement,
     torchSpecifier: policy.specifier,
     pinChanged: policy.change !== null,
+    environment: nativeEnvironment(project),
     wantedPython: options.python,
     pythonLimits: [
       ...(project.pyproject?.requiresPython
@@ -457,7 +471,20 @@ export function makePlan(
     strategy,
     sourceBuilds.askedJitPackages.length > 0,
   );
+  const lineChanges: LineChange[] = [
+    ...(candidates.pinChange
+      ? [
+          {
+            origin: candidates.pinChange.origin,
+            from: candidates.pinChange.from,
+            to: candidates.pinChange.to,
+          },
+        ]
+      : []),
+    ...(base.strategy === "native" ? base.outcome.pythonLineChanges : []),
+  ];
   const common: PlanBase = {
+    lineChanges,
     project: {
       dir: project.dir,
       name: named.name,

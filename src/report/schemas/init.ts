@@ -22,6 +22,7 @@ const ProtectedPackageSchema = z.object({
 });
 
 export const PlanSchema = z.object({
+  lineChanges: z.array(z.object({ origin: z.string(), from: z.string(), to: z.string() })),
   project: z.object({
     dir: z.string(),
     name: z.string(),
@@ -52,6 +53,7 @@ export const PlanSchema = z.object({
   native: z
     .object({
       build: torchBuildRowSchema,
+      environment: z.enum(["uv", "pixi"]),
       python: z.string(),
       indexName: z.string(),
       protected: z.array(ProtectedPackageSchema),
