@@ -17,7 +17,6 @@ import { linuxMarkers } from "../project/markers.js";
 import { torchIndexFromUrl } from "../vocabulary/torch-variant.js";
 import { nvccNeeded } from "./nvcc.js";
 import type { InitOptions, Plan } from "./types.js";
-import { UserError } from "../errors.js";
 import { initOptions } from "../../test/support/init-options.js";
 
 const kb = loadKnowledgeBase();

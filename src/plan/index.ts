@@ -15,7 +15,7 @@ import type { CondaPythonPin } from "../project/conda-requirements.js";
 import { satisfies } from "../util/pep440.js";
 import { applyProtection, UNKNOWN_VERSION } from "./protect.js";
 import { decideSourceBuilds } from "./source-builds.js";
-import { compareVersions, versionParts } from "../util/version.js";
+import { versionParts } from "../util/version.js";
 import { nvccNeeded } from "./nvcc.js";
 import { decideJitToolchain } from "./jit-toolchain.js";
 import { torchRoutes, type PackageRoute } from "../project/torch-routes.js";
