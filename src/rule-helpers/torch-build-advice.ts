@@ -47,7 +47,9 @@ function bestBuild(facts: Facts, kb: KnowledgeBase) {
     cpuArch,
     python: facts.python.interpreter.version,
   });
-  const constraints = facts.project ? torchConstraints(projectRequirements(facts.project).requirements, kb) : [];
+  const constraints = facts.project
+    ? torchConstraints(projectRequirements(facts.project).requirements, kb)
+    : [];
   const keeping = choices.find((c) => constraints.every((k) => seriesAccepts(c.build.torch, k.specifier)));
   const choice = keeping ?? choices[0];
   if (!choice) return null;

@@ -1,0 +1,30 @@
+/**
+ * The smallest change to a torch pin no build on the GPU satisfies: the runnable release series
+ * nearest the one the pin names (the newer on a tie). One function for init's pin policy and
+ * doctor's project fix, so both name the same torch.
+ */
+import { compareVersions, majorMinor, versionParts } from "../util/version.js";
+
+/** The release series a specifier is about: the highest release it names ("==2.5.1" -> 2.5, "<2.8" -> 2.8). */
+export function anchorSeries(specifier: string): string | null {
+  const releases = [...specifier.matchAll(/\d+(?:\.\d+)+/g)].map((m) => majorMinor(m[0]));
+  return releases.sort(compareVersions).pop() ?? null;
+}
+
+/** Distance between two series in minor releases (majors count as 100). */
+function seriesDistance(a: string, b: string): number {
+  const [aMajor = 0, aMinor = 0] = versionParts(a);
+  const [bMajor = 0, bMinor = 0] = versionParts(b);
+  return Math.abs(aMajor * 100 + aMinor - (bMajor * 100 + bMinor));
+}
+
+/** The runnable series nearest the series `specifier` names; null when it names none or none runs. */
+export function nearestSeries(specifier: string, runnable: string[]): string | null {
+  const anchor = anchorSeries(specifier);
+  if (!anchor) return null;
+  const sorted = [...new Set(runnable)].sort(compareVersions).reverse();
+  let best: string | null = null;
+  for (const series of sorted)
+    if (best === null || seriesDistance(series, anchor) < seriesDistance(best, anchor)) best = series;
+  return best;
+}
