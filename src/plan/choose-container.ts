@@ -242,6 +242,7 @@ export function chooseContainer(
   const verdicts = kb
     .ngcImageVerdicts({
       computeCapability: target.computeCapability,
+      gpuName: target.gpuName,
       driverVersion: target.driverVersion,
       cpuArch: target.cpuArch,
     })

@@ -5,6 +5,7 @@
 import type { Requirement } from "../facts/schema.js";
 import type { KnowledgeBase, TorchBuildChoice } from "../kb/index.js";
 import { NEWEST_DRIVER } from "./choose-container.js";
+import { compareVersions } from "../util/version.js";
 import { choosePython, pythonPinChangeMessage, relaxPythonPins, type PythonLimit } from "./choose-python.js";
 import { routedVariant, type PackageRoute } from "../project/torch-routes.js";
 import { seriesAccepts } from "../project/series.js";
@@ -44,6 +45,17 @@ export interface NativeInputs {
   routes: PackageRoute[];
 }
 
+/** Builds ordered newest series first and, within a series, oldest CUDA first (PyPI's default on a tie). */
+function oldestCudaOfNewest(choices: TorchBuildChoice[]): TorchBuildChoice[] {
+  const cudaOf = (c: TorchBuildChoice) => c.build.cuda ?? "0";
+  return [...choices].sort(
+    (a, b) =>
+      compareVersions(b.build.torch, a.build.torch) ||
+      compareVersions(cudaOf(a), cudaOf(b)) ||
+      Number(b.build.pypiDefault) - Number(a.build.pypiDefault),
+  );
+}
+
 /** The torch route to `variant`, as the reason quotes it. */
 function routeOf(routes: PackageRoute[], variant: string | null): { origin: string; says: string } | null {
   const route = routes.find((r) => r.package === "torch" && r.torchIndex?.variant.tag === variant);
@@ -54,11 +66,16 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
   const { torchRequirement, wantedPython, pythonLimits } = inputs;
   const evaluation = kb.evaluateTorchBuilds({
     computeCapability: target.computeCapability,
+    gpuName: target.gpuName,
     driverVersion: target.driverVersion ?? NEWEST_DRIVER,
     cpuArch: target.cpuArch,
   });
   const rejections = evaluation.rejected.map((r) => `torch ${r.build.torch} ${r.build.variant}: ${r.reason}`);
-  const native = evaluation.choices.filter((c) => c.runs === "sass");
+  const ranked = evaluation.choices.filter((c) => c.runs === "sass");
+  // Without a driver, the newest torch on the oldest CUDA it is built for: the plan then needs the
+  // oldest driver it can (issue 22: cu132 and driver 595 were planned for a machine whose driver
+  // nobody gave), and says which in its driver decision.
+  const native = target.driverVersion === null ? oldestCudaOfNewest(ranked) : ranked;
   for (const c of evaluation.choices.filter((c) => c.runs !== "sass"))
     rejections.push(
       `torch ${c.build.torch} ${c.build.variant}: only through PTX JIT (${c.via.join(", ")}), not native`,
@@ -145,7 +162,7 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
       decisions.push({
         topic: "driver",
         choice: `${requiredDriver} or newer`,
-        reason: `the target's driver is not known (pass --driver to plan for yours); CUDA ${build.cuda} needs ${requiredDriver}, and setup-native.sh checks it`,
+        reason: `the target's driver is not known (pass --driver to plan for yours), so the plan takes torch ${build.torch} on the oldest CUDA it is built for here: CUDA ${build.cuda} needs ${requiredDriver}, and setup-native.sh checks it`,
         sources: toolkit?.sources.map((s) => s.url) ?? [],
       });
     return {

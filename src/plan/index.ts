@@ -285,6 +285,7 @@ function nativeEnvironment(project: ProjectFacts): "uv" | "pixi" {
 function runnableTorch(kb: KnowledgeBase, target: TargetMachine): RunnableTorch {
   const query = {
     computeCapability: target.computeCapability,
+    gpuName: target.gpuName,
     driverVersion: target.driverVersion ?? NEWEST_DRIVER,
     cpuArch: target.cpuArch,
   };
@@ -360,6 +361,22 @@ function protectedBy(base: ChosenBase): { packages: ProtectedPackage[]; name: st
   return base.strategy === "container"
     ? { packages: base.choice.protected, name: base.choice.ref }
     : { packages: base.choice.protected, name: "the planned torch" };
+}
+
+/**
+ * A driver past the last branch that supports the GPU (Volta ends with R580) runs nothing on it,
+ * whatever the build: said before any candidate is weighed.
+ */
+function refuseUnsupportedDriver(kb: KnowledgeBase, target: TargetMachine): void {
+  if (!target.driverVersion) return;
+  const gpu = kb.gpu(target.gpuName);
+  if (!gpu) return;
+  const check = kb.checkDriverForGpu(gpu, target.driverVersion);
+  if (check.verdict === "too-new")
+    throw new UserError(
+      `driver ${target.driverVersion} does not support ${target.gpuName}: ${check.reason}`,
+      "plan for a driver of a supported branch with --driver (nvidia-smi shows yours)",
+    );
 }
 
 /** Natively there is no service to add: a Jupyter server on the host would run outside any container. */
@@ -445,6 +462,7 @@ export function makePlan(
 ): Plan {
   // First: a name that cannot be written into the generated files stops init before anything else.
   const named = projectName(project.pyproject?.name, basename(project.dir));
+  refuseUnsupportedDriver(kb, target);
   const inputs = readPlanInputs(project, target, options);
   const candidates = weighCandidates(kb, project, target, options, inputs);
   const { strategy, decision } = pickStrategy(options, target, candidates);

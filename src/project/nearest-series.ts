@@ -4,11 +4,22 @@
  * doctor's project fix, so both name the same torch.
  */
 import { compareVersions, majorMinor, versionParts } from "../util/version.js";
+import { seriesAccepts } from "./series.js";
 
-/** The release series a specifier is about: the highest release it names ("==2.5.1" -> 2.5, "<2.8" -> 2.8). */
+/**
+ * The release series a specifier is about: the newest series it accepts among those it names and
+ * their neighbours (">=2.7,<2.8" -> 2.7: an exclusive bound's own series is not accepted); where it
+ * accepts none of them, the highest release it names ("==2.5.1" -> 2.5).
+ */
 export function anchorSeries(specifier: string): string | null {
-  const releases = [...specifier.matchAll(/\d+(?:\.\d+)+/g)].map((m) => majorMinor(m[0]));
-  return releases.sort(compareVersions).pop() ?? null;
+  const named = [...specifier.matchAll(/\d+(?:\.\d+)+/g)].map((m) => majorMinor(m[0]));
+  if (named.length === 0) return null;
+  const candidates = named.flatMap((series) => {
+    const [major = 0, minor = 0] = versionParts(series);
+    return [series, `${major}.${Math.max(0, minor - 1)}`];
+  });
+  const accepted = candidates.filter((series) => seriesAccepts(series, specifier)).sort(compareVersions);
+  return accepted.pop() ?? named.sort(compareVersions).pop() ?? null;
 }
 
 /** Distance between two series in minor releases (majors count as 100). */
