@@ -76,13 +76,15 @@ function failureOf(error: UserError): Outcome {
   const m = error.message;
   const failure = m.startsWith("neither")
     ? "nothing"
-    : m.startsWith("no PyTorch build")
-      ? "no-native"
-      : m.includes("has a torch the project accepts")
-        ? "pin-excludes"
-        : m.startsWith("no NGC PyTorch image")
-          ? "no-image"
-          : `unrecognized: ${m}`;
+    : /^driver \S+ does not support /.test(m)
+      ? "unsupported-driver"
+      : m.startsWith("no PyTorch build")
+        ? "no-native"
+        : m.includes("has a torch the project accepts")
+          ? "pin-excludes"
+          : m.startsWith("no NGC PyTorch image")
+            ? "no-image"
+            : `unrecognized: ${m}`;
   return { kind: "error", failure: failure as "nothing", planner: m };
 }
 

@@ -29,11 +29,12 @@ export const ORACLE_RULES = [
   "target: a GPU row by name (or a system alias: dgx-spark, jetson-thor); CPU = the row's host CPU, else x86_64; a given driver, else the named system's own driver, else unknown",
   "GPU driver: below the GPU's floor (the highest of its row's, its variants' and its architecture's minDriverLinux) or past its architecture's last branch, nothing runs; Jetsons have none (JetPack brings it)",
   "native build: a CUDA wheel of the target's platform whose arch list has a cubin for the GPU (cubin X.y runs on X.z, z >= y; Tegra: own capability only) and whose CUDA the driver runs natively or under minor-version compatibility (unknown driver: any)",
-  "native order: newer torch series, PyPI's default, a driver that runs the CUDA natively, newer CUDA",
+  "native order: newer torch series, PyPI's default, a driver that runs the CUDA natively, newer CUDA; with the driver unknown: newer torch series, then OLDER CUDA, then PyPI's default (the plan needs the oldest driver it can, issue 22 item 5)",
+  "a driver past the GPU's last branch (Volta: R580) is refused before anything is weighed",
   "series accepts a specifier when one of its releases X.Y.0 .. X.Y.9 does (packaging, prereleases=True)",
   "image: its platform image (amd64 / arm64; a Jetson also -igpu) is published; no exception for the capability; arm64 on a Jetson only from CUDA 13 and only on 11.0; code from the platform's arch list (cubin, or PTX the driver can JIT), else a first-hand run that ran on this capability and CPU, else NVIDIA's stated floor with a cubin its CUDA compiles; its CUDA compiles for the GPU (except a run or JetPack statement); -igpu: its JetPack runs this capability",
   "image driver: unknown -> not judged; else the GPU's driver check, then the image's floor (row, else its CUDA's GA driver); native at or above the CUDA's GA driver, else minor-compat, where PTX-only code does not run",
-  "torch pin policy: kept when a native series accepts it or a running image's torch satisfies it (packaging, prereleases=True); else changed to ==S.* for the runnable native series S nearest the series the pin accepts (minor releases apart, majors 100; newer on a tie), image series only where no wheel runs; one pin reported in either plan",
+  "torch pin policy: kept when a native series accepts it or a running image's torch satisfies it (packaging, prereleases=True), or when every series it accepts is newer than any the KB knows a build of (nothing to judge); else changed to ==S.* for the runnable native series S nearest the series the pin accepts (minor releases apart, majors 100; newer on a tie), image series only where no wheel runs; one pin reported in either plan",
   "native plan: builds the (possibly changed) pin accepts; none while builds run -> all of them, the pin reported; a variant (a +cu local pin unless changed, else the one route of torch) narrows them when one runs, else reported",
   "Python pins: a pin that excludes every Python of the first build moves to its nearest Python (newer on a tie), one pin reported each",
   "Python: per build in order, its plain Pythons that every Python pin and every requirement with wheel-pythons rows (releases the specifier accepts) allow; the newest, or the second newest where some requirement (torch family aside) has no such rows; a build with none is skipped",
@@ -51,7 +52,7 @@ export type Answer =
 /** The oracle's answer with its reasons. */
 export type Expectation = Answer & { why: string[] };
 
-export type Failure = "no-image" | "pin-excludes" | "no-native" | "nothing";
+export type Failure = "no-image" | "pin-excludes" | "no-native" | "nothing" | "unsupported-driver";
 
 export interface OracleRow {
   target: string;
@@ -219,6 +220,13 @@ export class DecisionOracle {
       const runs = driver === null ? "native" : driverRunsCuda(driver, toolkit);
       if (runs !== "no") candidates.push({ build, native: runs === "native" });
     }
+    if (driver === null)
+      return candidates.sort(
+        (a, b) =>
+          compareDotted(b.build.torch, a.build.torch) ||
+          compareDotted(a.build.cuda ?? "0", b.build.cuda ?? "0") ||
+          Number(b.build.pypiDefault) - Number(a.build.pypiDefault),
+      );
     return candidates.sort(
       (a, b) =>
         compareDotted(b.build.torch, a.build.torch) ||
@@ -294,6 +302,13 @@ export class DecisionOracle {
     const pool =
       native.length > 0 ? native.map((c) => c.build.torch) : images.map((i) => majorMinor(i.row.torch));
     const accepted = SERIES_UNIVERSE.filter((s) => this.seriesAccepts(s, spec));
+    const newestKnown =
+      this.kb.torchBuilds
+        .map((b) => b.torch)
+        .sort(compareDotted)
+        .pop() ?? "0.0";
+    if (accepted.length > 0 && accepted.every((s) => compareDotted(s, newestKnown) > 0))
+      return { spec, changed: null };
     const anchors = accepted.length > 0 ? accepted : [highestNamed(spec)];
     const distance = (s: string) => Math.min(...anchors.map((a) => seriesDistance(s, a)));
     const sorted = [...new Set(pool)].sort((a, b) => distance(a) - distance(b) || compareDotted(b, a));
@@ -447,6 +462,12 @@ export class DecisionOracle {
   expect(row: OracleRow): Expectation {
     const target = this.target(row.target);
     const driver = row.driver ?? target.system?.driver ?? null;
+    if (driver !== null && target.lastBranch !== null && (numbers(driver)[0] ?? 0) > target.lastBranch)
+      return {
+        kind: "error",
+        failure: "unsupported-driver",
+        why: [`driver ${driver} is past R${target.lastBranch}`],
+      };
     const { native, images } = this.machine(target, driver);
     const policy = this.policy(row.project, native, images);
     const why = policy.changed ? [`pin changed to ${policy.spec}`] : [];

@@ -527,8 +527,8 @@ const ROWS: Row[] = [
     driver: null,
     project: "unpinned",
     strategy: "native",
-    expect: { strategy: "native", index: "cu132", torch: "2.14", python: "3.13", builds: [] },
-    source: `systems Jetson AGX Thor: driver not sourced, so planned as for an unknown driver (the newest CUDA, and the plan states the driver it needs); torch-builds 2.14 cu132 aarch64 has sm_110; ${STEP_DOWN("transformers and accelerate have")}`,
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.13", builds: [] },
+    source: `systems Jetson AGX Thor: driver not sourced, so planned as for an unknown driver: the newest torch on the oldest CUDA it has sm_110 code for (issue 22 item 5; the plan states the driver it needs); torch-builds 2.14 cu130 aarch64 has sm_110; ${STEP_DOWN("transformers and accelerate have")}`,
   },
   {
     target: "jetson-thor",

@@ -527,9 +527,9 @@ export const SEED_001_CONTAINER: Check[] = [
       // pinned against the image's own at build time (base-packages.txt), so pip stops rather than
       // install NumPy 2; then the plan must say so before the build, naming the pin.
       const warned = two.filter((r) =>
-        new RegExp(`${r.raw.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: the knowledge base does not know the numpy of`).test(
-          o.init.stdout,
-        ),
+        new RegExp(
+          `${r.raw.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: the knowledge base does not know the numpy of`,
+        ).test(o.init.stdout),
       );
       assert.deepEqual(
         two.filter((r) => !warned.includes(r)).map((r) => r.raw),
