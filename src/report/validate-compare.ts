@@ -1,7 +1,19 @@
 /** `validate --compare A.json B.json`: text and HtmlReport of a Comparison. */
 import type { Style } from "./style.js";
 import type { HtmlBar, HtmlReport, HtmlStatus } from "./html.js";
-import { SAME_WITHIN, direction, type ComparedFigure, type Comparison } from "../validate/compare.js";
+import {
+  NOT_RECORDED,
+  SAME_WITHIN,
+  direction,
+  type ComparedFigure,
+  type Comparison,
+  type EnvironmentFact,
+} from "../validate/compare.js";
+
+function factState(fact: EnvironmentFact): "differs" | "same" | "not recorded in one" {
+  if (fact.differs) return "differs";
+  return fact.a === NOT_RECORDED || fact.b === NOT_RECORDED ? "not recorded in one" : "same";
+}
 
 function formatValue(value: number | null): string {
   if (value === null) return "-";
@@ -51,7 +63,7 @@ export function compareText(comparison: Comparison, style: Style): string {
         f.what,
         f.a,
         f.b,
-        f.differs ? style.yellow("differs") : style.dim("same"),
+        f.differs ? style.yellow("differs") : style.dim(factState(f)),
       ]),
     ]),
     "",
@@ -105,7 +117,7 @@ export function compareHtml(comparison: Comparison): HtmlReport {
           f.what,
           f.a,
           f.b,
-          f.differs ? { text: "differs", status: "warn" } : { text: "same", status: "skip" },
+          { text: factState(f), status: f.differs ? "warn" : "skip" },
         ]),
       },
       {

@@ -214,13 +214,14 @@ function peakBar(i: ValidationItem): HtmlBar {
     value: (i.ratio ?? 0) * 100,
     reference: 100,
     status: i.limits ? i.status : "info",
-    valueText: `${figure(i)} (${((i.ratio ?? 0) * 100).toFixed(0)}%)${i.limits ? "" : ", not judged"}`,
+    valueText: `${figure(i)} (${((i.ratio ?? 0) * 100).toFixed(0)}%)`,
   };
+  // A limit of 0 (the feature matrix never fails on speed) has no line to draw.
   if (i.limits)
     bar.marks = [
       { value: i.limits.pass * 100, label: `pass from ${(i.limits.pass * 100).toFixed(0)}%` },
       { value: i.limits.warn * 100, label: `warn from ${(i.limits.warn * 100).toFixed(0)}%` },
-    ];
+    ].filter((mark) => mark.value > 0);
   return bar;
 }
 

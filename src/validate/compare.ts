@@ -10,8 +10,12 @@ export interface EnvironmentFact {
   what: string;
   a: string;
   b: string;
+  /** Both recorded and not equal (an older report may not record a fact: NOT_RECORDED). */
   differs: boolean;
 }
+
+/** What an older report holds for a fact it did not record (driver, machine: issue 27 added them). */
+export const NOT_RECORDED = "not recorded";
 
 export interface ComparedFigure {
   id: string;
@@ -55,7 +59,7 @@ function environment(report: ValidateReport): Record<string, string> {
         : "none";
   return {
     GPU: report.gpu ? `${report.gpu.name} (sm_${report.gpu.computeCapability.replace(".", "")})` : "none",
-    driver: smi?.driver_version ?? "unknown",
+    driver: smi?.driver_version ?? NOT_RECORDED,
     torch: env?.torch.version ?? "not importable",
     CUDA: env?.torch.cuda ?? "none",
     cuDNN: env?.cudnnVersion ? String(env.cudnnVersion) : "none",
@@ -64,7 +68,7 @@ function environment(report: ValidateReport): Record<string, string> {
     image,
     Python: `${report.python.version} (${report.python.executable})`,
     transport: report.transport,
-    machine: payload.host?.machine ?? "unknown",
+    machine: payload.host?.machine ?? NOT_RECORDED,
   };
 }
 
@@ -87,7 +91,8 @@ export function compareReports(
   const facts = Object.keys(envA).map((what) => {
     const valueA = envA[what] ?? "";
     const valueB = envB[what] ?? "";
-    return { what, a: valueA, b: valueB, differs: valueA !== valueB };
+    const recorded = valueA !== NOT_RECORDED && valueB !== NOT_RECORDED;
+    return { what, a: valueA, b: valueB, differs: recorded && valueA !== valueB };
   });
   const itemsA = measuredItems(a);
   const itemsB = measuredItems(b);
