@@ -23,7 +23,10 @@ const ALLOWED: Record<string, string[]> = {
   // Judgments doctor's rules and validate's checks share (one verdict, id and message for one
   // condition): pure functions of plain inputs, below both, so neither imports the other.
   judge: ["kb", "util", "root"],
-  gather: ["transports", "facts", "fatbin", "kb", "util", "root"],
+  // Reading what is not installed: wheels and indexes over HTTP, lock files, container images
+  // (docs/DESIGN.md); the network client lives here, beside the binary reader it feeds.
+  remote: ["fatbin", "facts", "kb", "util", "root"],
+  gather: ["transports", "facts", "fatbin", "remote", "kb", "util", "root"],
   // What rules share (views over Facts, the Finding builder, install advice); never a rule itself.
   "rule-helpers": ["judge", "facts", "kb", "fatbin", "util", "root"],
   rules: ["rule-helpers", "judge", "facts", "kb", "fatbin", "util", "root"],
@@ -60,6 +63,7 @@ const ALLOWED: Record<string, string[]> = {
     "memory",
     "fleet",
     "fatbin",
+    "remote",
     "util",
     "root",
   ],
@@ -70,6 +74,7 @@ const ALLOWED: Record<string, string[]> = {
     "util",
     "facts",
     "fatbin",
+    "remote",
     "kb",
     "transports",
     "gather",

@@ -53,6 +53,13 @@ function compareParsed(a: ParsedVersion, b: ParsedVersion): number {
   return 0;
 }
 
+/** PEP 440 order of two version strings (local tags ignored); null when either does not read. */
+export function comparePep440(a: string, b: string): number | null {
+  const left = parseVersion(a);
+  const right = parseVersion(b);
+  return left && right ? compareParsed(left, right) : null;
+}
+
 function satisfiesClause(version: ParsedVersion, clause: string): boolean | null {
   const m = /^(===|==|!=|~=|>=|<=|>|<)\s*(.+)$/.exec(clause.trim());
   if (!m || m[1] === "===") return null;
