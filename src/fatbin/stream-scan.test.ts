@@ -104,6 +104,30 @@ test("a fatbin section that does not start with a container still reads right, i
   assert.ok(result.passes >= 2, `passes: ${result.passes}`);
 });
 
+test("a section name table far from the section table (lld puts .strtab between) is kept in the first pass", async () => {
+  const original = readFileSync(join(FIXTURES, "sm_90+compute_90.so"));
+  const shoff = Number(original.readBigUInt64LE(0x28));
+  const count = original.readUInt16LE(0x3c);
+  const namesIndex = original.readUInt16LE(0x3e);
+  const table = Buffer.from(original.subarray(shoff, shoff + count * 64));
+  const namesAt = Number(table.readBigUInt64LE(namesIndex * 64 + 0x18));
+  const namesSize = Number(table.readBigUInt64LE(namesIndex * 64 + 0x20));
+  const names = original.subarray(namesAt, namesAt + namesSize);
+  // [everything before the table] [the name table again] [300 KiB of symbol strings] [the table]
+  const strings = Buffer.alloc(300 * 1024, "x");
+  const copyAt = shoff;
+  const newTable = shoff + names.length + strings.length;
+  table.writeBigUInt64LE(BigInt(copyAt), namesIndex * 64 + 0x18);
+  const bytes = Buffer.concat([original.subarray(0, shoff), names, strings, table]);
+  bytes.writeBigUInt64LE(BigInt(newTable), 0x28);
+  const positioned = await scanBuffer(bytes);
+  assert.equal(positioned.error, null, positioned.error?.message);
+  const result = await scanStream(streamed(bytes, 4096));
+  assert.equal(result.error, null, result.error?.message);
+  assert.deepEqual(summary(result), summary(positioned));
+  assert.equal(result.passes, 1);
+});
+
 /** The fatbin fuzzer's mutations (bench/fuzz-fatbin.mjs), seeded. */
 function mutations(seed: number) {
   let state = seed >>> 0 || 1;

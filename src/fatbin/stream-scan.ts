@@ -45,6 +45,13 @@ const SECTION_TABLE_MAX = 65_536 * 64;
 /** Speculation stops (and a later pass reads exactly) past these. */
 const MAX_WALKERS = 65_536;
 const MAX_KEPT_BYTES = 64 * 1024 * 1024;
+/**
+ * The section name table names itself: wherever ".shstrtab\0" goes by, the bytes around it are
+ * kept too, since linkers that put the symbol strings after it (lld) leave it far from the table.
+ */
+const SHSTRTAB = Buffer.from(".shstrtab\0", "latin1");
+const NAMES_AROUND = 16 * 1024;
+const MAX_NAME_SIGHTINGS = 64;
 /** Static archives (.a) are read from memory up to this size; larger ones are not read in a stream. */
 const MAX_BUFFERED_ARCHIVE = 64 * 1024 * 1024;
 /** Bytes of already streamed data kept for reads that reach back (a padding scan at a header). */
@@ -238,6 +245,8 @@ class Pass {
   private segments: { start: number; data: Buffer }[] = [];
   private windowEnd = 0;
   private magicTail = Buffer.alloc(0);
+  private namesTail = Buffer.alloc(0);
+  private nameSightings = 0;
   private started = 0;
   private wanted: { offset: number; data: Buffer; filled: number }[] = [];
 
@@ -282,7 +291,10 @@ class Pass {
     this.windowEnd += data.length;
     this.keepWanted(start, data);
     for (const walker of this.walkers) await this.drive(walker);
-    if (this.speculate) await this.startAtMagic(start, data);
+    if (this.speculate) {
+      this.keepAroundNames(start, data);
+      await this.startAtMagic(start, data);
+    }
     this.walkers.splice(0, this.walkers.length, ...this.walkers.filter((w) => !w.finished));
     this.trim();
     if (this.kept.bytes > MAX_KEPT_BYTES || this.started > MAX_WALKERS) this.speculate = false;
@@ -295,6 +307,39 @@ class Pass {
       walker.pending = null;
       pending?.reject(new ScanError("truncated", "the stream ended before the bytes a header claims"));
     }
+  }
+
+  private keepAroundNames(start: number, data: Buffer): void {
+    const tail = this.namesTail;
+    const joined = tail.length ? Buffer.concat([tail, data]) : data;
+    const base = start - tail.length;
+    for (let at = joined.indexOf(SHSTRTAB); at >= 0; at = joined.indexOf(SHSTRTAB, at + 1)) {
+      if (++this.nameSightings > MAX_NAME_SIGHTINGS) break;
+      this.wantAround(base + at - NAMES_AROUND, 2 * NAMES_AROUND);
+    }
+    this.namesTail = Buffer.from(joined.subarray(Math.max(0, joined.length - SHSTRTAB.length + 1)));
+  }
+
+  /** Keep [offset, offset + length): the part already here from the held segments, the rest as it comes. */
+  private wantAround(offset: number, length: number): void {
+    const held = this.segments[0]?.start ?? this.windowEnd;
+    const from = Math.max(0, offset, held);
+    const end = Math.min(this.size, offset + length);
+    if (end <= from) return;
+    const data = Buffer.alloc(end - from);
+    let filled = 0;
+    for (const segment of this.segments) {
+      const segmentEnd = segment.start + segment.data.length;
+      if (segmentEnd <= from + filled || segment.start >= end) continue;
+      filled += segment.data.copy(
+        data,
+        filled,
+        from + filled - segment.start,
+        Math.min(end, segmentEnd) - segment.start,
+      );
+    }
+    if (filled === data.length) this.kept.addFixed(from, data);
+    else this.wanted.push({ offset: from, data, filled });
   }
 
   private async startAtMagic(start: number, data: Buffer): Promise<void> {
