@@ -140,6 +140,12 @@ export class HttpRangeFile implements RemoteFile {
 
   async *stream(offset: number, length: number): AsyncIterable<Buffer> {
     if (length === 0) return;
+    // A small file came whole with the first request (its tail): nothing more to fetch.
+    const { offset: tailAt, bytes } = this.tail;
+    if (offset >= tailAt && offset + length <= tailAt + bytes.length) {
+      yield bytes.subarray(offset - tailAt, offset - tailAt + length);
+      return;
+    }
     const last = offset + length - 1;
     const response = await this.client.open(this.location, {
       headers: { range: `bytes=${offset}-${last}` },
