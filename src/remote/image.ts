@@ -21,7 +21,7 @@ import { isBinaryCandidate } from "../fatbin/scan-paths.js";
 import { scanStream, type StreamScan } from "../fatbin/stream-scan.js";
 import { UserError, errorMessage } from "../errors.js";
 import { LocalFile } from "./remote-file.js";
-import { indexTarFile, tarEntries, type TarEntry, type TarIndexEntry } from "./tar.js";
+import { indexTarFile, normalizeTarPath, tarEntries, type TarEntry, type TarIndexEntry } from "./tar.js";
 import {
   MEDIA,
   ImageDocumentError,
@@ -237,7 +237,7 @@ async function readLayerEntries(
     if (entry.type === "directory") continue;
     hide(files, entry.path, index, removed);
     if (entry.type === "hardlink" && entry.linkPath) {
-      const target = files.get(entry.linkPath.replace(/^\/+/, ""));
+      const target = files.get(normalizeTarPath(entry.linkPath) ?? "");
       if (target && isBinaryCandidate(name))
         files.set(entry.path, { scan: { ...target.scan, path: entry.path }, layer: index });
       continue;
