@@ -153,7 +153,10 @@ export class HttpClient {
       const timer = setTimeout(() => request.destroy(this.deadlineError(url.toString())), this.remaining());
       request.on("timeout", () =>
         request.destroy(
-          new FetchError(`${showUrl(url.toString())}: no answer for ${this.limits.idleMs / 1000} s`, null),
+          new FetchError(
+            `${showUrl(url.toString())}: the server sent nothing for ${this.limits.idleMs / 1000} s`,
+            null,
+          ),
         ),
       );
       request.on("error", (error) => {
