@@ -6,6 +6,7 @@
  * fuzzed (bench/fuzz-remote.mjs).
  */
 import type { CpuArch } from "./wheel-tags.js";
+import { parseBoundedJson } from "./json.js";
 
 export const MEDIA = {
   ociIndex: "application/vnd.oci.image.index.v1+json",
@@ -42,11 +43,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function parseJson(text: string): unknown {
-  if (text.length > 4 * 1024 * 1024) throw new ImageDocumentError("larger than 4 MiB");
   try {
-    return JSON.parse(text);
-  } catch {
-    throw new ImageDocumentError("not JSON");
+    return parseBoundedJson(text, 4 * 1024 * 1024);
+  } catch (error) {
+    throw new ImageDocumentError((error as Error).message);
   }
 }
 

@@ -15,6 +15,7 @@ import { FetchError, showUrl, statusError, type HttpClient } from "./http.js";
 import { MEDIA, ImageDocumentError, parseImageDocument, pickPlatform, type ImageDocument } from "./oci.js";
 import type { ImageLayer, ImageSource } from "./image.js";
 import type { CpuArch } from "./wheel-tags.js";
+import { parseBoundedJson } from "./json.js";
 
 export interface ImageReference {
   registry: string;
@@ -96,7 +97,7 @@ class RegistrySession {
       throw statusError(realm.toString(), response.status, "an anonymous pull token");
     let token: unknown;
     try {
-      const body = JSON.parse(response.body.toString("utf8")) as Record<string, unknown>;
+      const body = parseBoundedJson(response.body.toString("utf8"), MAX_TOKEN) as Record<string, unknown>;
       token = body["token"] ?? body["access_token"];
     } catch {
       token = null;

@@ -13,6 +13,7 @@ import { normalizeName } from "../util/package-name.js";
 import { comparePep440, parseVersion, satisfies } from "../util/pep440.js";
 import { printablePrefix } from "../util/safe-read.js";
 import { FetchError, statusError, type HttpClient } from "./http.js";
+import { parseBoundedJson } from "./json.js";
 import {
   isPureWheel,
   parseWheelName,
@@ -41,7 +42,11 @@ export const SIMPLE_ACCEPT =
 /** The index's answer was not a page it could read. */
 export class IndexPageError extends Error {}
 
+/** Longer links are not links an index serves (and parsing megabyte URLs takes a second each). */
+const MAX_URL = 8192;
+
 function resolveUrl(href: string, base: string): string | null {
+  if (href.length > MAX_URL || base.length > MAX_URL) return null;
   try {
     const url = new URL(href, base);
     return url.protocol === "http:" || url.protocol === "https:" || url.protocol === "file:"
@@ -76,42 +81,122 @@ function decodeEntities(text: string): string {
   });
 }
 
+const SPACE = /\s/;
+/** Character classes by code: the per-character loops below stay linear and cheap on megabyte tags. */
+const isSpace = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d);
+const isNameStart = (c: number) =>
+  (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x3a;
+const isNameChar = (c: number) => isNameStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e;
+/** An unquoted value ends at a space or one of " ' = < > ` */
+const endsUnquoted = (c: number) =>
+  isSpace(c) || c === 0x22 || c === 0x27 || c === 0x3d || c === 0x3c || c === 0x3e || c === 0x60;
+
+/** A tag's attributes (name -> decoded value; a bare name -> ""), read in one pass. */
 function attributes(tag: string): Map<string, string> {
   const found = new Map<string, string>();
-  const pattern = /([a-zA-Z_:][-a-zA-Z0-9_:.]*)\s*(?:=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
-  for (const match of tag.matchAll(pattern)) {
-    const name = (match[1] as string).toLowerCase();
-    if (!found.has(name)) found.set(name, decodeEntities(match[2] ?? match[3] ?? match[4] ?? ""));
+  const code = (i: number) => tag.charCodeAt(i);
+  let at = 0;
+  while (at < tag.length) {
+    while (at < tag.length && !isNameStart(code(at))) at++;
+    const nameStart = at;
+    while (at < tag.length && isNameChar(code(at))) at++;
+    if (at === nameStart) break;
+    const name = tag.slice(nameStart, at).toLowerCase();
+    while (at < tag.length && isSpace(code(at))) at++;
+    let value = "";
+    if (tag[at] === "=") {
+      at++;
+      while (at < tag.length && isSpace(code(at))) at++;
+      const quote = tag[at];
+      if (quote === '"' || quote === "'") {
+        const close = tag.indexOf(quote, at + 1);
+        const stop = close < 0 ? tag.length : close;
+        value = tag.slice(at + 1, stop);
+        at = stop + 1;
+      } else {
+        const valueStart = at;
+        while (at < tag.length && !endsUnquoted(code(at))) at++;
+        value = tag.slice(valueStart, at);
+      }
+    }
+    if (!found.has(name)) found.set(name, decodeEntities(value));
   }
   return found;
 }
 
-/** The files a PEP 503 page (or a --find-links HTML page) links: every <a href> with its data-* attributes. */
+/** The next `<NAME` tag (followed by a space, "/" or ">") at or after `from` in the lower-cased page, or -1. */
+function nextTag(lower: string, name: string, from: number): number {
+  for (let at = lower.indexOf(`<${name}`, from); at >= 0; at = lower.indexOf(`<${name}`, at + 1)) {
+    const next = lower[at + name.length + 1];
+    if (next === undefined || next === ">" || next === "/" || SPACE.test(next)) return at;
+  }
+  return -1;
+}
+
+/**
+ * The files a PEP 503 page (or a --find-links HTML page) links: every <a href> with its data-*
+ * attributes. One pass over the page (a regex over hostile HTML can take quadratic time).
+ */
 export function parseSimpleHtml(html: string, pageUrl: string): IndexFile[] {
   if (html.length > MAX_PAGE) throw new IndexPageError(`the page is larger than ${MAX_PAGE} bytes`);
-  const base = /<base\s[^>]*href\s*=\s*["']([^"']+)["']/i.exec(html)?.[1];
-  const baseUrl = (base && resolveUrl(decodeEntities(base), pageUrl)) || pageUrl;
+  const lower = html.toLowerCase();
+  const baseAt = nextTag(lower, "base", 0);
+  const baseEnd = baseAt < 0 ? -1 : lower.indexOf(">", baseAt);
+  const base = baseEnd < 0 ? undefined : attributes(html.slice(baseAt + 5, baseEnd)).get("href");
+  const baseUrl = (base && resolveUrl(base, pageUrl)) || pageUrl;
   const files: IndexFile[] = [];
-  for (const match of html.matchAll(/<a\b([^>]*)>([\s\S]*?)<\/a\s*>/gi)) {
-    const attrs = attributes(match[1] as string);
-    const href = attrs.get("href");
-    if (!href) continue;
-    const absolute = resolveUrl(href, baseUrl);
-    if (!absolute) continue;
-    const { url, hashes } = splitFragment(absolute);
-    const text = decodeEntities((match[2] as string).replace(/<[^>]*>/g, "")).trim();
-    const filename = text || decodeURIComponent(url.split("/").pop() ?? "");
-    files.push({
-      filename,
-      url,
-      hashes,
-      requiresPython: attrs.get("data-requires-python") ?? null,
-      yanked: attrs.has("data-yanked"),
-      size: null,
-    });
+  let closeAt = -2; // the next "</a" at or after the current tag; -1 once there is none
+  let open = nextTag(lower, "a", 0);
+  while (open >= 0) {
+    const end = lower.indexOf(">", open);
+    if (end < 0) break;
+    const following = nextTag(lower, "a", end + 1);
+    if (closeAt !== -1 && closeAt < end) closeAt = lower.indexOf("</a", end);
+    const textEnd = Math.min(closeAt < 0 ? html.length : closeAt, following < 0 ? html.length : following);
+    const file = linkedFile(attributes(html.slice(open + 2, end)), html.slice(end + 1, textEnd), baseUrl);
+    if (file) files.push(file);
     if (files.length > MAX_FILES) throw new IndexPageError(`more than ${MAX_FILES} links`);
+    open = following;
   }
   return files;
+}
+
+/** Text with its tags dropped, in one pass. */
+function withoutTags(text: string): string {
+  let out = "";
+  let at = 0;
+  for (let open = text.indexOf("<"); open >= 0; open = text.indexOf("<", at)) {
+    out += text.slice(at, open);
+    const close = text.indexOf(">", open);
+    if (close < 0) return out;
+    at = close + 1;
+  }
+  return out + text.slice(at);
+}
+
+function linkedFile(attrs: Map<string, string>, inner: string, baseUrl: string): IndexFile | null {
+  const href = attrs.get("href");
+  if (!href) return null;
+  const absolute = resolveUrl(href, baseUrl);
+  if (!absolute) return null;
+  const { url, hashes } = splitFragment(absolute);
+  const text = decodeEntities(withoutTags(inner)).trim();
+  let filename = text;
+  if (!filename) {
+    try {
+      filename = decodeURIComponent(url.split("/").pop() ?? "");
+    } catch {
+      filename = url.split("/").pop() ?? "";
+    }
+  }
+  return {
+    filename,
+    url,
+    hashes,
+    requiresPython: attrs.get("data-requires-python") ?? null,
+    yanked: attrs.has("data-yanked"),
+    size: null,
+  };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -120,12 +205,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** The files of a PEP 691 project page. */
 export function parseSimpleJson(text: string, pageUrl: string): IndexFile[] {
-  if (text.length > MAX_PAGE) throw new IndexPageError(`the page is larger than ${MAX_PAGE} bytes`);
   let json: unknown;
   try {
-    json = JSON.parse(text);
-  } catch {
-    throw new IndexPageError("not JSON");
+    json = parseBoundedJson(text, MAX_PAGE);
+  } catch (error) {
+    throw new IndexPageError((error as Error).message);
   }
   if (!isObject(json) || !isObject(json["meta"]) || !Array.isArray(json["files"]))
     throw new IndexPageError("not a PEP 691 project page (no meta or files)");

@@ -15,6 +15,7 @@
 import { coverageFor, type ComputeCapability } from "../kb/compat.js";
 import type { FileScan } from "../fatbin/scan-file.js";
 import { distinctTargets } from "../fatbin/scan-file.js";
+import { parseBoundedJson } from "./json.js";
 
 /** namespace -> feature -> values */
 export type VariantProperties = Record<string, Record<string, string[]>>;
@@ -26,6 +27,9 @@ export interface VariantMetadata {
   propertyPriorities: Record<string, Record<string, string[]>>;
   variants: Record<string, VariantProperties>;
 }
+
+/** variant.json that does not read as PEP 825 says it must. */
+export class VariantJsonError extends Error {}
 
 const NAME = /^[a-z0-9_]+$/;
 const VALUE = /^[a-z0-9_.]+$/;
@@ -42,27 +46,33 @@ function stringList(value: unknown, pattern: RegExp, where: string): string[] {
     value.length > MAX_VALUES ||
     !value.every((v) => typeof v === "string" && pattern.test(v))
   )
-    throw new Error(`${where}: not a list of names`);
+    throw new VariantJsonError(`${where}: not a list of names`);
   return value as string[];
 }
 
 /** variant.json (or an index's {name}-{version}-variants.json) read and checked; throws with where it is wrong. */
 export function parseVariantJson(text: string): VariantMetadata {
-  const json: unknown = JSON.parse(text);
-  if (!isObject(json)) throw new Error("not a JSON object");
+  let json: unknown;
+  try {
+    json = parseBoundedJson(text, 1024 * 1024);
+  } catch (error) {
+    throw new VariantJsonError((error as Error).message);
+  }
+  if (!isObject(json)) throw new VariantJsonError("not a JSON object");
   const priorities = json["default-priorities"];
-  if (!isObject(priorities)) throw new Error("default-priorities is missing");
+  if (!isObject(priorities)) throw new VariantJsonError("default-priorities is missing");
   const namespaces = stringList(priorities["namespace"], NAME, "default-priorities.namespace");
   const featurePriorities: Record<string, string[]> = {};
   const features = priorities["feature"] ?? {};
-  if (!isObject(features)) throw new Error("default-priorities.feature is not an object");
+  if (!isObject(features)) throw new VariantJsonError("default-priorities.feature is not an object");
   for (const [namespace, list] of Object.entries(features))
     featurePriorities[namespace] = stringList(list, NAME, `default-priorities.feature.${namespace}`);
   const propertyPriorities: Record<string, Record<string, string[]>> = {};
   const properties = priorities["property"] ?? {};
-  if (!isObject(properties)) throw new Error("default-priorities.property is not an object");
+  if (!isObject(properties)) throw new VariantJsonError("default-priorities.property is not an object");
   for (const [namespace, byFeature] of Object.entries(properties)) {
-    if (!isObject(byFeature)) throw new Error(`default-priorities.property.${namespace} is not an object`);
+    if (!isObject(byFeature))
+      throw new VariantJsonError(`default-priorities.property.${namespace} is not an object`);
     propertyPriorities[namespace] = {};
     for (const [feature, list] of Object.entries(byFeature))
       (propertyPriorities[namespace] as Record<string, string[]>)[feature] = stringList(
@@ -72,19 +82,22 @@ export function parseVariantJson(text: string): VariantMetadata {
       );
   }
   const variantsJson = json["variants"];
-  if (!isObject(variantsJson)) throw new Error("variants is missing");
+  if (!isObject(variantsJson)) throw new VariantJsonError("variants is missing");
   const variants: Record<string, VariantProperties> = {};
   for (const [label, byNamespace] of Object.entries(variantsJson)) {
-    if (!LABEL.test(label)) throw new Error(`variant label "${label.slice(0, 20)}" is not a label`);
-    if (!isObject(byNamespace)) throw new Error(`variants.${label} is not an object`);
+    if (!LABEL.test(label))
+      throw new VariantJsonError(`variant label "${label.slice(0, 20)}" is not a label`);
+    if (!isObject(byNamespace)) throw new VariantJsonError(`variants.${label} is not an object`);
     const props: VariantProperties = {};
     for (const [namespace, byFeature] of Object.entries(byNamespace)) {
-      if (!NAME.test(namespace) || !isObject(byFeature)) throw new Error(`variants.${label}: bad namespace`);
+      if (!NAME.test(namespace) || !isObject(byFeature))
+        throw new VariantJsonError(`variants.${label}: bad namespace`);
       if (!namespaces.includes(namespace))
-        throw new Error(`variants.${label}: namespace ${namespace} is not in default-priorities`);
+        throw new VariantJsonError(`variants.${label}: namespace ${namespace} is not in default-priorities`);
       props[namespace] = {};
       for (const [feature, values] of Object.entries(byFeature)) {
-        if (!NAME.test(feature)) throw new Error(`variants.${label}.${namespace}: bad feature name`);
+        if (!NAME.test(feature))
+          throw new VariantJsonError(`variants.${label}.${namespace}: bad feature name`);
         (props[namespace] as Record<string, string[]>)[feature] = stringList(
           values,
           VALUE,
