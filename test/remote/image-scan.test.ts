@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { openImageArchive, openOciLayout, scanImage } from "../../src/remote/image.js";
+import { scanImageRef } from "../../src/remote/index.js";
 import { runCliAsync } from "./cli-async.js";
 import { WHEEL_FIXTURES } from "./wheels.js";
 
@@ -145,6 +146,7 @@ test("an OCI layout (directory and tar): the same image; an index picks the plat
   const dir = ociLayout({ amd64: [base, upper, linked], arm64: [base] });
   const amd64 = await scanImage(await openOciLayout(dir, "x86_64"));
   assert.deepEqual(summary(amd64), EXPECTED);
+  assert.deepEqual(summary(await scanImageRef(dir, { arch: "x86_64" })), EXPECTED, "the library entry point");
   const arm64 = await scanImage(await openOciLayout(dir, "aarch64"));
   assert.deepEqual(Object.keys(summary(arm64)), [
     "opt/cuda/lib/libsm100a.so",
