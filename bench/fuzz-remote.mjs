@@ -15,7 +15,15 @@
 // Times count the reader only, not the making of the input.
 // Usage: node bench/fuzz-remote.mjs [N=1000000] [SEED=1] [--target zip|tar|oci|pep691|html|variant] [--only I]
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, copyFileSync, linkSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  writeFileSync,
+  copyFileSync,
+  linkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BufferSource } from "../dist/src/fatbin/file-reader.js";
@@ -25,6 +33,10 @@ import { tarEntries } from "../dist/src/remote/tar.js";
 import { ImageDocumentError, parseDockerSaveManifest, parseImageDocument } from "../dist/src/remote/oci.js";
 import { IndexPageError, parseSimpleHtml, parseSimpleJson } from "../dist/src/remote/simple-index.js";
 import { VariantJsonError, parseVariantJson } from "../dist/src/remote/variant.js";
+import { readLockFile } from "../dist/src/remote/locks.js";
+import { scanBuffer } from "../dist/src/fatbin/scan-file.js";
+import { scanStream } from "../dist/src/fatbin/stream-scan.js";
+import { UserError } from "../dist/src/errors.js";
 import { seededRandom } from "./fuzz-harness.mjs";
 
 const args = process.argv.slice(2);
@@ -382,6 +394,63 @@ const zipHot = zips.map((b) => {
 const tars = tarSeeds();
 const tarHot = tars.map((b) => Array.from({ length: Math.floor(b.length / 512) }, (_, i) => i * 512));
 
+const fatbins = [
+  "sm_90+compute_90.so",
+  "sm_120+sm_121.so",
+  "sm_90.rdc.so",
+  "objects.a",
+  "sm_90+compute_75.rdc.o",
+  "compute_75.so",
+].map((n) => readFileSync(join(root, "test/fixtures/fatbin", n)));
+const fatbinHot = fatbins.map((b) => {
+  const spots = [0, 0x28, 0x3a, Number(b.readBigUInt64LE(0x28)) || 0];
+  const magic = Buffer.from([0x50, 0xed, 0x55, 0xba]);
+  for (let at = b.indexOf(magic); at >= 0; at = b.indexOf(magic, at + 1)) spots.push(at, at + 16, at + 80);
+  return spots;
+});
+const lockDir = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "gpuprep-fuzz-locks-"));
+const lockSeeds = {
+  "uv.lock": `version = 1
+requires-python = ">=3.12"
+
+[[package]]
+name = "cudakit"
+version = "1.0"
+source = { registry = "https://example.org/simple" }
+resolution-markers = ["sys_platform == 'linux'"]
+wheels = [
+    { url = "https://example.org/files/cudakit-1.0-cp312-cp312-manylinux_2_28_x86_64.whl", hash = "sha256:${"ab".repeat(32)}", size = 1234 },
+    { path = "wheels/cudakit-1.0-cp312-cp312-manylinux_2_28_aarch64.whl", hash = "sha256:${"cd".repeat(32)}" },
+]
+
+[[package]]
+name = "myproject"
+version = "0.1.0"
+source = { editable = "." }
+`,
+  "pylock.toml": `lock-version = "1.0"
+requires-python = ">=3.12"
+created-by = "uv"
+
+[[packages]]
+name = "cudakit"
+version = "1.0"
+marker = "platform_machine == 'x86_64'"
+index = "https://example.org/simple"
+wheels = [{ name = "cudakit-1.0-cp312-cp312-manylinux_2_28_x86_64.whl", url = "https://example.org/files/cudakit-1.0-cp312-cp312-manylinux_2_28_x86_64.whl", size = 1234, hashes = { sha256 = "${"ab".repeat(32)}" } }]
+`,
+  "requirements.txt": `--index-url https://example.org/simple
+--extra-index-url https://download.pytorch.org/whl/cu130
+-f ./wheels
+cudakit==1.0 \
+    --hash=sha256:${"ab".repeat(32)}
+torch==2.11.0 ; platform_machine == "aarch64"
+local @ ./dist/local-1.0-py3-none-any.whl
+-r other.txt
+`,
+};
+writeFileSync(join(lockDir, "other.txt"), "numpy<3\n-r requirements.txt\n");
+
 // make(i) builds input i (not timed); read(input) is the reader under test (timed).
 const TARGETS = {
   zip: {
@@ -439,6 +508,77 @@ const TARGETS = {
     make: () => mutateHtml(htmlSeed),
     async read(text) {
       return `links ${Math.min(parseSimpleHtml(text, "https://example.org/simple/cudakit/").length, 9)}`;
+    },
+  },
+  lock: {
+    typed: [UserError],
+    make(i) {
+      const names = Object.keys(lockSeeds);
+      const name = names[i % names.length];
+      let text = lockSeeds[name];
+      if (random() < 0.5) text = mutateBytes(Buffer.from(text)).toString(random() < 0.5 ? "utf8" : "latin1");
+      else {
+        const lines = text.split("\n");
+        for (let e = 1 + pick(4); e > 0; e--) {
+          const at = pick(lines.length);
+          const op = pick(3);
+          if (op === 0) lines.splice(at, 1);
+          else if (op === 1)
+            lines.splice(at, 0, lines[pick(lines.length)].repeat(chooseSmall([1, 2, 50, 5000])));
+          else
+            lines[at] =
+              (lines[at] ?? "") +
+              choose([
+                " = [",
+                "{",
+                "]]",
+                "\\",
+                "[[package]]",
+                "wheels = 3",
+                "source = { registry = 1 }",
+                "\u0000",
+                " --hash=sha256:zz",
+              ]);
+        }
+        text = lines.join("\n");
+      }
+      writeFileSync(join(lockDir, name), text);
+      return join(lockDir, name);
+    },
+    async read(path) {
+      const lock = readLockFile(path);
+      return `${lock.kind} ${Math.min(lock.packages.length, 9)}`;
+    },
+  },
+  stream: {
+    // The streamed ELF scan must agree with the positioned one on every mutated fixture.
+    typed: [],
+    make: (i) => ({
+      bytes: mutateBytes(fatbins[i % fatbins.length], fatbinHot[i % fatbins.length]),
+      chunk: 1 + pick(70_000),
+    }),
+    async read({ bytes, chunk }) {
+      const positioned = await scanBuffer(bytes);
+      const streamed = await scanStream({
+        path: "x",
+        size: bytes.length,
+        open: async function* () {
+          for (let at = 0; at < bytes.length; at += chunk) yield bytes.subarray(at, at + chunk);
+        },
+      });
+      const entries = (scan) =>
+        scan.entries.map((e) => `${e.section}:${e.target}:${e.compression}:${e.member}`).join(",");
+      if (
+        (streamed.error?.code ?? null) !== (positioned.error?.code ?? null) ||
+        entries(streamed) !== entries(positioned)
+      )
+        throw new Error(
+          `the streamed scan disagrees: ${streamed.error?.message ?? entries(streamed)} vs ${positioned.error?.message ?? entries(positioned)}`,
+        );
+      if (streamed.error?.code === "internal") throw new Error(`internal: ${streamed.error.message}`);
+      return streamed.error
+        ? `${streamed.error.code}`
+        : `ok, ${streamed.passes} pass${streamed.passes === 1 ? "" : "es"}`;
     },
   },
   variant: {

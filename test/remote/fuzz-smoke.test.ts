@@ -9,9 +9,9 @@ import { fileURLToPath } from "node:url";
 
 const script = fileURLToPath(new URL("../../../bench/fuzz-remote.mjs", import.meta.url));
 
-test("fuzz: zip directory, tar, OCI JSON, PEP 691 JSON, PEP 503 HTML and variant.json readers survive 500 mutated inputs each", () => {
+test("fuzz: zip directory, tar, OCI JSON, PEP 691 JSON, PEP 503 HTML, lock-file and variant.json readers, and the streamed ELF scan, survive 500 mutated inputs each", () => {
   const result = spawnSync(process.execPath, [script, "500", "7"], { encoding: "utf8", timeout: 300_000 });
   assert.equal(result.status, 0, `${result.stdout}\n${result.stderr.slice(-2000)}`);
-  for (const target of ["zip", "tar", "oci", "pep691", "html", "variant"])
+  for (const target of ["zip", "tar", "oci", "pep691", "html", "lock", "stream", "variant"])
     assert.match(result.stdout, new RegExp(`^${target}: 500 inputs in `, "m"));
 });
