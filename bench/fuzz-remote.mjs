@@ -37,7 +37,7 @@ import { readLockFile } from "../dist/src/remote/locks.js";
 import { scanBuffer } from "../dist/src/fatbin/scan-file.js";
 import { scanStream } from "../dist/src/fatbin/stream-scan.js";
 import { UserError } from "../dist/src/errors.js";
-import { seededRandom } from "./fuzz-harness.mjs";
+import { seededRandom, startWatchdog } from "./fuzz-harness.mjs";
 
 const args = process.argv.slice(2);
 const flag = (name) => {
@@ -590,6 +590,8 @@ const TARGETS = {
   },
 };
 
+// A reader stuck in a loop never returns to report itself: a second thread names the input.
+const progress = startWatchdog(10_000);
 let failed = false;
 for (const [name, target] of Object.entries(TARGETS)) {
   if (onlyTarget && onlyTarget !== name) continue;
@@ -600,6 +602,7 @@ for (const [name, target] of Object.entries(TARGETS)) {
   const last = only !== null ? Number(only) + 1 : N;
   for (let i = first; i < last; i++) {
     reseed(i + name.length * 1_000_003);
+    Atomics.store(progress, 0, i + 1);
     const input = target.make(i);
     if (process.env.DUMP && only !== null)
       (await import("node:fs")).writeFileSync(
