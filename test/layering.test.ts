@@ -25,7 +25,10 @@ const ALLOWED: Record<string, string[]> = {
   // Judgments doctor's rules and validate's checks share (one verdict, id and message for one
   // condition): pure functions of plain inputs, below both, so neither imports the other.
   judge: ["kb", "util", "root", "vocabulary"],
-  gather: ["transports", "facts", "fatbin", "kb", "util", "root", "vocabulary"],
+  // Reading what is not installed: wheels and indexes over HTTP, lock files, container images
+  // (docs/DESIGN.md); the network client lives here, beside the binary reader it feeds.
+  remote: ["fatbin", "facts", "kb", "util", "root", "vocabulary"],
+  gather: ["transports", "facts", "fatbin", "remote", "kb", "util", "root", "vocabulary"],
   // What rules share (views over Facts, the Finding builder, install advice); never a rule itself.
   "rule-helpers": ["project", "judge", "facts", "kb", "fatbin", "vocabulary", "util", "root"],
   rules: ["rule-helpers", "project", "judge", "facts", "kb", "fatbin", "vocabulary", "util", "root"],
@@ -69,6 +72,7 @@ const ALLOWED: Record<string, string[]> = {
     "memory",
     "fleet",
     "fatbin",
+    "remote",
     "util",
     "root",
     "vocabulary",
@@ -81,6 +85,7 @@ const ALLOWED: Record<string, string[]> = {
     "util",
     "facts",
     "fatbin",
+    "remote",
     "kb",
     "transports",
     "gather",

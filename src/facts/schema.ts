@@ -291,6 +291,51 @@ export const ToolkitSchema = z.object({
   error: nullableString,
 });
 
+/**
+ * One ptxas that Triton runs or could run (src/probe/probe.py start_jit_toolchain): a binary
+ * bundled in the triton wheel, one a TRITON_*_PATH variable names, or the toolkit's; each asked
+ * `--version` and `--help` (whose --gpu-name list says which targets it assembles).
+ */
+export const PtxasToolSchema = z.object({
+  /** The tool Triton knows it as: ptxas (every target, or below sm_100), ptxas-blackwell (>= sm_100), ptxas-thor (sm_110). */
+  name: z.string(),
+  role: z.enum(["bundled", "env", "toolkit"]),
+  /** For role env: TRITON_PTXAS_PATH, TRITON_PTXAS_BLACKWELL_PATH, TRITON_PTXAS_THOR_PATH. */
+  variable: nullableString,
+  path: z.string(),
+  exists: z.boolean(),
+  /** "12.8" from --version's "release X.Y"; null when it did not run. */
+  version: nullableString,
+  /** The sm_ values --help lists for --gpu-name (sm_90a, sm_121a ...); null when not listed. */
+  gpuNames: z.array(z.string()).nullable(),
+  error: nullableString,
+});
+
+/** What JIT compilation on the GPU runs: Triton's ptxas binaries and NVRTC's architectures. */
+export const JitToolchainSchema = z.object({
+  /** null: no triton package on the interpreter's path. */
+  triton: z
+    .object({
+      location: z.string(),
+      version: nullableString,
+      /** Its compiler.py picks ptxas-blackwell for arch >= 100 (triton >= 3.6). */
+      blackwellPtxas: z.boolean(),
+      /** Its compiler.py picks ptxas-thor for arch 110. */
+      thorPtxas: z.boolean(),
+    })
+    .nullable(),
+  ptxas: z.array(PtxasToolSchema),
+  /** libnvrtc.so files (nvidia-* wheels first, then the toolkit's) and nvrtcGetSupportedArchs. */
+  nvrtc: z.array(
+    z.object({
+      path: z.string(),
+      version: nullableString,
+      archs: z.array(z.string()).nullable(),
+      error: nullableString,
+    }),
+  ),
+});
+
 /** A compile / JIT cache directory (Triton, Inductor, the CUDA JIT cache) and whether this process can write it. */
 export const CacheDirSchema = z.object({
   name: z.enum(["triton", "inductor", "cuda-jit"]),
@@ -334,6 +379,8 @@ export const PythonSchema = z.object({
   toolkit: ToolkitSchema.optional(),
   /** The process UID (root writes anywhere but read-only mounts) and the JIT cache directories; absent in older snapshots. */
   cacheDirs: z.object({ uid: nullableNumber, entries: z.array(CacheDirSchema) }).optional(),
+  /** Triton's ptxas and NVRTC (issue 25 item 4); absent in snapshots made before gpuprep recorded them. */
+  jitToolchain: JitToolchainSchema.optional(),
   probe: z.object({ version: z.number(), mode: z.enum(["full", "fast"]), durationMs: z.number() }),
 });
 
@@ -488,6 +535,8 @@ export type ExtensionImport = z.infer<typeof ExtensionImportSchema>;
 export type Distribution = z.infer<typeof DistributionSchema>;
 export type DistRequirement = z.infer<typeof DistRequirementSchema>;
 export type ToolkitFacts = z.infer<typeof ToolkitSchema>;
+export type JitToolchainFacts = z.infer<typeof JitToolchainSchema>;
+export type PtxasToolFacts = z.infer<typeof PtxasToolSchema>;
 export type CacheDir = z.infer<typeof CacheDirSchema>;
 export type Requirement = z.infer<typeof RequirementSchema>;
 export type ProjectFacts = z.infer<typeof ProjectSchema>;

@@ -76,6 +76,7 @@ function describeEntry(header: Buffer, payloadBytes: number, section: string): F
 
 /** Offset of the next non-zero 8-byte word at or after `from`, or `end` when only zeros remain. */
 async function skipZeroPadding(reader: ByteSource, from: number, end: number): Promise<number> {
+  if (reader.firstNonZeroWord) return reader.firstNonZeroWord(from, end);
   let at = from;
   while (at + 8 <= end) {
     const length = Math.min(PADDING_WINDOW, end - at) & ~7;

@@ -9,9 +9,16 @@ import { ScanError } from "./errors.js";
 export interface ByteSource {
   readonly size: number;
   read(offset: number, length: number, what: string): Promise<Buffer>;
+  /**
+   * Where zero padding ends: the offset of the first 8-byte word at `from + 8k` (with
+   * `from + 8k + 8 <= end`) that is not zero, else `end`. Optional: a source that streams its bytes
+   * (src/fatbin/stream-scan.ts) answers it without holding the padding; the others leave it to
+   * fatbin.ts, which reads the padding in windows.
+   */
+  firstNonZeroWord?(from: number, end: number): Promise<number>;
 }
 
-function checkRange(size: number, offset: number, length: number, what: string): void {
+export function checkRange(size: number, offset: number, length: number, what: string): void {
   if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0) {
     throw new ScanError("corrupt", `${what}: impossible range (offset ${offset}, length ${length})`);
   }

@@ -13,7 +13,7 @@ import { errorMessage } from "../errors.js";
  * link against it (NCCL's and NVSHMEM's device libraries do), but never loads it itself, and
  * cuobjdump does not list it there (bench/device/scan-compare.sh on the H100 environment).
  */
-function fatbinSections(kind: string): Set<string> {
+export function fatbinSections(kind: string): Set<string> {
   return kind === "relocatable" ? new Set([".nv_fatbin", "__nv_relfatbin"]) : new Set([".nv_fatbin"]);
 }
 
@@ -66,34 +66,37 @@ export function scanBuffer(bytes: Buffer, name = "(buffer)"): Promise<FileScan> 
 
 async function scanSource(reader: ByteSource, path: string): Promise<FileScan> {
   try {
-    const head = await reader.read(0, Math.min(8, reader.size), "file header");
-    let entries: ScannedEntry[];
-    if (head.toString("latin1") === AR_MAGIC) {
-      entries = [];
-      for (const member of await readArchiveMembers(reader)) {
-        const memberHead = await reader.read(member.offset, Math.min(4, member.size), "archive member");
-        if (!isElfMagic(memberHead)) continue; // symbol tables, text members
-        entries.push(...(await entriesOfElf(reader, member.offset, member.size, member.name)));
-      }
-    } else if (isElfMagic(head)) {
-      entries = await entriesOfElf(reader, 0, reader.size, null);
-    } else {
-      throw new ScanError("not-elf", "not an ELF file or ar archive");
-    }
+    const entries = await entriesOfSource(reader);
     return { path, sizeBytes: reader.size, entries, error: null };
   } catch (error) {
-    const scanError =
-      error instanceof ScanError
-        ? error
-        : // An operating-system error (EIO, EACCES ...) is the file's; anything else is ours.
-          new ScanError(isSystemError(error) ? "unreadable" : "internal", errorMessage(error));
-    return {
-      path,
-      sizeBytes: reader.size,
-      entries: [],
-      error: { code: scanError.code, message: scanError.message },
-    };
+    return { path, sizeBytes: reader.size, entries: [], error: scanErrorOf(error) };
   }
+}
+
+/** Every fatbin entry of an ELF file or ar archive behind `reader`; throws what it cannot read. */
+export async function entriesOfSource(reader: ByteSource): Promise<ScannedEntry[]> {
+  const head = await reader.read(0, Math.min(8, reader.size), "file header");
+  if (head.toString("latin1") === AR_MAGIC) {
+    const entries: ScannedEntry[] = [];
+    for (const member of await readArchiveMembers(reader)) {
+      const memberHead = await reader.read(member.offset, Math.min(4, member.size), "archive member");
+      if (!isElfMagic(memberHead)) continue; // symbol tables, text members
+      entries.push(...(await entriesOfElf(reader, member.offset, member.size, member.name)));
+    }
+    return entries;
+  }
+  if (isElfMagic(head)) return entriesOfElf(reader, 0, reader.size, null);
+  throw new ScanError("not-elf", "not an ELF file or ar archive");
+}
+
+/** A thrown error as a file's scan error: a ScanError as is, an OS error "unreadable", else "internal". */
+export function scanErrorOf(error: unknown): { code: ScanErrorCode; message: string } {
+  const scanError =
+    error instanceof ScanError
+      ? error
+      : // An operating-system error (EIO, EACCES ...) is the file's; anything else is ours.
+        new ScanError(isSystemError(error) ? "unreadable" : "internal", errorMessage(error));
+  return { code: scanError.code, message: scanError.message };
 }
 
 function isSystemError(error: unknown): boolean {

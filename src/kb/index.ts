@@ -87,6 +87,7 @@ export type { ExtensionQuery, ExtensionVerdict } from "./queries/extensions.js";
 export type { CondaTorchQuery, CondaTorchVerdict } from "./queries/conda-torch.js";
 export type { WheelPythonsAnswer } from "./queries/wheel-pythons.js";
 export { hasWheelFor, describeWheelPythons } from "./queries/wheel-pythons.js";
+export { tritonGpuName, ptxasAccepts, oldestTritonFor, tritonPtxasTable } from "./queries/triton-ptxas.js";
 
 export class KnowledgeBase {
   constructor(readonly data: KnowledgeBaseData) {}

@@ -1025,6 +1025,164 @@ def cache_dir_facts():
     return {"uid": os.getuid() if hasattr(os, "getuid") else None, "entries": entries}
 
 
+# ---------------------------------------------------------------- JIT toolchain (Triton's ptxas, NVRTC)
+
+# ptxas --version / --help answer in milliseconds; a wrapper that hangs must not hold the probe.
+PTXAS_TIMEOUT = 5
+# Triton's NVIDIA tools (triton/knobs.py env_nvidia_tool): the binary under backends/nvidia/bin
+# and the variable that replaces it. `ptxas` serves every target in triton <= 3.5; 3.6 added
+# `ptxas-blackwell` for arch >= 100 (backends/nvidia/compiler.py get_ptxas), and a release branch
+# added `ptxas-thor` for arch 110 (triton-lang/triton#10462). Which split the installed Triton
+# makes is read from its compiler.py, not assumed.
+TRITON_TOOLS = (("ptxas", "TRITON_PTXAS_PATH"), ("ptxas-blackwell", "TRITON_PTXAS_BLACKWELL_PATH"),
+                ("ptxas-thor", "TRITON_PTXAS_THOR_PATH"))
+# Only the SASS targets (sm_XY, sm_XYa, sm_XYf): what Triton passes as --gpu-name.
+GPU_NAMES = re.compile(r"'(sm_\d+[af]?)'")
+
+
+def gpu_names_from_help(text):
+    """The sm_ values of --gpu-name that `ptxas --help` lists ("Allowed values for this option: ...")."""
+    at = text.find("--gpu-name")
+    if at < 0:
+        return None
+    allowed = text.find("Allowed values", at)
+    end = text.find("Default value", allowed)
+    if allowed < 0:
+        return None
+    return GPU_NAMES.findall(text[allowed:end if end > 0 else len(text)])
+
+
+def triton_facts(sys_path):
+    """Where triton is and which of its ptxas binaries it picks by architecture, from its files."""
+    _, package = find_package(sys_path, "triton")
+    if package is None or not os.path.isdir(package):
+        return None, []
+    compiler = read_text(os.path.join(package, "backends", "nvidia", "compiler.py"), 1 << 20) or ""
+    version = version_from_file(os.path.join(package, "__init__.py"), ["__version__"]).get("__version__")
+    facts = {"location": package, "version": version,
+             "blackwellPtxas": "ptxas_blackwell" in compiler, "thorPtxas": "ptxas_thor" in compiler}
+    tools = []
+    # backends/nvidia/bin since triton 3.0; third_party/cuda/bin before.
+    for directory in (os.path.join(package, "backends", "nvidia", "bin"),
+                      os.path.join(package, "third_party", "cuda", "bin")):
+        for name, _ in TRITON_TOOLS:
+            path = os.path.join(directory, name)
+            if os.path.isfile(path):
+                tools.append(("bundled", name, None, path))
+    for name, variable in TRITON_TOOLS:
+        value = os.environ.get(variable)
+        if value:
+            # Older tritons split the value on spaces and run the first word.
+            tools.append(("env", name, variable, value.split(" ")[0]))
+    return facts, tools
+
+
+def start_jit_toolchain(sys_path, toolkit):
+    """Every ptxas Triton (or a fix) could use, each asked --version and --help now; collected later."""
+    triton, tools = triton_facts(sys_path)
+    home = toolkit[0].get("home")
+    if home:
+        path = os.path.join(home, "bin", "ptxas")
+        if os.path.isfile(path):
+            tools.append(("toolkit", "ptxas", None, path))
+    started = []
+    for role, name, variable, path in tools:
+        entry = {"name": name, "role": role, "variable": variable, "path": path,
+                 "exists": os.path.isfile(path), "version": None, "gpuNames": None, "error": None}
+        children = (Child([path, "--version"], PTXAS_TIMEOUT), Child([path, "--help"], PTXAS_TIMEOUT)) \
+            if entry["exists"] else None
+        started.append((entry, children))
+    return triton, started, start_nvrtc(sys_path, home)
+
+
+def ptxas_entry(entry, children):
+    if children is None:
+        entry["error"] = "no such file"
+        return entry
+    version, usage = (child.collect() for child in children)
+    for raw in (version, usage):
+        if "spawnError" in raw:
+            entry["error"] = "could not run: " + raw["spawnError"]
+            return entry
+        if raw["timedOut"]:
+            entry["error"] = "did not answer within %ds" % PTXAS_TIMEOUT
+            return entry
+    match = re.search(r"release (\d+\.\d+)", version["stdout"])
+    entry["version"] = match.group(1) if match else None
+    entry["gpuNames"] = gpu_names_from_help(usage["stdout"] + usage["stderr"])
+    if entry["version"] is None:
+        entry["error"] = "--version printed no release"
+    return entry
+
+
+# nvrtcGetSupportedArchs lists the SM numbers the NVRTC library compiles for; asked in a child
+# (ctypes into a CUDA library) with -I so nothing from the working directory is imported.
+NVRTC_QUERY = r"""
+import ctypes, json, sys
+lib = ctypes.CDLL(sys.argv[1])
+major, minor, count = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor))
+lib.nvrtcGetNumSupportedArchs(ctypes.byref(count))
+archs = (ctypes.c_int * max(count.value, 1))()
+lib.nvrtcGetSupportedArchs(archs)
+print(json.dumps({"version": "%d.%d" % (major.value, minor.value), "archs": list(archs)[:count.value]}))
+"""
+
+
+def nvrtc_libraries(sys_path, home):
+    """libnvrtc.so files: the nvidia-* wheels' (what torch loads) first, then the toolkit's."""
+    found = []
+    for _, _, real in scan_entries(sys_path):
+        nvidia = os.path.join(real, "nvidia")
+        try:
+            subdirs = sorted(os.listdir(nvidia))
+        except OSError:
+            continue
+        for sub in subdirs:
+            lib = os.path.join(nvidia, sub, "lib")
+            try:
+                names = sorted(n for n in os.listdir(lib) if re.match(r"^libnvrtc\.so\.\d+$", n))
+            except OSError:
+                continue
+            found.extend(os.path.join(lib, n) for n in names)
+    if home:
+        lib = os.path.join(home, "lib64")
+        try:
+            found.extend(os.path.join(lib, n) for n in sorted(os.listdir(lib)) if re.match(r"^libnvrtc\.so\.\d+$", n))
+        except OSError:
+            pass
+    return found[:4]
+
+
+def start_nvrtc(sys_path, home):
+    return [({"path": path, "version": None, "archs": None, "error": None},
+             Child([sys.executable, "-I", "-c", NVRTC_QUERY, path], PTXAS_TIMEOUT))
+            for path in nvrtc_libraries(sys_path, home)]
+
+
+def nvrtc_entry(entry, child):
+    raw = child.collect()
+    if "spawnError" in raw:
+        entry["error"] = "could not run: " + raw["spawnError"]
+    elif raw["timedOut"]:
+        entry["error"] = "did not answer within %ds" % PTXAS_TIMEOUT
+    else:
+        try:
+            result = json.loads(raw["stdout"].strip().splitlines()[-1])
+            entry["version"] = str(result["version"])
+            entry["archs"] = ["sm_%d" % int(a) for a in result["archs"]]
+        except (ValueError, IndexError, KeyError, TypeError):
+            entry["error"] = "the query failed: " + tail(raw["stderr"].strip(), 200)
+    return entry
+
+
+def jit_toolchain_facts(started):
+    triton, tools, nvrtc = started
+    return {"triton": triton,
+            "ptxas": [ptxas_entry(entry, children) for entry, children in tools],
+            "nvrtc": [nvrtc_entry(entry, child) for entry, child in nvrtc]}
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -1083,6 +1241,7 @@ def main():
     interpreter = interpreter_facts()
     sys_path = interpreter["sysPath"]
     torch_location, _ = find_package(sys_path, "torch")
+    jit_toolchain = start_jit_toolchain(sys_path, toolkit)
     extensions = installed_extensions(sys_path, options["extensions"])
     # Modules the user asked to import-check (their own builds): checked even when not found,
     # so a typo or a missing build shows up as a failed import rather than silence.
@@ -1128,6 +1287,7 @@ def main():
         live["result"] = payload if live["status"] == "ok" else None
     python["torchLive"] = live
     python["toolkit"] = toolkit_facts(toolkit)
+    python["jitToolchain"] = jit_toolchain_facts(jit_toolchain)
 
     python["extensions"] = []
     for index, (module, location, dist_names) in enumerate(extensions):

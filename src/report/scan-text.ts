@@ -18,6 +18,55 @@ export interface LibraryReport {
   entryCount: number;
   error: string | null;
   verdict: CoverageVerdict | null;
+  /** The wheel (file name) or image (reference) it was read from; absent for a file on disk. */
+  package?: string;
+  /** In an image: the layer it comes from (0 = the base). */
+  layer?: number;
+}
+
+/** A wheel scanned (from a path, a URL, an index or a lock), or a lock entry that was not. */
+export interface PackageReport {
+  name: string;
+  version: string | null;
+  filename: string | null;
+  location: string | null;
+  sizeBytes: number | null;
+  /** Body bytes fetched over the network for it. */
+  bytesFetched: number;
+  transfer: "file" | "ranges" | "stream" | null;
+  librariesWithCuda: number;
+  /** The worst verdict over its libraries with CUDA code. */
+  verdict: CoverageVerdict["how"] | null;
+  /** PEP 825: its variant label and properties, and whether the target is compatible with them. */
+  variant: {
+    label: string;
+    properties: Record<string, Record<string, string[]>>;
+    compatible: boolean | null;
+    assumption: string | null;
+  } | null;
+  /** Why it was not scanned (pure Python, no wheel for the platform, a marker, offline). */
+  skipped: string | null;
+  error: string | null;
+  note?: string;
+}
+
+/** What was read: a wheel, a lock, an index, an image; bytes fetched against the size. */
+export interface SourceReport {
+  ref: string;
+  kind: "wheel" | "lock" | "index" | "image";
+  transfer: "file" | "ranges" | "stream" | "registry" | null;
+  sizeBytes: number | null;
+  bytesFetched: number;
+  layers?: number;
+  /** Image libraries a later layer removed (whiteouts). */
+  removed?: string[];
+}
+
+export interface ScanFinding {
+  severity: "error" | "warning";
+  /** The wheel or image it is about. */
+  package: string;
+  message: string;
 }
 
 const VERDICT_TEXT: Record<CoverageVerdict["how"], string> = {
@@ -26,12 +75,63 @@ const VERDICT_TEXT: Record<CoverageVerdict["how"], string> = {
   none: "CANNOT RUN",
 };
 
-export function renderScanText(
-  reports: LibraryReport[],
-  device: ScanDevice | null,
-  examined: number,
-  style: Style,
-): string {
+const TRANSFER: Record<string, string> = {
+  ranges: "HTTP Range requests",
+  stream: "the whole file, read once (no Range support)",
+  registry: "registry",
+  file: "on disk",
+};
+
+const bytes = (n: number) => n.toLocaleString("en-US");
+
+function verdictText(report: LibraryReport, style: Style): string {
+  if (report.error) return style.red(`error: ${report.error}`);
+  if (!report.verdict) return "";
+  const text = `${VERDICT_TEXT[report.verdict.how]}${report.verdict.via.length ? " via " + report.verdict.via[0] : ""}`;
+  return report.verdict.how === "sass"
+    ? style.green(text)
+    : report.verdict.how === "ptx-jit"
+      ? style.yellow(text)
+      : style.red(text);
+}
+
+function libraryLines(report: LibraryReport, indent: string, style: Style): string[] {
+  const targets = [...report.sass, ...report.ptx, ...report.lto].join(" ") || "(no CUDA code)";
+  const verdict = verdictText(report, style);
+  const layer = report.layer !== undefined ? ` (layer ${report.layer + 1})` : "";
+  return [`${indent}${report.path}${layer}`, `${indent}  ${targets}${verdict ? "  ->  " + verdict : ""}`];
+}
+
+function packageHeader(pkg: PackageReport): string {
+  const name = pkg.filename ?? `${pkg.name} ${pkg.version ?? ""}`.trim();
+  if (pkg.error) return `${name}: ERROR ${pkg.error}`;
+  if (pkg.skipped) return `${name}: not scanned: ${pkg.skipped}`;
+  const fetched =
+    pkg.transfer && pkg.transfer !== "file" && pkg.sizeBytes !== null
+      ? `, ${bytes(pkg.bytesFetched)} of ${bytes(pkg.sizeBytes)} bytes fetched (${TRANSFER[pkg.transfer]})`
+      : "";
+  const cuda =
+    pkg.librariesWithCuda === 0
+      ? ": no CUDA code"
+      : `: ${pkg.librariesWithCuda} ${pkg.librariesWithCuda === 1 ? "library" : "libraries"} with CUDA code`;
+  const variant = pkg.variant
+    ? `; variant ${pkg.variant.label}${pkg.variant.compatible === null ? "" : pkg.variant.compatible ? " (a variant-aware installer accepts it here)" : " (a variant-aware installer would not install it here)"}`
+    : "";
+  return `${name}${cuda}${fetched}${variant}${pkg.note ? `; ${pkg.note}` : ""}`;
+}
+
+export interface ScanTextInput {
+  reports: LibraryReport[];
+  device: ScanDevice | null;
+  examined: number;
+  packages?: PackageReport[];
+  sources?: SourceReport[];
+  findings?: ScanFinding[];
+}
+
+export function renderScanText(input: ScanTextInput, style: Style): string {
+  const { reports, device, examined } = input;
+  const packages = input.packages ?? [];
   const lines: string[] = [];
   lines.push(
     style.bold(`gpuprep scan`) +
@@ -40,31 +140,44 @@ export function renderScanText(
         : " (no GPU given or found: targets only)"),
   );
   const withCode = reports.filter((r) => r.entryCount > 0);
-  for (const report of reports) {
-    const targets = [...report.sass, ...report.ptx, ...report.lto].join(" ") || "(no CUDA code)";
-    let verdict = "";
-    if (report.error) verdict = style.red(`error: ${report.error}`);
-    else if (report.verdict) {
-      const text = `${VERDICT_TEXT[report.verdict.how]}${report.verdict.via.length ? " via " + report.verdict.via[0] : ""}`;
-      verdict =
-        report.verdict.how === "sass"
-          ? style.green(text)
-          : report.verdict.how === "ptx-jit"
-            ? style.yellow(text)
-            : style.red(text);
-    }
-    lines.push(`  ${report.path}`);
-    lines.push(`    ${targets}${verdict ? "  ->  " + verdict : ""}`);
+  for (const report of reports.filter((r) => r.package === undefined))
+    lines.push(...libraryLines(report, "  ", style));
+  const images = (input.sources ?? []).filter((s) => s.kind === "image");
+  for (const image of images) {
+    lines.push(
+      `  ${image.ref}: ${image.layers ?? 0} layers, ${bytes(image.sizeBytes ?? 0)} bytes of layers read` +
+        (image.transfer === "registry"
+          ? `, ${bytes(image.bytesFetched)} bytes fetched from the registry`
+          : ""),
+    );
+    for (const report of reports.filter((r) => r.package === image.ref))
+      lines.push(...libraryLines(report, "    ", style));
+    if (image.removed?.length)
+      lines.push(`    removed by a later layer (not in the image): ${image.removed.join(", ")}`);
+  }
+  for (const pkg of packages) {
+    lines.push(`  ${packageHeader(pkg)}`);
+    for (const report of reports.filter((r) => r.package !== undefined && r.package === pkg.filename))
+      lines.push(...libraryLines(report, "    ", style));
+  }
+  for (const finding of input.findings ?? []) {
+    const mark = finding.severity === "error" ? style.red("error") : style.yellow("warning");
+    lines.push(`  ${mark}: ${finding.package}: ${finding.message}`);
   }
   const count = (how: CoverageVerdict["how"]) => withCode.filter((r) => r.verdict?.how === how).length;
   const errors = reports.filter((r) => r.error).length;
+  const fetched = (input.sources ?? []).reduce((sum, s) => sum + s.bytesFetched, 0);
   lines.push("");
   lines.push(
     `${examined} files examined, ${withCode.length} with CUDA code` +
       (device
         ? `: ${count("sass")} native, ${count("ptx-jit")} PTX JIT only, ${count("none")} cannot run`
         : "") +
-      (errors ? `, ${errors} unreadable` : ""),
+      (errors ? `, ${errors} unreadable` : "") +
+      (packages.length ? `; ${packages.length} ${packages.length === 1 ? "package" : "packages"}` : "") +
+      ((input.sources ?? []).some((s) => s.transfer !== "file" && s.transfer !== null)
+        ? `; ${bytes(fetched)} bytes fetched`
+        : ""),
   );
   if (device && count("ptx-jit") > 0) {
     lines.push(

@@ -42,6 +42,7 @@ import { installedTorchPinConflict } from "./installed-torch-pin-conflict.js";
 import { cudaToolkitTorchMismatch } from "./cuda-toolkit-torch-mismatch.js";
 import { cudaToolkitMissing } from "./cuda-toolkit-missing.js";
 import { jitCacheUnwritable } from "./jit-cache-unwritable.js";
+import { tritonPtxasRejectsGpu } from "./triton-ptxas-rejects-gpu.js";
 
 export const RULES: readonly Rule[] = [
   nvidiaDriverUnavailable,
@@ -86,6 +87,7 @@ export const RULES: readonly Rule[] = [
   cudaToolkitTorchMismatch,
   cudaToolkitMissing,
   jitCacheUnwritable,
+  tritonPtxasRejectsGpu,
 ];
 
 export function ruleById(id: string): Rule | undefined {

@@ -53,6 +53,7 @@ function hostWithGpu(facts: Facts, name: string, computeCapability: string, cpuA
 export const onGb10 = (facts: Facts) => hostWithGpu(facts, "NVIDIA GB10", "12.1", "aarch64");
 export const onRtx5090 = (facts: Facts) => hostWithGpu(facts, "NVIDIA GeForce RTX 5090", "12.0", "x86_64");
 export const onH100 = (facts: Facts) => hostWithGpu(facts, "NVIDIA H100 80GB HBM3", "9.0", "x86_64");
+export const onThor = (facts: Facts) => hostWithGpu(facts, "NVIDIA Thor", "11.0", "aarch64");
 /** The project of another real capture, in place of this capture's (no) project. */
 export const withProjectOf = (captureName: string) => (facts: Facts) => {
   facts.project = loadCapture(captureName).project;
@@ -120,6 +121,26 @@ const inNgc2509 = (facts: Facts) => {
       pins: [{ name: "torch", normalizedName: "torch", spec: pin.slice("torch".length), raw: pin }],
     },
   ];
+};
+
+/** A TRITON_*_PATH variable naming the capture's own toolkit ptxas (CUDA 13.0), as the probe records one. */
+const withPtxasVariable = (variable: string) => (facts: Facts) => {
+  const jit = facts.python.jitToolchain!;
+  const toolkit = jit.ptxas.find((p) => p.role === "toolkit")!;
+  facts.python.env[variable] = toolkit.path;
+  jit.ptxas.push({
+    ...toolkit,
+    role: "env",
+    variable,
+    name: variable === "TRITON_PTXAS_PATH" ? "ptxas" : "ptxas-blackwell",
+  });
+};
+
+/** Triton as 3.5.0 is laid out (triton-lang/triton#10331): the same ptxas 12.8.93, no ptxas-blackwell. */
+const asTriton35 = (facts: Facts) => {
+  const jit = facts.python.jitToolchain!;
+  Object.assign(jit.triton!, { version: "3.5.0", blackwellPtxas: false });
+  jit.ptxas = jit.ptxas.filter((p) => p.name !== "ptxas-blackwell");
 };
 
 /** The extension named `module` of a capture; the case is wrong if the capture lacks it. */
@@ -257,6 +278,13 @@ export const DERIVED: Record<string, () => Facts> = {
       extension(f, "xformers").error =
         "ImportError: /tmp/gpuprep-states.GzQcOL/sm80-site/xformers/_sm80.cpython-312-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi";
     }),
+  "h100-triton-3.6-on-thor": () => derive("h100-triton-3.6-fast", onThor),
+  "h100-triton-3.6-on-gb10": () => derive("h100-triton-3.6-fast", onGb10),
+  "h100-triton-3.6-on-thor-blackwell-path": () =>
+    derive("h100-triton-3.6-fast", both(onThor, withPtxasVariable("TRITON_PTXAS_BLACKWELL_PATH"))),
+  "h100-triton-3.6-on-thor-ptxas-path": () =>
+    derive("h100-triton-3.6-fast", both(onThor, withPtxasVariable("TRITON_PTXAS_PATH"))),
+  "h100-triton-3.5-layout-on-gb10": () => derive("h100-triton-3.6-fast", both(onGb10, asTriton35)),
   "h100-cuda-unknown-error": () =>
     derive("h100-healthy", (facts) => {
       // torch's own message when cuInit fails with CUDA_ERROR_UNKNOWN (c10/cuda/CUDAFunctions.cpp).

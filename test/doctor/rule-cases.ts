@@ -478,4 +478,39 @@ export const ROWS: Row[] = [
     fires: { "torch-cuda-unavailable": "error" },
     silent: ["cuda-visible-devices-hides-gpus", "alloc-conf-invalid", "torch-driver-too-old"],
   },
+  // Triton's ptxas (issue 25 item 4): the real H100 capture with triton 3.6.0 (ptxas 12.8.93,
+  // ptxas-blackwell 12.9.86, and the toolkit's CUDA 13.0 ptxas, each asked for its --gpu-name list).
+  {
+    capture: "h100-triton-3.6-fast",
+    fires: {},
+    silent: ["triton-ptxas-rejects-gpu"],
+  },
+  {
+    // Arch 110 goes to ptxas-blackwell (CUDA 12.9), which has no sm_110a.
+    capture: "h100-triton-3.6-on-thor",
+    fires: { "triton-ptxas-rejects-gpu": "error" },
+    silent: [],
+  },
+  {
+    capture: "h100-triton-3.6-on-gb10",
+    fires: {},
+    silent: ["triton-ptxas-rejects-gpu"],
+  },
+  {
+    capture: "h100-triton-3.6-on-thor-blackwell-path",
+    fires: {},
+    silent: ["triton-ptxas-rejects-gpu"],
+  },
+  {
+    // TRITON_PTXAS_PATH replaces the ptxas of arch < 100 only: Thor still fails.
+    capture: "h100-triton-3.6-on-thor-ptxas-path",
+    fires: { "triton-ptxas-rejects-gpu": "error" },
+    silent: [],
+  },
+  {
+    // triton-lang/triton#8539: 3.5's one ptxas (12.8) has no sm_121a.
+    capture: "h100-triton-3.5-layout-on-gb10",
+    fires: { "triton-ptxas-rejects-gpu": "error" },
+    silent: [],
+  },
 ];

@@ -1,0 +1,45 @@
+/**
+ * What `gpuprep scan`'s arguments name, told apart without loading the remote readers (a plain
+ * scan's start-up is measured), and the shapes the remote part fills (src/cli/scan-remote.ts).
+ */
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { ComputeCapability } from "../kb/compat.js";
+import type { TargetPlatform } from "../remote/wheel-tags.js";
+import type { LibraryReport, PackageReport, ScanFinding, SourceReport } from "../report/scan-text.js";
+
+export type ScanInput =
+  { kind: "wheel"; location: string } | { kind: "image"; ref: string } | { kind: "files"; path: string };
+
+/** A wheel (path or URL), an image (tar, OCI layout, docker://), or files to scan. */
+export function classifyInput(text: string): ScanInput {
+  if (/^docker:\/\//.test(text)) return { kind: "image", ref: text };
+  if (/^https?:\/\//i.test(text)) return { kind: "wheel", location: text };
+  if (/\.whl$/i.test(text)) return { kind: "wheel", location: text };
+  const info = existsSync(text) ? statSync(text) : null;
+  if (info?.isDirectory() && existsSync(join(text, "oci-layout"))) return { kind: "image", ref: text };
+  if (info?.isFile() && /\.tar$/i.test(text)) return { kind: "image", ref: text };
+  return { kind: "files", path: text };
+}
+
+/** The machine the verdicts and the wheel choices are for. */
+export interface ScanTarget {
+  capability: ComputeCapability | null;
+  platform: TargetPlatform;
+  /** The CUDA version of the machine's driver, for variant choices; null when not known. */
+  driverCuda: string | null;
+  /** Capabilities of every GPU the KB knows: what a variant label is offered to. */
+  knownCapabilities: ComputeCapability[];
+}
+
+export interface RemoteResult {
+  libraries: LibraryReport[];
+  packages: PackageReport[];
+  sources: SourceReport[];
+  findings: ScanFinding[];
+  filesExamined: number;
+}
+
+export function newResult(): RemoteResult {
+  return { libraries: [], packages: [], sources: [], findings: [], filesExamined: 0 };
+}
