@@ -9,8 +9,8 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { UserError, errorMessage } from "../errors.js";
-import { READ_LIMITS, printablePrefix, readTextFile } from "../util/safe-read.js";
+import { UserError } from "../errors.js";
+import { READ_LIMITS, readJsonFile, readTextFile } from "../util/safe-read.js";
 import { checkProjectPath, writeProjectFile } from "../util/safe-write.js";
 import { acquireProjectLock } from "../util/project-lock.js";
 import type { GeneratedFile } from "./types.js";
@@ -39,16 +39,8 @@ const DELETE_MANIFEST_HINT = "delete it; gpuprep then treats every existing file
 function readManifest(dir: string): Manifest {
   const path = join(dir, MANIFEST);
   if (!checkProjectPath(dir, MANIFEST)) return { tool: "gpuprep", files: {} };
-  const text = readTextFile(path, { maxBytes: READ_LIMITS.manifest, hint: DELETE_MANIFEST_HINT });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new UserError(
-      `${path} is not valid JSON: ${printablePrefix(errorMessage(error))}`,
-      DELETE_MANIFEST_HINT,
-    );
-  }
+  // Not JSON: said with its position only, never a byte of the file (it may be a planted link).
+  const parsed = readJsonFile(path, { maxBytes: READ_LIMITS.manifest, hint: DELETE_MANIFEST_HINT });
   const files = (parsed as { files?: unknown } | null)?.files;
   if (typeof files !== "object" || files === null || Array.isArray(files))
     return { tool: "gpuprep", files: {} };

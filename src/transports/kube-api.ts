@@ -3,13 +3,13 @@
  * (bearer token or client certificate, the cluster's CA). No kubectl and no client library: the
  * calls are plain REST, and a machine with only Node and a kubeconfig can run them.
  */
-import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { UserError, errorMessage } from "../errors.js";
+import { READ_LIMITS, readRegularFile, readTextFile } from "../util/safe-read.js";
 
 export interface KubeCredentials {
   server: string;
@@ -32,14 +32,11 @@ interface Named<T> {
 function fileOrData(data: unknown, file: unknown, what: string): Buffer | undefined {
   if (typeof data === "string") return Buffer.from(data, "base64");
   if (typeof file === "string") {
-    try {
-      return readFileSync(file);
-    } catch (error) {
-      throw new UserError(
-        `kubeconfig: cannot read ${what} ${file}: ${errorMessage(error)}`,
-        "check the kubeconfig paths",
-      );
-    }
+    // util/safe-read: a FIFO or /dev/zero named as a token or certificate is one line.
+    return readRegularFile(file, {
+      maxBytes: READ_LIMITS.credential,
+      hint: `check the kubeconfig's ${what} path`,
+    });
   }
   return undefined;
 }

@@ -5,9 +5,10 @@
  * race with a swapped path), and read up to a cap per kind, never further: a /dev/zero link or a
  * 10 GB file costs one refused open, not the machine's memory.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, readlinkSync, realpathSync } from "node:fs";
 import { relative, isAbsolute } from "node:path";
 import { UserError, errorMessage } from "../errors.js";
+import { parseJsonInput } from "./json-input.js";
 
 const MiB = 1024 * 1024;
 
@@ -20,6 +21,23 @@ export const READ_LIMITS = {
   manifest: 4 * MiB,
   lockfile: 32 * MiB,
   snapshot: 64 * MiB,
+  /**
+   * A Hugging Face config.json: a few KB, an image classifier's id2label for 21k classes ~1 MB
+   * (google/vit-base-patch16-224-in21k). 16 MiB is far above any, far below "read whole".
+   */
+  modelConfig: 16 * MiB,
+  /** refs/main of the HF cache: one 40-character commit hash. */
+  hfRef: 256,
+  /** A kubeconfig with many contexts and inline certificates stays below 1 MiB. */
+  kubeconfig: 4 * MiB,
+  /** A token or PEM file named by a kubeconfig (a CA bundle of a few hundred certificates). */
+  credential: 1 * MiB,
+  /** `kb update`'s overlay: every torch build on the index is ~1 MiB of JSON. */
+  kbOverlay: 64 * MiB,
+  /** A fleet job file: one small JSON document. */
+  fleetJob: 1 * MiB,
+  /** A fleet batch job's output: a deflated frame of ~50 KB per node; 256 MiB is ~5,000 nodes. */
+  fleetOutput: 256 * MiB,
 } as const;
 
 /** Replaces control characters and cuts to `max` characters: safe to print from hostile input. */
@@ -48,6 +66,37 @@ export interface ReadOptions {
   maxBytes: number;
   /** The hint for a file that cannot be read (what the user should check). */
   hint: string;
+  /**
+   * A directory the file must lie in once every link is resolved (the HF cache: its snapshots
+   * link into its blobs, and nowhere else). Checked on the open descriptor, so a link swapped
+   * after a check cannot lead outside.
+   */
+  confineTo?: string;
+}
+
+/**
+ * Where an open descriptor really points: /proc/self/fd/N names the file the kernel opened, not
+ * the path we asked for. Without procfs (not Linux) the path's realpath, checked just before.
+ */
+function openedPath(fd: number, path: string): string {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return realpathSync(path);
+  }
+}
+
+function checkConfined(fd: number, path: string, options: ReadOptions): void {
+  if (options.confineTo === undefined) return;
+  let root: string;
+  try {
+    root = realpathSync(options.confineTo);
+  } catch (error) {
+    throw new UserError(`cannot read ${path}: ${errorMessage(error)}`, options.hint);
+  }
+  const rel = relative(root, openedPath(fd, path));
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel))
+    throw new UserError(`refusing to read ${path}: it leads outside ${options.confineTo}`, options.hint);
 }
 
 function describeType(mode: number): string {
@@ -68,6 +117,7 @@ export function readRegularFile(path: string, options: ReadOptions): Buffer {
     throw new UserError(`cannot read ${path}: ${errorMessage(error)}`, options.hint);
   }
   try {
+    checkConfined(fd, path, options);
     const stats = fstatSync(fd);
     if (!stats.isFile())
       throw new UserError(`cannot read ${path}: it is ${describeType(stats.mode)}`, options.hint);
@@ -107,4 +157,12 @@ function tooLarge(path: string, options: ReadOptions): UserError {
 /** readRegularFile as UTF-8 text. */
 export function readTextFile(path: string, options: ReadOptions): string {
   return readRegularFile(path, options).toString("utf8");
+}
+
+/**
+ * A JSON file: readRegularFile's caps and checks, then util/json-input's parse, whose errors give
+ * the position and never a byte of the text (a linked /etc/shadow must not be quoted back).
+ */
+export function readJsonFile(path: string, options: ReadOptions & { origin?: string }): unknown {
+  return parseJsonInput(readTextFile(path, options), options.origin ?? path, options.hint);
 }

@@ -56,12 +56,16 @@ test("--batch takes N or A..B and nothing else", () => {
 
 test("a model name resolves to its config.json in the local Hugging Face cache, never the network", () => {
   const home = mkdtempSync(join(tmpdir(), "gpuprep-hf-"));
-  const snap = join(home, "hub", "models--org--tiny", "snapshots", "abc123");
+  const rev = "0123456789abcdef0123456789abcdef01234567";
+  const snap = join(home, "hub", "models--org--tiny", "snapshots", rev);
   mkdirSync(snap, { recursive: true });
   writeFileSync(join(snap, "config.json"), "{}");
   mkdirSync(join(home, "hub", "models--org--tiny", "refs"));
-  writeFileSync(join(home, "hub", "models--org--tiny", "refs", "main"), "abc123");
-  assert.equal(hfCacheConfig("org/tiny", { HF_HOME: home }), join(snap, "config.json"));
+  writeFileSync(join(home, "hub", "models--org--tiny", "refs", "main"), rev);
+  assert.deepEqual(hfCacheConfig("org/tiny", { HF_HOME: home }), {
+    path: join(snap, "config.json"),
+    root: join(home, "hub", "models--org--tiny"),
+  });
   assert.equal(hfCacheConfig("org/absent", { HF_HOME: home }), null);
 });
 
