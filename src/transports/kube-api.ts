@@ -47,13 +47,18 @@ export function kubeconfigPath(explicit: string | undefined, env: NodeJS.Process
 
 /** The cluster and user of a context (default: current-context), as the API client needs them. */
 export function readKubeconfig(path: string, contextName?: string): KubeCredentials {
+  const hint = "pass --kubeconfig FILE or set KUBECONFIG";
+  const text = readTextFile(path, { maxBytes: READ_LIMITS.kubeconfig, hint });
   let doc: Record<string, unknown>;
   try {
-    doc = parseYaml(readFileSync(path, "utf8")) as Record<string, unknown>;
+    doc = parseYaml(text) as Record<string, unknown>;
   } catch (error) {
+    // yaml's messages quote the source line; only its code and position are said.
+    const { code, linePos } = error as { code?: unknown; linePos?: { line: number; col: number }[] };
+    const where = linePos?.[0] ? ` at line ${linePos[0].line}, column ${linePos[0].col}` : "";
     throw new UserError(
-      `cannot read kubeconfig ${path}: ${errorMessage(error).split("\n")[0]}`,
-      "pass --kubeconfig FILE or set KUBECONFIG",
+      `kubeconfig ${path} is not valid YAML (${typeof code === "string" ? code : "syntax error"}${where})`,
+      hint,
     );
   }
   const list = <T>(key: string) => (Array.isArray(doc?.[key]) ? (doc[key] as Named<T>[]) : []);
@@ -123,7 +128,11 @@ export interface KubeApi {
 /** Largest response read: a pod log of one probe is far below it. */
 const MAX_RESPONSE = 64 * 1024 * 1024;
 
-export function kubeApi(creds: KubeCredentials, timeoutMs = 30_000): KubeApi {
+/**
+ * `timeoutMs` is the socket's idle limit; `deadlineMs` bounds the whole call: a server that
+ * trickles a byte every 20 s never goes idle, and used to hold `fleet --kube` forever (issue 28).
+ */
+export function kubeApi(creds: KubeCredentials, timeoutMs = 30_000, deadlineMs = 120_000): KubeApi {
   const call = (method: string, path: string, body?: unknown): Promise<string> =>
     new Promise((resolve, reject) => {
       const url = new URL(creds.server + path);
@@ -146,7 +155,12 @@ export function kubeApi(creds: KubeCredentials, timeoutMs = 30_000): KubeApi {
         res.on("data", (chunk: Buffer) => {
           size += chunk.length;
           if (size <= MAX_RESPONSE) chunks.push(chunk);
+          else
+            req.destroy(
+              new Error(`${method} ${path}: the answer is larger than ${MAX_RESPONSE / 2 ** 20} MiB`),
+            );
         });
+        res.on("error", (error) => reject(error));
         res.on("end", () => {
           const text = Buffer.concat(chunks).toString("utf8");
           const status = res.statusCode ?? 0;
@@ -165,6 +179,11 @@ export function kubeApi(creds: KubeCredentials, timeoutMs = 30_000): KubeApi {
       req.on("timeout", () =>
         req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs / 1000}s`)),
       );
+      const deadline = setTimeout(
+        () => req.destroy(new Error(`${method} ${path}: no complete answer within ${deadlineMs / 1000}s`)),
+        deadlineMs,
+      );
+      req.on("close", () => clearTimeout(deadline));
       req.on("error", (error) => reject(error));
       if (payload) req.write(payload);
       req.end();
