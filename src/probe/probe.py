@@ -68,12 +68,33 @@ def normalize(name):
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+READ_CAP = 4 * 1024 * 1024
+
+
 def read_text(path, limit=None):
+    """A regular file's text, at most `limit` (else 4 MiB) bytes; None for anything else. Opened
+    with O_NONBLOCK and checked with fstat on the descriptor, as util/safe-read.ts does: a FIFO
+    named METADATA in site-packages made doctor wait 120 s (issue 28), /dev/zero would never end."""
     try:
-        with open(path, "r", encoding="utf-8", errors="replace") as handle:
-            return handle.read() if limit is None else handle.read(limit)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except (OSError, ValueError):
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        want = READ_CAP if limit is None else min(limit, READ_CAP)
+        chunks = []
+        while want > 0:
+            chunk = os.read(fd, min(want, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            want -= len(chunk)
+        return b"".join(chunks).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def tail(text, count=2000):
