@@ -816,11 +816,29 @@ def toolkit_facts(started):
     return facts
 
 
+def can_create_in(directory, as_directory):
+    """Whether this process can create (and remove) an entry in `directory`, found by doing it:
+    os.access answers yes for root almost everywhere (TRITON_CACHE_DIR=/proc/x was "writable",
+    issue 28). The entry is a fresh name, created exclusively and removed at once."""
+    name = os.path.join(directory, ".gpuprep-write-check-%d-%s" % (os.getpid(), os.urandom(6).hex()))
+    try:
+        if as_directory:
+            os.mkdir(name, 0o700)
+            os.rmdir(name)
+        else:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+            os.close(os.open(name, flags, 0o600))
+            os.unlink(name)
+        return True
+    except OSError:
+        return False
+
+
 def writable_directory(path):
     """(exists, the directory checked, writable) for a cache directory: the directory itself when it
-    exists, else the nearest existing parent it would be created in. os.access is the kernel's
-    answer for this process: for root it says yes except on a read-only mount, as root really can
-    write there. A file in the way (TRITON_CACHE_DIR=/etc/passwd/x) can never hold a directory."""
+    exists (can a file be made in it?), else the nearest existing parent it would be created in
+    (can a directory be made there?). A file in the way (TRITON_CACHE_DIR=/etc/passwd/x) can never
+    hold a directory."""
     path = os.path.abspath(path)
     current = path
     while not os.path.lexists(current):
@@ -834,16 +852,18 @@ def writable_directory(path):
         is_dir = False
     if not is_dir:
         return False, current, False
-    return current == path, current, os.access(current, os.W_OK | os.X_OK)
+    exists = current == path
+    return exists, current, can_create_in(current, as_directory=not exists)
 
 
 def temp_dir():
-    """tempfile.gettempdir()'s answer without its test write (this probe writes nothing): the first
-    of TMPDIR, TEMP, TMP, /tmp, /var/tmp, /usr/tmp that is a directory this process may write."""
+    """tempfile.gettempdir()'s answer: the first of TMPDIR, TEMP, TMP, /tmp, /var/tmp, /usr/tmp
+    that is a directory this process can create a file in (tested by creating one, as
+    tempfile does)."""
     candidates = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")]
     candidates += ["/tmp", "/var/tmp", "/usr/tmp"]
     for candidate in candidates:
-        if candidate and os.path.isdir(candidate) and os.access(candidate, os.W_OK | os.X_OK):
+        if candidate and os.path.isdir(candidate) and can_create_in(candidate, as_directory=False):
             return os.path.abspath(candidate)
     return os.getcwd()
 
