@@ -24,7 +24,7 @@ import { makePlan, type InitOptions } from "../plan/index.js";
 import { planDocument } from "../plan/types.js";
 import { targetFromFacts, targetFromName } from "../plan/target.js";
 import { generateFiles } from "../generate/index.js";
-import { applyWrites, planWrites } from "../generate/write.js";
+import { applyWrites, finishInterruptedInit, planWrites } from "../generate/write.js";
 
 const PROJECT = "the project";
 const MACHINE = "the machine (default: this one, as doctor sees it)";
@@ -308,6 +308,9 @@ export const initCommand = defineCommand({
         `${projectDir} has no pyproject.toml, requirements*.txt, pixi.toml or environment.yml`,
         "run init in the project's directory, or pass --project DIR",
       );
+    // An init that was killed or ran out of disk: its committed journal is finished, or its
+    // temporary files removed, before anything is read (generate/write.ts). --dry-run writes nothing.
+    if (!(values["dry-run"] ?? false)) finishInterruptedInit(projectDir);
     const options = checkedOptions(values, projectDir);
     const kb = loadKnowledgeBase();
     const { target, project } = await planInputs(values, kb, projectDir);

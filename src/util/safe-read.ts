@@ -72,6 +72,10 @@ export interface ReadOptions {
    * after a check cannot lead outside.
    */
   confineTo?: string;
+  /** Refuse a link at the last component too (O_NOFOLLOW): init's reads of its own files. */
+  noFollow?: boolean;
+  /** The name said in messages, when `path` is a /proc/self/fd/N/NAME path of util/safe-write. */
+  shownAs?: string;
 }
 
 /**
@@ -86,7 +90,7 @@ function openedPath(fd: number, path: string): string {
   }
 }
 
-function checkConfined(fd: number, path: string, options: ReadOptions): void {
+function checkConfined(fd: number, openPath: string, path: string, options: ReadOptions): void {
   if (options.confineTo === undefined) return;
   let root: string;
   try {
@@ -94,7 +98,7 @@ function checkConfined(fd: number, path: string, options: ReadOptions): void {
   } catch (error) {
     throw new UserError(`cannot read ${path}: ${errorMessage(error)}`, options.hint);
   }
-  const rel = relative(root, openedPath(fd, path));
+  const rel = relative(root, openedPath(fd, openPath));
   if (rel === "" || rel.startsWith("..") || isAbsolute(rel))
     throw new UserError(`refusing to read ${path}: it leads outside ${options.confineTo}`, options.hint);
 }
@@ -109,15 +113,24 @@ function describeType(mode: number): string {
 }
 
 /** The bytes of a regular file no larger than `maxBytes`; anything else is a one-line UserError. */
-export function readRegularFile(path: string, options: ReadOptions): Buffer {
+export function readRegularFile(openPath: string, options: ReadOptions): Buffer {
+  const path = options.shownAs ?? openPath;
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    fd = openSync(
+      openPath,
+      constants.O_RDONLY | constants.O_NONBLOCK | (options.noFollow ? constants.O_NOFOLLOW : 0),
+    );
   } catch (error) {
-    throw new UserError(`cannot read ${path}: ${errorMessage(error)}`, options.hint);
+    if ((error as { code?: unknown }).code === "ELOOP")
+      throw new UserError(`cannot read ${path}: it is a symbolic link`, options.hint);
+    throw new UserError(
+      `cannot read ${path}: ${errorMessage(error).split(openPath).join(path)}`,
+      options.hint,
+    );
   }
   try {
-    checkConfined(fd, path, options);
+    checkConfined(fd, openPath, path, options);
     const stats = fstatSync(fd);
     if (!stats.isFile())
       throw new UserError(`cannot read ${path}: it is ${describeType(stats.mode)}`, options.hint);
@@ -137,7 +150,10 @@ export function readRegularFile(path: string, options: ReadOptions): Buffer {
     return Buffer.concat(chunks, total);
   } catch (error) {
     if (error instanceof UserError) throw error;
-    throw new UserError(`cannot read ${path}: ${errorMessage(error)}`, options.hint);
+    throw new UserError(
+      `cannot read ${path}: ${errorMessage(error).split(openPath).join(path)}`,
+      options.hint,
+    );
   } finally {
     closeSync(fd);
   }
@@ -164,5 +180,5 @@ export function readTextFile(path: string, options: ReadOptions): string {
  * the position and never a byte of the text (a linked /etc/shadow must not be quoted back).
  */
 export function readJsonFile(path: string, options: ReadOptions & { origin?: string }): unknown {
-  return parseJsonInput(readTextFile(path, options), options.origin ?? path, options.hint);
+  return parseJsonInput(readTextFile(path, options), options.origin ?? options.shownAs ?? path, options.hint);
 }
