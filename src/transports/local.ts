@@ -1,6 +1,6 @@
 /** The probe run by an interpreter on this machine (`--python PATH`, the active venv, or python3). */
 import { UserError } from "../errors.js";
-import { CommandNotFoundError, runCommand, runWithInput } from "./spawn.js";
+import { CommandNotFoundError, runCommand } from "./spawn.js";
 import type { RunResult, Transport } from "./types.js";
 
 export function localTransport(python: string): Transport {
@@ -11,7 +11,8 @@ export function localTransport(python: string): Transport {
     describe: () => `${python} on this machine`,
     async runPython(script: string, args: string[], timeoutMs: number): Promise<RunResult> {
       try {
-        return await runWithInput(python, ["-", ...args], script, timeoutMs);
+        // Payloads import the user's packages, which may start daemons of their own: reaped too.
+        return await runCommand(python, ["-", ...args], { input: script, timeoutMs, reapDaemons: true });
       } catch (error) {
         if (error instanceof CommandNotFoundError) {
           throw new UserError(
@@ -24,6 +25,8 @@ export function localTransport(python: string): Transport {
     },
     // A missing program is left to the caller: nvidia-smi absent is a fact, a missing
     // interpreter an error with the caller's own words.
-    runProgram: (command, args, timeoutMs) => runCommand(command, args, { timeoutMs }),
+    // The interpreter itself (validate's payload as a file) is reaped like runPython.
+    runProgram: (command, args, timeoutMs) =>
+      runCommand(command, args, { timeoutMs, ...(command === python ? { reapDaemons: true } : {}) }),
   };
 }
