@@ -25,6 +25,7 @@ import { errorMessage } from "../errors.js";
 import { docsUrl } from "../docs-url.js";
 import type { OptionTable } from "./command.js";
 import { checkedOnlyNames } from "./args.js";
+import { newNonce } from "../transports/node-frame.js";
 
 const VALIDATE = "fleet validate";
 
@@ -108,7 +109,8 @@ export async function runFleetValidate(values: Record<string, unknown>, extra: s
   const results = await gatherFleetFacts(transport, options);
   // The payload has its own per-section limits; the node limit covers them all.
   const validateTimeout = Math.max(options.nodeTimeoutMs, 900_000);
-  const runs = await transport.runPythonOnNodes(payloadScript(), payloadArgs(payload), validateTimeout);
+  const nonce = newNonce(); // in the script's frame header, never in argv
+  const runs = await transport.runPythonOnNodes(payloadScript(nonce), payloadArgs(payload), validateTimeout);
   const reports = new Map<string, ValidateReport | string>();
   for (const run of runs) {
     if (run.state !== "ran" || !run.result) {
@@ -118,7 +120,7 @@ export async function runFleetValidate(values: Record<string, unknown>, extra: s
     try {
       reports.set(
         run.node,
-        judgePayload(payloadFromOutput(run.result, `${transport.python} on node ${run.node}`), kb, {
+        judgePayload(payloadFromOutput(run.result, `${transport.python} on node ${run.node}`, nonce), kb, {
           transport: kind,
         }),
       );

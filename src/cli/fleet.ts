@@ -285,7 +285,7 @@ async function runDoctor(sub: "doctor" | "scan", values: Values, paths: string[]
         await printKubeManifests(
           kubeSelection(values),
           values.python ?? "python3",
-          probeSource(),
+          probeSource(options.probeNonce),
           probeArgs(options),
           options.nodeTimeoutMs,
         ),
@@ -299,7 +299,7 @@ async function runDoctor(sub: "doctor" | "scan", values: Values, paths: string[]
         env: process.env,
         selection: slurmSelection(values, extra),
         python: values.python ?? "python3",
-        script: probeSource(),
+        script: probeSource(options.probeNonce),
         args: probeArgs(options),
         probeNonce: options.probeNonce,
         nodeTimeoutMs: options.nodeTimeoutMs,

@@ -20,6 +20,7 @@ import {
   type TraceResult,
   type TrialResult,
 } from "../memory/payload.js";
+import { payloadErrorKinds } from "../transports/payload-frame.js";
 import { MEMORY_REPORT_SCHEMA, MEMORY_REPORT_VERSION, type MemoryReport } from "../memory/report-types.js";
 import { measuredSearch, type TrialOutcome } from "../memory/search.js";
 import { traceMaxBatch } from "../memory/trace-search.js";
@@ -372,19 +373,8 @@ async function trialOnce(
     return { ...empty, status: outcome.timedOut ? "timeout" : "error", error: outcome.reason };
   }
   if (outcome.kind === "failed") {
-    const kind = outcome.failure.errorKind ?? "";
-    if (
-      [
-        "no-cuda",
-        "no-torch",
-        "no-transformers",
-        "config",
-        "factory",
-        "unsupported",
-        "lora",
-        "request",
-      ].includes(kind)
-    ) {
+    // Input errors stop the search (src/probe/payload-errors.json, the table memory.py reads too).
+    if (payloadErrorKinds()[outcome.failure.errorKind ?? ""]?.input === true) {
       throw failureAsUserError(outcome.failure, transport.describe());
     }
     return { ...empty, status: "error", error: outcome.failure.error };

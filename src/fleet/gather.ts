@@ -27,12 +27,8 @@ export function probeArgs(
   options: Pick<FleetGatherOptions, "fast" | "importChecks" | "nodeTimeoutMs" | "probeNonce">,
 ): string[] {
   // The probe's children get a share of the node's budget, so it reports them before the kill.
-  const args = [
-    "--child-timeout",
-    String(childTimeoutSeconds(options.nodeTimeoutMs)),
-    "--nonce",
-    options.probeNonce,
-  ];
+  // The nonce is in the script's frame header (probeSource(nonce)), never in argv.
+  const args = ["--child-timeout", String(childTimeoutSeconds(options.nodeTimeoutMs))];
   if (options.fast) args.unshift("--fast");
   args.push(...knownExtensionArgs());
   for (const module of options.importChecks) args.push("--import", module);
@@ -89,7 +85,11 @@ export async function gatherFleetFacts(
   fleet: FleetTransport,
   options: FleetGatherOptions,
 ): Promise<NodeResult[]> {
-  const runs = await fleet.runPythonOnNodes(probeSource(), probeArgs(options), options.nodeTimeoutMs);
+  const runs = await fleet.runPythonOnNodes(
+    probeSource(options.probeNonce),
+    probeArgs(options),
+    options.nodeTimeoutMs,
+  );
   const capturedAt = new Date().toISOString();
   return runs.map((run) => nodeResultFromRun(fleet, run, options, capturedAt));
 }

@@ -5,12 +5,15 @@
 #                          [--extensions "MODULE=DIST,... ..."] [--import MODULE]... < probe.py
 #   --extensions: the known extensions (gpuprep passes the KB's import-checks table), each
 #   import-checked when installed; --import: a module the user named, import-checked in any case.
-#   stdout: the JSON document on one line; with --nonce that line is "@gpuprep-probe HEX {...}", so
-#   a sitecustomize or extension that prints a {"host" line cannot pass for the result (gpuprep
-#   makes a fresh nonce per run and accepts only its frame). stderr: nothing on success; exit 0.
+#   stdout: the JSON document on one line; run by gpuprep, that line is the payload frame
+#   "@gpuprep-frame NONCE probe {...}" of frame.py, with the nonce from GPUPREP_FRAME_CHANNEL (a
+#   line gpuprep puts before this file), so a sitecustomize or extension that prints a {"host"
+#   line cannot pass for the result. --nonce HEX is still read for callers that put it in argv.
+#   stderr: nothing on success; exit 0.
 #   exit 3 + one line on stderr: this Python is too old or the arguments are wrong.
 #
-# It changes nothing: no installs, no writes (bytecode writing is off here and in children).
+# It changes nothing: no installs, no writes (bytecode writing is off here and in children; the
+# cache-directory check creates one empty entry and removes it at once).
 # Risky imports (torch, GPU extensions) run only in child processes (torch_env.py, shared with
 # validate), all started in parallel, each with a time limit, so a segfault or a hang becomes a
 # fact instead of killing the probe.
@@ -229,6 +232,10 @@ if TORCH_ENV_SOURCE is None:
 TORCH_ENV = {"__name__": "gpuprep_torch_env"}
 exec(compile(TORCH_ENV_SOURCE, "torch_env.py", "exec"), TORCH_ENV)
 RESULT_MARK = TORCH_ENV["RESULT_MARK"]
+# The payload frame (src/probe/frame.py, shared with validate.py and memory.py).
+FRAME_SOURCE = None  # @inline frame.py
+FRAME = {"__name__": "gpuprep_frame"}
+exec(compile(FRAME_SOURCE or "", "frame.py", "exec"), FRAME)
 
 
 def torch_env_child(options, timeout):
@@ -904,9 +911,6 @@ def cache_dir_facts():
 # ---------------------------------------------------------------- main
 
 
-FRAME_TAG = "@gpuprep-probe"
-
-
 def parse_args(argv):
     options = {"fast": False, "timeout": 60.0, "extensions": [], "imports": [], "nonce": None}
     args = list(argv)
@@ -933,23 +937,24 @@ def parse_args(argv):
 
 
 def emit(document, nonce):
-    """The result, written to fd 1 itself: a sitecustomize may have replaced sys.stdout."""
-    line = json.dumps(document)
-    if nonce is not None:
-        # The leading newline ends any half line a stray print left without one.
-        line = "\n%s %s %s" % (FRAME_TAG, nonce, line)
+    """The frame when gpuprep named a nonce, else the bare JSON line (a person running probe.py)."""
     try:
         sys.stdout.flush()
     except Exception:
         pass
-    data = (line + "\n").encode("utf-8")
+    if nonce is not None:
+        FRAME["emit"](nonce, "probe", document)
+        return
+    data = (json.dumps(document) + "\n").encode("utf-8")
     while data:
         data = data[os.write(1, data):]
 
 
 def main():
+    # The nonce first, before anything is imported or started (frame.py says why).
+    nonce = FRAME["take_nonce"](globals())
     options = parse_args(sys.argv[1:])
-    fast, timeout, nonce = options["fast"], options["timeout"], options["nonce"]
+    fast, timeout, nonce = options["fast"], options["timeout"], nonce or options["nonce"]
     nvidia_children = start_nvidia_smi()
     toolkit = start_toolkit()
     interpreter = interpreter_facts()

@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import type { RunResult } from "./types.js";
 import { logVerbose } from "../util/console-status.js";
 
@@ -39,6 +39,8 @@ export interface RunOptions {
    * daemon in a session of its own (setsid, start_new_session), out of reach of the group kill.
    */
   reapDaemons?: boolean;
+  /** Written to a pipe at the child's fd 3, which is then closed at our end (transports/payload-frame.ts). */
+  secret?: string;
 }
 
 /** The environment variable that marks a run's processes; the value is random per run. */
@@ -128,7 +130,12 @@ export function runCommand(command: string, args: string[], options: RunOptions)
     const mark = options.reapDaemons ? randomBytes(8).toString("hex") : null;
     const env = options.env ?? process.env;
     const child = spawn(command, args, {
-      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      stdio: [
+        options.input === undefined ? "ignore" : "pipe",
+        "pipe",
+        "pipe",
+        ...(options.secret === undefined ? [] : (["pipe"] as const)),
+      ],
       detached: true,
       env: mark === null ? env : { ...env, [RUN_MARK_VARIABLE]: mark },
       ...(options.cwd ? { cwd: options.cwd } : {}),
@@ -201,6 +208,9 @@ export function runCommand(command: string, args: string[], options: RunOptions)
       else later(DRAIN_GRACE_MS, finish);
     });
     child.stdin?.end(options.input);
+    const secretPipe = options.secret === undefined ? null : (child.stdio[3] as Writable | null);
+    secretPipe?.on("error", () => {});
+    secretPipe?.end(options.secret);
   });
 }
 

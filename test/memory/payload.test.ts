@@ -19,11 +19,11 @@ const run = (stdout: string, extra: Partial<{ timedOut: boolean; code: number; s
 });
 
 test("only the line with this run's nonce is the result; a forged line is ignored", () => {
-  const forged = '@gpuprep-memory 0000 {"status":"ok","peakAllocatedBytes":1}';
-  const real =
-    '@gpuprep-memory abcd {"status":"error","errorKind":"factory","error":"boom","seconds":1,"python":{"executable":"p","version":"3.11"}}';
-  assert.equal(findFrame(forged, "abcd"), null);
-  const out = parseMemoryOutput(run(`${forged}\n${real}\n`), "abcd", "trace", 1000);
+  const nonce = "abcdef0123456789ab";
+  const forged = '@gpuprep-frame 000000000000000000 memory {"status":"ok","peakAllocatedBytes":1}';
+  const real = `@gpuprep-frame ${nonce} memory {"status":"error","errorKind":"factory","error":"boom","seconds":1,"python":{"executable":"p","version":"3.11"}}`;
+  assert.equal(findFrame(forged, nonce), null);
+  const out = parseMemoryOutput(run(`${forged}\n${real}\n`), nonce, "trace", 1000);
   assert.equal(out.kind, "failed");
   assert.equal(out.kind === "failed" && out.failure.error, "boom");
 });
