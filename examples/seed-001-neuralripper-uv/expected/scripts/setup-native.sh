@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-PYTHON_VERSION="3.13"
+PYTHON_VERSION="3.12"
 # torch 2.7 cu128 is built with CUDA 12.8.
 REQUIRED_DRIVER="570.26"
 

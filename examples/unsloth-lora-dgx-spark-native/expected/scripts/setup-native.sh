@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-PYTHON_VERSION="3.13"
+PYTHON_VERSION="3.12"
 # torch 2.14 cu130 is built with CUDA 13.0.
 REQUIRED_DRIVER="580.65.06"
 
@@ -47,6 +47,26 @@ if ! command -v uv > /dev/null 2>&1; then
   echo "hint: see https://docs.astral.sh/uv/getting-started/installation/" >&2
   exit 1
 fi
+
+# triton compiles its kernels for sm_121a on first use with the ptxas its wheel bundles, which does not
+# know sm_121a; a CUDA toolkit's ptxas (CUDA 12.9 or newer) does. It goes into gpuprep.env, for
+# `uv run --env-file gpuprep.env ...` or `set -a; . ./gpuprep.env; set +a`.
+ptxas=""
+for candidate in "${TRITON_PTXAS_PATH:-}" "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" "$(command -v ptxas || true)"; do
+  if [ -n "$candidate" ] && [ -x "$candidate" ] && "$candidate" --help 2> /dev/null | grep -q "'sm_121a'"; then
+    ptxas="$candidate"
+    break
+  fi
+done
+if [ -z "$ptxas" ]; then
+  echo "error: no ptxas that knows sm_121a (tried TRITON_PTXAS_PATH, \$CUDA_HOME/bin/ptxas, ptxas on PATH)" >&2
+  echo "hint: install the CUDA 12.9 (or newer) toolkit, or set TRITON_PTXAS_PATH to its ptxas, and rerun" >&2
+  exit 1
+fi
+: > gpuprep.env
+echo "TRITON_PTXAS_PATH=$ptxas" >> gpuprep.env
+echo "TRITON_PTXAS_BLACKWELL_PATH=$ptxas" >> gpuprep.env
+echo "triton will use $ptxas (gpuprep.env)"
 
 # xformers is built from source: xformers publishes no binary for linux-aarch64 (only linux-x86_64, windows-x86_64) (knowledge base).
 # Source builds (xformers) compile here with nvcc: it must be CUDA 13.x, at least 13.0. Checked before any build starts.

@@ -6,12 +6,12 @@
 # env:   IMAGE (default vision-training-gpu:latest), GPUPREP_NO_GPU=1 to start without GPUs,
 #        DOCKER_NETWORK (e.g. host or none) for hosts whose Docker engine has no default bridge,
 #        MEMLOCK_LIMIT (bytes) where the host may not lift the locked-memory limit (default -1: none),
-#        BASE_IMAGE to build FROM a mirror of nvcr.io/nvidia/pytorch:25.10-py3 (a local registry, a test stand-in)
+#        BASE_IMAGE to build FROM a mirror of nvcr.io/nvidia/pytorch:25.11-py3 (a local registry, a test stand-in)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 IMAGE="${IMAGE:-vision-training-gpu:latest}"
-# nvcr.io/nvidia/pytorch:25.10-py3 is built with CUDA 13.0.2.
+# nvcr.io/nvidia/pytorch:25.11-py3 is built with CUDA 13.0.
 REQUIRED_DRIVER="580"
 
 # True when version $1 >= version $2 (dotted numbers).
@@ -26,7 +26,7 @@ if [ "${GPUPREP_NO_GPU:-0}" != 1 ] && command -v nvidia-smi > /dev/null 2>&1; th
 fi
 if [ -n "$driver" ]; then
   if ! version_at_least "$driver" "$REQUIRED_DRIVER"; then
-    echo "error: NVIDIA driver $driver is older than $REQUIRED_DRIVER, which CUDA 13.0.2 in nvcr.io/nvidia/pytorch:25.10-py3 needs" >&2
+    echo "error: NVIDIA driver $driver is older than $REQUIRED_DRIVER, which CUDA 13.0 in nvcr.io/nvidia/pytorch:25.11-py3 needs" >&2
     echo "hint: update the driver, or plan for this one: gpuprep init --driver $driver" >&2
     exit 1
   fi
@@ -46,7 +46,7 @@ else
   DOCKER_BUILDKIT=1 docker build --build-arg USER_UID="$(id -u)" --build-arg USER_GID="$(id -g)" ${base_flags[@]+"${base_flags[@]}"} ${network_flags[@]+"${network_flags[@]}"} --tag "$IMAGE" .
 fi
 
-mkdir -p "$HOME/.cache/huggingface" "$HOME/.cache/torch" "$PWD/data" "$PWD/checkpoints" "$PWD/.credentials"
+mkdir -p "$HOME/.cache/huggingface/hub" "$HOME/.cache/huggingface/datasets" "$HOME/.cache/torch" "$PWD/data" "$PWD/checkpoints" "$PWD/.credentials"
 tty_flags=()
 if [ -t 0 ] && [ -t 1 ]; then tty_flags=(-it); fi
 if [ "$#" -eq 0 ]; then set -- bash; fi
@@ -55,10 +55,11 @@ exec docker run --rm \
   ${tty_flags[@]+"${tty_flags[@]}"} \
   ${gpu_flags[@]+"${gpu_flags[@]}"} \
   ${network_flags[@]+"${network_flags[@]}"} \
-  --ipc=host --ulimit memlock="${MEMLOCK_LIMIT:--1}" --ulimit stack=67108864 \
+  --shm-size=16g --user "$(id -u):$(id -g)" --ulimit memlock="${MEMLOCK_LIMIT:--1}" --ulimit stack=67108864 \
   -e HF_TOKEN -e WANDB_API_KEY \
   -v "$PWD":/workspace \
-  -v "$HOME/.cache/huggingface":/cache/huggingface \
+  -v "$HOME/.cache/huggingface/hub":/cache/huggingface/hub \
+  -v "$HOME/.cache/huggingface/datasets":/cache/huggingface/datasets \
   -v "$HOME/.cache/torch":/cache/torch \
   -v "$PWD/data":/workspace/data \
   -v "$PWD/checkpoints":/workspace/checkpoints \
