@@ -392,11 +392,11 @@ async function printManifests(
   options: FleetGatherOptions,
 ): Promise<number> {
   const steps: Array<{ script: string; args: string[]; timeoutMs: number }> = [
-    { script: probeSource(), args: probeArgs(options), timeoutMs: options.nodeTimeoutMs },
+    { script: probeSource(options.probeNonce), args: probeArgs(options), timeoutMs: options.nodeTimeoutMs },
   ];
   if (sub === "validate")
     steps.push({
-      script: payloadScript(),
+      script: payloadScript(newNonce()),
       args: payloadArgs(payloadOptions(values)),
       timeoutMs: Math.max(options.nodeTimeoutMs, 900_000),
     });
@@ -427,7 +427,7 @@ async function submit(
     env: process.env,
     selection: carrier.selection,
     python: carrier.python,
-    script: probeSource(),
+    script: probeSource(options.probeNonce),
     args: probeArgs(options),
     probeNonce: options.probeNonce,
     nodeTimeoutMs: options.nodeTimeoutMs,

@@ -24,7 +24,7 @@ import { makePlan, type InitOptions } from "../plan/index.js";
 import { planDocument } from "../plan/types.js";
 import { targetFromFacts, targetFromName } from "../plan/target.js";
 import { generateFiles } from "../generate/index.js";
-import { applyWrites, planWrites } from "../generate/write.js";
+import { applyWrites, finishInterruptedInit, planWrites } from "../generate/write.js";
 
 const PROJECT = "the project";
 const MACHINE = "the machine (default: this one, as doctor sees it)";
@@ -93,7 +93,12 @@ const OPTIONS = {
   },
   "non-root": {
     type: "boolean",
-    description: "run as a user with the host user's ids instead of root",
+    description: "run as a user with the host user's ids (the default; --root turns it off)",
+    group: SETUP,
+  },
+  root: {
+    type: "boolean",
+    description: "run the app container as root instead of the host user",
     group: SETUP,
   },
   volume: {
@@ -126,7 +131,8 @@ const OPTIONS = {
   "shm-size": {
     type: "string",
     value: "SIZE",
-    description: "a /dev/shm of this size instead of sharing the host's IPC namespace",
+    description:
+      "the container's /dev/shm size (default 16g), or `host` to share the\nhost's IPC namespace instead",
     group: SETUP,
   },
   python: {
@@ -224,19 +230,21 @@ function checkedOptions(values: Values, projectDir: string): InitOptions {
       );
   if (values["index-url"] !== undefined && wheelhouse)
     fail("--wheelhouse and --index-url cannot be combined", "an offline build uses only the wheelhouse");
-  if (values["shm-size"] !== undefined && !/^\d+[bkmg]?$/i.test(values["shm-size"]))
-    fail(`--shm-size "${values["shm-size"]}" is not a size`, "e.g. --shm-size 16g");
+  if (values["shm-size"] !== undefined && !/^(\d+[bkmg]?|host)$/i.test(values["shm-size"]))
+    fail(`--shm-size "${values["shm-size"]}" is not a size`, "e.g. --shm-size 16g, or --shm-size host");
+  if (values.root && values["non-root"]) fail("--root and --non-root contradict each other", "drop one");
   if (values.python !== undefined && !/^3\.\d+(\.\d+)?$/.test(values.python))
     fail(`--python "${values.python}" is not a Python version`, "e.g. --python 3.12");
   return {
     strategy,
     jupyter: values.jupyter ?? false,
-    nonRoot: values["non-root"] ?? false,
+    // The app runs as the host user unless --root (issue 28): files it writes stay the user's.
+    nonRoot: !(values.root ?? false),
     volumes,
     buildFromSource,
     wheelhouse,
     indexUrl,
-    shmSize: values["shm-size"] ?? null,
+    shmSize: values["shm-size"]?.toLowerCase() ?? null,
     python: values.python ?? null,
   };
 }
@@ -316,6 +324,9 @@ export const initCommand = defineCommand({
         `${projectDir} has no pyproject.toml, requirements*.txt, pixi.toml or environment.yml`,
         "run init in the project's directory, or pass --project DIR",
       );
+    // An init that was killed or ran out of disk: its committed journal is finished, or its
+    // temporary files removed, before anything is read (generate/write.ts). --dry-run writes nothing.
+    if (!(values["dry-run"] ?? false)) finishInterruptedInit(projectDir);
     const options = checkedOptions(values, projectDir);
     const kb = loadKnowledgeBase();
     const { target, project } = await planInputs(values, kb, projectDir);

@@ -2,10 +2,11 @@
  * `gpuprep memory`'s input: its flags, and turning them into the work, the batch range and the
  * model source (a config.json, a Hugging Face cache entry, or a factory), each refused in one line.
  */
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { UserError, errorMessage } from "../errors.js";
+import { UserError } from "../errors.js";
+import { READ_LIMITS, readJsonFile, readTextFile } from "../util/safe-read.js";
 import type { ModelSource, WorkSpec } from "../memory/types.js";
 import type { OptionTable, ValuesOf } from "./command.js";
 
@@ -284,15 +285,12 @@ interface AdapterFields {
 /** peft's adapter_config.json: r, lora_alpha, lora_dropout, target_modules (a list, or "all-linear"). */
 export function readAdapterConfig(path: string): AdapterFields {
   const file = existsSync(path) && statSync(path).isDirectory() ? join(path, "adapter_config.json") : path;
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new UserError(
-      `memory: cannot read --adapter ${file} (${errorMessage(error).split("\n")[0]})`,
-      "pass a peft adapter_config.json, or the directory holding one",
-    );
-  }
+  // util/safe-read, as for config.json: capped, regular files only, never quoted back.
+  const data = readJsonFile(file, {
+    maxBytes: READ_LIMITS.modelConfig,
+    hint: "pass a peft adapter_config.json, or the directory holding one",
+    origin: `memory: --adapter ${file}`,
+  });
   const raw = (data && typeof data === "object" ? data : {}) as Record<string, unknown>;
   if (raw["peft_type"] !== undefined && raw["peft_type"] !== "LORA")
     throw new UserError(
@@ -348,19 +346,18 @@ export function modelSource(
       "gpuprep never downloads: pass the model's config.json, or fetch it once with huggingface-cli",
     );
   }
-  return { kind: "hf-cache", name: given, path: cached, data: readConfig(cached) };
+  return { kind: "hf-cache", name: given, path: cached.path, data: readConfig(cached.path, cached.root) };
 }
 
-function readConfig(path: string): Record<string, unknown> {
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    throw new UserError(
-      `memory: cannot read ${path} (${errorMessage(error).split("\n")[0]})`,
-      "pass a Hugging Face config.json, or a directory holding one",
-    );
-  }
+function readConfig(path: string, confineTo?: string): Record<string, unknown> {
+  // util/safe-read: a FIFO, a device or a 300 MB file is one line, and a file that is not JSON
+  // is never quoted back (a linked /etc/shadow stays unread in the error).
+  const data = readJsonFile(path, {
+    maxBytes: READ_LIMITS.modelConfig,
+    hint: "pass a Hugging Face config.json, or a directory holding one",
+    origin: `memory: ${path}`,
+    ...(confineTo === undefined ? {} : { confineTo }),
+  });
   if (
     !data ||
     typeof data !== "object" ||
@@ -374,12 +371,17 @@ function readConfig(path: string): Record<string, unknown> {
   return data as Record<string, unknown>;
 }
 
-/** HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub: models--ORG--NAME/snapshots/<rev>/config.json. */
-export function hfCacheConfig(name: string, env: NodeJS.ProcessEnv): string | null {
+/**
+ * HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub: models--ORG--NAME/snapshots/<rev>/config.json,
+ * and the model's cache directory (`root`) the config must stay in: snapshots link into
+ * ../../blobs, and a planted link or a refs/main of `../../..` must not lead elsewhere.
+ */
+export function hfCacheConfig(name: string, env: NodeJS.ProcessEnv): { path: string; root: string } | null {
   const hub =
     env.HF_HUB_CACHE ??
     join(env.HF_HOME ?? join(env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "huggingface"), "hub");
-  const snapshots = join(hub, `models--${name.replace(/\//g, "--")}`, "snapshots");
+  const root = join(hub, `models--${name.replace(/\//g, "--")}`);
+  const snapshots = join(root, "snapshots");
   let revisions: string[];
   try {
     revisions = readdirSync(snapshots);
@@ -387,15 +389,27 @@ export function hfCacheConfig(name: string, env: NodeJS.ProcessEnv): string | nu
     return null;
   }
   // The revision refs/main points at, else any snapshot that has a config.
-  let main: string | null = null;
-  try {
-    main = readFileSync(join(hub, `models--${name.replace(/\//g, "--")}`, "refs", "main"), "utf8").trim();
-  } catch {
-    main = null;
-  }
+  const main = mainRevision(root);
   for (const rev of main ? [main, ...revisions] : revisions) {
     const path = join(snapshots, rev, "config.json");
-    if (existsSync(path)) return path;
+    if (existsSync(path)) return { path, root };
   }
   return null;
+}
+
+/**
+ * refs/main: the commit hash huggingface_hub writes there (40 hex digits), read through
+ * util/safe-read; anything else (a FIFO, /dev/zero, a path) is ignored as if there were none.
+ */
+function mainRevision(root: string): string | null {
+  try {
+    const text = readTextFile(join(root, "refs", "main"), {
+      maxBytes: READ_LIMITS.hfRef,
+      hint: "",
+      confineTo: root,
+    }).trim();
+    return /^[0-9a-f]{40}$/.test(text) ? text : null;
+  } catch {
+    return null;
+  }
 }

@@ -50,15 +50,17 @@ export class FileReader implements ByteSource {
   private constructor(
     private readonly fd: number,
     readonly size: number,
+    /** Date.now() after which every read fails with "time-limit" (scan-paths.ts's scan deadline). */
+    private readonly deadline: number,
   ) {}
 
-  static async open(path: string): Promise<FileReader> {
+  static async open(path: string, deadline = Infinity): Promise<FileReader> {
     // O_NONBLOCK: a FIFO put where a .so was expected must not block the open.
     const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const stats = fstatSync(fd);
       if (!stats.isFile()) throw new ScanError("unreadable", "not a regular file");
-      return new FileReader(fd, stats.size);
+      return new FileReader(fd, stats.size, deadline);
     } catch (error) {
       closeSync(fd);
       throw error;
@@ -68,6 +70,8 @@ export class FileReader implements ByteSource {
   /** Exactly `length` bytes at `offset`, or a `truncated` ScanError naming what was being read. */
   async read(offset: number, length: number, what: string): Promise<Buffer> {
     checkRange(this.size, offset, length, what);
+    if (Date.now() >= this.deadline)
+      throw new ScanError("time-limit", `the scan's time ran out while reading ${what}`);
     const buffer = Buffer.alloc(length);
     let done = 0;
     while (done < length) {

@@ -45,10 +45,11 @@ async function entriesOfElf(reader: ByteSource, base: number, limit: number, mem
   return entries;
 }
 
-export async function scanFile(path: string): Promise<FileScan> {
+/** `deadline`: Date.now() after which reading stops with a "time-limit" error (scan-paths.ts). */
+export async function scanFile(path: string, deadline = Infinity): Promise<FileScan> {
   let reader: FileReader;
   try {
-    reader = await FileReader.open(path);
+    reader = await FileReader.open(path, deadline);
   } catch (error) {
     return { path, sizeBytes: 0, entries: [], error: { code: "unreadable", message: errorMessage(error) } };
   }

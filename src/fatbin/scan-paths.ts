@@ -38,6 +38,12 @@ export async function findBinaries(roots: string[]): Promise<string[]> {
       seenDirs.add(real);
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
+      // A directory that cannot be listed is reported, not skipped: scanning it says why (EACCES),
+      // so `scan` of an unreadable directory is an error, not "0 files examined" (issue 28).
+      if (!seenFiles.has(dir)) {
+        seenFiles.add(dir);
+        found.push(dir);
+      }
       return;
     }
     const subdirs: string[] = [];
@@ -83,11 +89,20 @@ export interface ScanProgress {
   path: string;
 }
 
-/** Scans files with `concurrency` in flight; results in the order of `files`. */
+/** `scan`'s own limit; doctor's scan of an environment gets less (scanEnvironmentBinaries). */
+export const SCAN_TIME_LIMIT_MS = 600_000;
+export const ENVIRONMENT_SCAN_TIME_LIMIT_MS = 60_000;
+
+/**
+ * Scans files with `concurrency` in flight; results in the order of `files`. After `timeLimitMs`
+ * every read stops: the file being read and every one not started get a "time-limit" error.
+ */
 export async function scanFiles(
   files: string[],
-  options: { concurrency?: number; onProgress?: (progress: ScanProgress) => void } = {},
+  options: { concurrency?: number; onProgress?: (progress: ScanProgress) => void; timeLimitMs?: number } = {},
 ): Promise<FileScan[]> {
+  const limitMs = options.timeLimitMs ?? SCAN_TIME_LIMIT_MS;
+  const deadline = Date.now() + limitMs;
   const results: FileScan[] = new Array(files.length);
   let next = 0;
   let done = 0;
@@ -95,7 +110,18 @@ export async function scanFiles(
     while (next < files.length) {
       const index = next++;
       const path = files[index] as string;
-      results[index] = await scanFile(path);
+      results[index] =
+        Date.now() >= deadline
+          ? {
+              path,
+              sizeBytes: 0,
+              entries: [],
+              error: {
+                code: "time-limit",
+                message: `not read: the scan's time limit of ${limitMs / 1000} s ran out`,
+              },
+            }
+          : await scanFile(path, deadline);
       done++;
       options.onProgress?.({ done, total: files.length, path });
     }
@@ -124,7 +150,7 @@ export function coverageOf(scan: FileScan): BinaryCoverage {
 export async function scanEnvironmentBinaries(dirs: string[]): Promise<BinariesFacts> {
   const started = performance.now();
   const files = await findBinaries(dirs);
-  const scans = await scanFiles(files);
+  const scans = await scanFiles(files, { timeLimitMs: ENVIRONMENT_SCAN_TIME_LIMIT_MS });
   const relevant = scans.filter((s) => s.entries.length > 0 || (s.error && s.error.code !== "not-elf"));
   return {
     scanned: true,

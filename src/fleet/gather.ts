@@ -35,11 +35,10 @@ export function nodeChildTimeoutSeconds(nodeTimeoutMs: number): number {
 export function probeArgs(
   options: Pick<FleetGatherOptions, "fast" | "importChecks" | "nodeTimeoutMs" | "probeNonce">,
 ): string[] {
+  // The nonce is in the script's frame header (probeSource(nonce)), never in argv.
   const args = [
     "--child-timeout",
     String(nodeChildTimeoutSeconds(options.nodeTimeoutMs)),
-    "--nonce",
-    options.probeNonce,
     // Passive GPU health (ECC, row remaps, throttling, Xids, ...): read-only and ~0.1 s per node.
     "--gpu-health",
   ];
@@ -120,7 +119,11 @@ export async function gatherFleetFacts(
   fleet: FleetTransport,
   options: FleetGatherOptions,
 ): Promise<NodeResult[]> {
-  const runs = await fleet.runPythonOnNodes(probeSource(), probeArgs(options), options.nodeTimeoutMs);
+  const runs = await fleet.runPythonOnNodes(
+    probeSource(options.probeNonce),
+    probeArgs(options),
+    options.nodeTimeoutMs,
+  );
   const capturedAt = new Date().toISOString();
   return runs.map((run) => nodeResultFromRun(fleet, run, options, capturedAt));
 }

@@ -11,6 +11,7 @@ import { docsUrl } from "../docs-url.js";
 import { judgePayload } from "../validate/judge.js";
 import { severityOf, verdictOfStatus } from "../judge/vocabulary.js";
 import { payloadArgs, payloadFromOutput, payloadScript, type PayloadOptions } from "../validate/payload.js";
+import { newNonce } from "../transports/node-frame.js";
 import type { ValidateReport } from "../validate/report.js";
 import type { FleetTransport } from "../transports/fleet-types.js";
 import type { SlurmSelection } from "../transports/slurm.js";
@@ -65,7 +66,8 @@ async function validateNodes(
 ): Promise<Map<string, ValidateReport | string>> {
   // The payload has its own per-section limits; the node limit covers them all.
   const timeout = Math.max(nodeTimeoutMs, 900_000);
-  const runs = await transport.runPythonOnNodes(payloadScript(), payloadArgs(options.payload), timeout);
+  const nonce = newNonce(); // in the script's frame header, never in argv
+  const runs = await transport.runPythonOnNodes(payloadScript(nonce), payloadArgs(options.payload), timeout);
   const reports = new Map<string, ValidateReport | string>();
   for (const run of runs) {
     if (run.state !== "ran" || !run.result) {
@@ -73,7 +75,7 @@ async function validateNodes(
       continue;
     }
     try {
-      const payload = payloadFromOutput(run.result, `${transport.python} on node ${run.node}`);
+      const payload = payloadFromOutput(run.result, `${transport.python} on node ${run.node}`, nonce);
       reports.set(
         run.node,
         judgePayload(payload, kb, { transport: transport.kind === "ssh" ? "ssh" : transport.kind }),

@@ -149,3 +149,17 @@ test("4 MiB of one repeated -r / -c line: each include is checked once, not once
     ["requirements.txt", "b.txt", "c.txt"],
   );
 });
+
+test("a uv.lock whose source is a table (or an array, a number) is read, not an internal error", () => {
+  const lock = (source: string) =>
+    project({
+      "pyproject.toml": '[project]\nname = "x"\nversion = "0"\ndependencies = ["torch"]\n',
+      "uv.lock": `version = 1\n[[package]]\nname = "torch"\nversion = "2.0"\nsource = ${source}\n`,
+    });
+  for (const source of ["{ registry = { a = 1 } }", "{ git = [1, 2] }", "{ path = 3 }", "{ }"]) {
+    const facts = readProject(lock(source));
+    assert.deepEqual(facts.uvLock?.packages, [{ name: "torch", version: "2.0", source: null }], source);
+  }
+  const registry = readProject(lock('{ registry = "https://pypi.org/simple" }'));
+  assert.equal(registry.uvLock?.packages[0]?.source, "registry+https://pypi.org/simple");
+});

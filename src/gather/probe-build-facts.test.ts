@@ -3,7 +3,7 @@
 // unprivileged user (setpriv to nobody), and a venv holding a dist-info next to Debian's torch.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { localTransport } from "../transports/local.js";
@@ -81,6 +81,24 @@ test("cache directories: a path under a file is unwritable even for root; a chmo
   const inductor = caches.entries.find((e) => e.name === "inductor");
   assert.equal(inductor?.fromVariable, false);
   assert.match(inductor?.path ?? "", /\/torchinductor_[^/]+$/);
+});
+
+test("cache directories as root: /proc/x and /proc/self are unwritable (found by creating an entry, not os.access)", async () => {
+  const existing = join(tempDir(), "cache");
+  mkdirSync(existing);
+  const out = await runProbe(
+    localTransport(
+      wrapped(`env TRITON_CACHE_DIR=/proc/x CUDA_CACHE_PATH=/proc/self TORCHINDUCTOR_CACHE_DIR=${existing}`),
+    ),
+    fast,
+  );
+  const byName = new Map(out.python.cacheDirs?.entries.map((e) => [e.name, e]));
+  // /proc refuses a new entry from everyone, root included; os.access said yes to root.
+  assert.deepEqual([byName.get("triton")?.checked, byName.get("triton")?.writable], ["/proc", false]);
+  assert.deepEqual([byName.get("cuda-jit")?.exists, byName.get("cuda-jit")?.writable], [true, false]);
+  // The silent case: a real directory is writable, and the check leaves nothing behind.
+  assert.deepEqual([byName.get("inductor")?.exists, byName.get("inductor")?.writable], [true, true]);
+  assert.deepEqual(readdirSync(existing), []);
 });
 
 test(

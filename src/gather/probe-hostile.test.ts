@@ -2,7 +2,7 @@
 // an interpreter that ignores SIGTERM and leaves a child behind.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
@@ -128,4 +128,23 @@ test("an extension whose import leaves a daemon: a fact, not a hang; the daemon 
   assert.equal(byName.get("flash_attn")?.leftProcesses, false);
   const daemon = Number(readFileSync(join(pids, "triton"), "utf8"));
   assert.ok(await waitGone(daemon), `the daemon ${daemon} in the import's group survived`);
+});
+
+test("a FIFO as a METADATA file in site-packages does not hold the probe (read_text opens nothing but regular files)", async () => {
+  const [python, site] = makeVenv();
+  const info = join(site, "fifo_dist-1.0.dist-info");
+  mkdirSync(info);
+  execFileSync("mkfifo", [join(info, "METADATA")]);
+  mkdirSync(join(site, "zero_dist-1.0.dist-info"));
+  symlinkSync("/dev/zero", join(site, "zero_dist-1.0.dist-info", "METADATA"));
+  mkdirSync(join(site, "real_dist-2.0.dist-info"));
+  writeFileSync(
+    join(site, "real_dist-2.0.dist-info", "METADATA"),
+    "Metadata-Version: 2.1\nName: real-dist\nVersion: 2.0\n",
+  );
+  const started = Date.now();
+  const out = await runProbe(localTransport(python), { fast: true, timeoutMs: 30_000 });
+  assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
+  // The regular one is read beside them (the silent case).
+  assert.ok(out.python.distributions.some((d) => d.name === "real-dist" && d.version === "2.0"));
 });

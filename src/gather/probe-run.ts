@@ -5,13 +5,17 @@
  */
 import { readFileSync } from "node:fs";
 import type { RunResult, Transport } from "../transports/types.js";
-import { newNonce } from "../transports/node-frame.js";
+import { frameChannel, scriptChannel } from "../transports/payload-frame.js";
 import { importChecks } from "../kb/import-checks.js";
 
 let probeScript: string | null = null;
-export function probeSource(): string {
+/**
+ * probe.py's text; with `nonce`, headed by the frame channel that carries it in the script itself
+ * (fleet: one nonce for every node, and the script is what reaches each node privately).
+ */
+export function probeSource(nonce?: string): string {
   probeScript ??= readFileSync(new URL("../probe/probe.py", import.meta.url), "utf8");
-  return probeScript;
+  return nonce === undefined ? probeScript : scriptChannel(nonce).header + probeScript;
 }
 
 export interface ProbeRunOptions {
@@ -49,10 +53,14 @@ export interface StartedProbe {
 }
 
 export function startProbe(transport: Transport, options: ProbeRunOptions): StartedProbe {
-  const nonce = newNonce();
-  const args = ["--child-timeout", String(childTimeoutSeconds(options.timeoutMs)), "--nonce", nonce];
+  // The nonce goes on the frame channel (fd 3 here, the script text elsewhere), never in argv.
+  const channel = frameChannel(transport);
+  const args = ["--child-timeout", String(childTimeoutSeconds(options.timeoutMs))];
   if (options.fast) args.unshift("--fast");
   args.push(...knownExtensionArgs());
   for (const module of options.importChecks ?? []) args.push("--import", module);
-  return { nonce, result: transport.runPython(probeSource(), args, options.timeoutMs) };
+  return {
+    nonce: channel.nonce,
+    result: transport.runPython(channel.header + probeSource(), args, options.timeoutMs, channel.runOptions),
+  };
 }

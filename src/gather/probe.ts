@@ -3,6 +3,7 @@ import { ProbeOutputSchema, type ProbeOutput } from "../facts/schema.js";
 import { UserError } from "../errors.js";
 import type { RunResult, Transport } from "../transports/types.js";
 import { startProbe, type ProbeRunOptions } from "./probe-run.js";
+import { readFrame } from "../transports/payload-frame.js";
 
 /** Exit status probe.py uses for "wrong Python or wrong arguments" (its message is on stderr). */
 const PROBE_REFUSED = 3;
@@ -34,8 +35,8 @@ export function parseProbeResult(
       `check that it starts at all: ${transport.python} -c 'print(1)'`,
     );
   }
-  const line = framedResult(result.stdout, nonce);
-  if (result.code !== 0 || line === null) {
+  const data = readFrame(result.stdout, nonce, "probe");
+  if (result.code !== 0 || data === null) {
     const reason = lastLine(result.stderr) ?? lastLine(result.stdout);
     if (result.code === PROBE_REFUSED && reason)
       throw new UserError(`${who}: ${reason}`, "pass --python PATH to a Python >= 3.8");
@@ -56,15 +57,6 @@ export function parseProbeResult(
       "a wrapper script or shell profile may print to stdout, or this is not a Python interpreter",
     );
   }
-  let data: unknown;
-  try {
-    data = JSON.parse(line);
-  } catch {
-    throw new UserError(
-      `${who} printed a broken probe result (not JSON)`,
-      "rerun; if it persists, report a gpuprep bug",
-    );
-  }
   const parsed = ProbeOutputSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -75,19 +67,6 @@ export function parseProbeResult(
   }
   return parsed.data;
 }
-
-/**
- * The JSON of the line `@gpuprep-probe NONCE {...}`. Banners (NGC's entrypoint), a sitecustomize or
- * an extension may print anything around it, a `{"host"...}` line included; without this run's
- * nonce it is not the result.
- */
-export function framedResult(stdout: string, nonce: string): string | null {
-  const tag = `${PROBE_FRAME_TAG} ${nonce} `;
-  const lines = stdout.split("\n").filter((l) => l.startsWith(tag));
-  return lines.at(-1)?.slice(tag.length) ?? null;
-}
-
-export const PROBE_FRAME_TAG = "@gpuprep-probe";
 
 function lastLine(text: string): string | null {
   const line = text

@@ -332,9 +332,14 @@ function readUvLock(path: string): NonNullable<ProjectFacts["uvLock"]> {
   };
 }
 
-/** uv.lock's `source = { registry = "https://..." }` as "registry+https://...". */
+/**
+ * uv.lock's `source = { registry = "https://..." }` as "registry+https://...". uv writes a string
+ * in every form (registry, git, url, path, directory, editable, virtual); anything else is not a
+ * source we can name (a table there ended doctor in "internal error": String() of a null-prototype
+ * TOML table throws).
+ */
 function sourceText(source: unknown): string | null {
   if (typeof source !== "object" || source === null) return null;
   const [kind, value] = Object.entries(source as Table)[0] ?? [];
-  return kind === undefined ? null : `${kind}+${String(value)}`;
+  return kind === undefined || typeof value !== "string" ? null : `${kind}+${value}`;
 }

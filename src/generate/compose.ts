@@ -1,7 +1,8 @@
 /**
- * compose.yaml: the same container the run script starts (GPU access, shared IPC or a sized shm,
+ * compose.yaml: the same container the run script starts (GPU access, a sized shm or shared IPC,
  * NVIDIA's memlock and stack limits, cache/data/checkpoint volumes, credentials read-only), plus an
- * optional Jupyter service bound to 127.0.0.1 that refuses to start without a token.
+ * optional Jupyter service bound to 127.0.0.1 that refuses to start without a token of at least
+ * 32 characters. The app runs as the host user unless --root.
  */
 import { stringify } from "yaml";
 import type { Plan } from "../plan/types.js";
@@ -9,6 +10,7 @@ import { hostUserInImage } from "./dockerfile.js";
 import { composeLiteral } from "./quote.js";
 import {
   JUPYTER_PORT,
+  JUPYTER_TOKEN_MIN,
   MEMLOCK,
   STACK_BYTES,
   WORKDIR,
@@ -16,6 +18,7 @@ import {
   imageName,
   volumes,
   MASKED_IN_WORKDIR,
+  sharedMemory,
   type VolumeSpec,
 } from "./paths.js";
 
@@ -40,8 +43,9 @@ export function renderCompose(plan: Plan): string {
   };
   // The image gets a user with the host user's ids for --non-root, and for Jupyter, which runs as it.
   if (!hostUserInImage(plan)) delete (service["build"] as Record<string, unknown>)["args"];
-  if (plan.options.shmSize) service["shm_size"] = plan.options.shmSize;
-  else service["ipc"] = "host";
+  const shm = sharedMemory(plan);
+  if (shm.ipcHost) service["ipc"] = "host";
+  else service["shm_size"] = shm.shmSize;
   service["ulimits"] = { memlock: MEMLOCK, stack: STACK_BYTES };
   service["deploy"] = {
     resources: { reservations: { devices: [{ driver: "nvidia", count: "all", capabilities: ["gpu"] }] } },
@@ -51,6 +55,9 @@ export function renderCompose(plan: Plan): string {
   // The anonymous volumes after the project mount hide a host venv from the image's Python.
   service["volumes"] = [...volumes(plan).map(volumeText), ...MASKED_IN_WORKDIR];
   service["working_dir"] = WORKDIR;
+  // The app runs as the host user unless --root (the image's USER is that user; naming it here
+  // too keeps it so where the image was built elsewhere).
+  if (plan.options.nonRoot) service["user"] = HOST_USER;
   service["stdin_open"] = true;
   service["tty"] = true;
   const services: Record<string, unknown> = { app: service };
@@ -68,7 +75,7 @@ export function renderCompose(plan: Plan): string {
     jupyter["command"] = [
       "sh",
       "-c",
-      `if [ -z "$$JUPYTER_TOKEN" ]; then echo "set JUPYTER_TOKEN (e.g. export JUPYTER_TOKEN=$$(openssl rand -hex 24)) before starting jupyter" >&2; exit 1; fi; exec python3 -m jupyter lab --ip=0.0.0.0 --port=${JUPYTER_PORT} --no-browser`,
+      `if [ "$\${#JUPYTER_TOKEN}" -lt ${JUPYTER_TOKEN_MIN} ]; then echo "set JUPYTER_TOKEN to at least ${JUPYTER_TOKEN_MIN} random characters (export JUPYTER_TOKEN=$$(openssl rand -hex 24)) before starting jupyter" >&2; exit 1; fi; exec python3 -m jupyter lab --ip=0.0.0.0 --port=${JUPYTER_PORT} --no-browser`,
     ];
     services["jupyter"] = jupyter;
   }

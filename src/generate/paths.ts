@@ -15,6 +15,24 @@ export const GPUPREP_DIR_IN_IMAGE = "/opt/gpuprep";
 export const MEMLOCK = -1;
 export const STACK_BYTES = 67108864;
 export const JUPYTER_PORT = 8888;
+/** Jupyter refuses a shorter token: 32 characters of `openssl rand -hex 24` (48) is the floor. */
+export const JUPYTER_TOKEN_MIN = 32;
+
+/**
+ * /dev/shm of the container unless --shm-size host asks for the host's IPC namespace: DataLoader
+ * workers pass batches through /dev/shm and Docker's default 64 MB makes them die with a bus
+ * error; `ipc: host` would also share the host's shared-memory segments and semaphores with the
+ * container (issue 28). A tmpfs limit, not a reservation: only what is written uses memory.
+ */
+export const DEFAULT_SHM_SIZE = "16g";
+
+export type SharedMemory = { ipcHost: true } | { ipcHost: false; shmSize: string };
+
+export function sharedMemory(plan: Plan): SharedMemory {
+  const asked = plan.options.shmSize;
+  if (asked === "host") return { ipcHost: true };
+  return { ipcHost: false, shmSize: asked ?? DEFAULT_SHM_SIZE };
+}
 /**
  * Paths under the project mount that an anonymous volume hides inside the container: a host venv
  * there would shadow the image's torch (seed 001: a Jupyter kernel picked the mounted
@@ -53,13 +71,24 @@ export function volumes(plan: Plan): VolumeSpec[] {
       fromFlag: false,
       why: "the project source, edited on the host",
     },
+    // The model and dataset caches, not the whole ~/.cache/huggingface: that directory also holds
+    // the login token (token, stored_tokens), which the container would read and could rewrite.
+    // The container authenticates with HF_TOKEN from the environment instead (issue 28).
     {
-      host: "${HOME}/.cache/huggingface",
-      container: HF_HOME,
+      host: "${HOME}/.cache/huggingface/hub",
+      container: `${HF_HOME}/hub`,
       readOnly: false,
       create: true,
       fromFlag: false,
-      why: "model cache: downloads survive the container and are shared with the host",
+      why: "model cache: downloads survive the container and are shared with the host (the login token is not mounted: HF_TOKEN comes from the environment)",
+    },
+    {
+      host: "${HOME}/.cache/huggingface/datasets",
+      container: `${HF_HOME}/datasets`,
+      readOnly: false,
+      create: true,
+      fromFlag: false,
+      why: "datasets cache, shared with the host",
     },
     {
       host: "${HOME}/.cache/torch",

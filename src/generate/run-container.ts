@@ -12,6 +12,7 @@ import {
   MEMLOCK,
   STACK_BYTES,
   header,
+  sharedMemory,
   imageName,
   volumes,
   type VolumeSpec,
@@ -36,7 +37,10 @@ export function renderRunContainer(plan: ContainerPlan): string {
   const created = [...new Set(vols.filter((v) => v.create).map(hostPath))];
   // Anonymous volumes after the project mount: a host venv never shadows the image's torch.
   const mounts = [...vols.map(mount), ...MASKED_IN_WORKDIR.map((path) => `  -v ${path}`)];
-  const shm = plan.options.shmSize ? `--shm-size=${plan.options.shmSize}` : "--ipc=host";
+  const memory = sharedMemory(plan);
+  const shm = memory.ipcHost ? "--ipc=host" : `--shm-size=${memory.shmSize}`;
+  // The app runs as the host user unless --root: files it writes to the project stay the user's.
+  const runAs = plan.options.nonRoot ? ` --user "$(id -u):$(id -g)"` : "";
   const userArgs = hostUserInImage(plan)
     ? ` --build-arg USER_UID="$(id -u)" --build-arg USER_GID="$(id -g)"`
     : "";
@@ -93,7 +97,7 @@ exec docker run --rm \\
   \${tty_flags[@]+"\${tty_flags[@]}"} \\
   \${gpu_flags[@]+"\${gpu_flags[@]}"} \\
   \${network_flags[@]+"\${network_flags[@]}"} \\
-  ${shm} --ulimit memlock="\${MEMLOCK_LIMIT:-${MEMLOCK}}" --ulimit stack=${STACK_BYTES} \\
+  ${shm}${runAs} --ulimit memlock="\${MEMLOCK_LIMIT:-${MEMLOCK}}" --ulimit stack=${STACK_BYTES} \\
   -e HF_TOKEN -e WANDB_API_KEY \\
 ${mounts.join(" \\\n")} \\
   "$IMAGE" "$@"

@@ -19,6 +19,9 @@ export function renderSetupMd(plan: Plan, files: GeneratedFile[]): string {
       "```sh",
       "scripts/run-container.sh            # build the image, start a shell in it",
       "scripts/run-container.sh python train.py",
+      ...(plan.options.nonRoot
+        ? ["export GPUPREP_UID=$(id -u) GPUPREP_GID=$(id -g)   # compose runs the app as you, not root"]
+        : []),
       "docker compose up -d app            # or with compose (same flags)",
     );
     if (plan.options.jupyter)
@@ -32,6 +35,10 @@ export function renderSetupMd(plan: Plan, files: GeneratedFile[]): string {
     out.push("```", "");
     out.push(
       `Inside the container, install more packages with \`pip install ...\`: PIP_CONSTRAINT keeps the image's torch and everything else it ships. Do not create a venv or run \`uv sync\` in it: either would install a PyPI torch over NVIDIA's build.`,
+      "",
+    );
+    out.push(
+      "Credentials stay read-only: `.credentials/` is mounted read-only (also where the project mount shows it), and the Hugging Face login token is not mounted at all: only `hub/` and `datasets/` of `~/.cache/huggingface` are, and the container gets `HF_TOKEN` from your environment (`export HF_TOKEN=...`). Mounting the token file read-only instead would need it to exist on every host (Docker turns a missing bind source into a root-owned directory), and the whole cache mounted would let the container read and rewrite it.",
       "",
     );
     out.push("Volumes:", "");

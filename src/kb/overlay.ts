@@ -2,11 +2,13 @@
  * The user-level overlay that `gpuprep kb update` writes: torch builds seen on the PyTorch wheel
  * index, kept under the user's cache directory and never in the packaged data.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { UserError } from "../errors.js";
+import { READ_LIMITS, readJsonFile } from "../util/safe-read.js";
+import { writeFileAtomic } from "../util/safe-write.js";
 import { torchBuildRowSchema } from "./schema.js";
 import type { TorchBuildRow } from "./types.js";
 
@@ -33,15 +35,12 @@ export function defaultOverlayPath(env: NodeJS.ProcessEnv = process.env): string
 
 export function readOverlay(path: string = defaultOverlayPath()): Overlay | null {
   if (!existsSync(path)) return null;
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(path, "utf8"));
-  } catch {
-    throw new UserError(
-      `the knowledge-base overlay ${path} is not valid JSON`,
-      `run \`gpuprep kb update\` again or delete ${path}`,
-    );
-  }
+  // util/safe-read: regular files only, capped, and an unparsable one is never quoted.
+  const json = readJsonFile(path, {
+    maxBytes: READ_LIMITS.kbOverlay,
+    hint: `run \`gpuprep kb update\` again or delete ${path}`,
+    origin: `the knowledge-base overlay ${path}`,
+  });
   const parsed = overlaySchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -53,10 +52,8 @@ export function readOverlay(path: string = defaultOverlayPath()): Overlay | null
   return parsed.data as Overlay;
 }
 
-/** Write atomically (temp file + rename) so a crash never leaves half an overlay. */
+/** Write atomically (util/safe-write: an O_EXCL temp file, fsync, rename) so a crash never leaves half an overlay. */
 export function writeOverlay(overlay: Overlay, path: string = defaultOverlayPath()): void {
   mkdirSync(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, JSON.stringify(overlay, null, 2) + "\n");
-  renameSync(temp, path);
+  writeFileAtomic(path, JSON.stringify(overlay, null, 2) + "\n");
 }

@@ -178,6 +178,11 @@ export const ngcImageRowSchema = z.object({
       "a torch version like 2.9.0a0+145a3a7bda.nv25.10",
     ),
   torchAsPrinted: z.boolean(),
+  /** The tag's image-index digest, where a source names it (init pins FROM by it). */
+  digest: z
+    .object({ value: z.string().regex(/^sha256:[0-9a-f]{64}$/), source: z.string().min(1) })
+    .nullable()
+    .optional(),
   cuda: version,
   minDriverLinux: version.nullable(),
   driverFloorBasis: z.enum(["release-notes", "cuda-ga-driver", "cuda-minor-version-compat"]).nullable(),

@@ -304,6 +304,11 @@ export interface NgcImageRow {
   torch: string;
   /** true when a source shows what torch.__version__ prints in this image. */
   torchAsPrinted: boolean;
+  /**
+   * The tag's image-index digest ("sha256:..."), where a source names it: the Dockerfile then pins
+   * FROM by it. Absent for every row today: no NVIDIA source at hand lists digests per tag.
+   */
+  digest?: { value: string; source: string } | null;
   /** CUDA toolkit inside the image, as precisely as sourced ("12.8", "13.0.2"). */
   cuda: string;
   /** The lowest Linux driver the image runs on; a bare branch ("580") means that branch's newest patch. */

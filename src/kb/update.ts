@@ -6,6 +6,7 @@
  */
 import { UserError, errorMessage } from "../errors.js";
 import { printablePrefix } from "../util/safe-read.js";
+import { describeJsonError } from "../util/json-input.js";
 import type { TorchBuildRow } from "./types.js";
 import type { Overlay } from "./overlay.js";
 
@@ -51,7 +52,7 @@ export function filesFromIndexPage(body: string, contentType: string): string[] 
       parsed = JSON.parse(body);
     } catch (error) {
       throw new UserError(
-        `the index page is not valid JSON (${printablePrefix(errorMessage(error), 120)})`,
+        `the index page is not valid JSON (${describeJsonError(error, body)})`,
         "pass --index-url with the base of a PyTorch wheel index (…/whl)",
       );
     }

@@ -11,6 +11,7 @@
  */
 import { UserError } from "../errors.js";
 import type { Transport } from "../transports/types.js";
+import { payloadErrorKinds } from "../transports/payload-frame.js";
 import { formulaEstimate } from "./formula.js";
 import { genericModelConfig, groupsFromMeta } from "./generic-config.js";
 import { SUPPORTED_MODEL_TYPES, modelConfigFromJson, type ModelConfig } from "./hf-config.js";
@@ -424,19 +425,8 @@ async function trialOnce(
     return { ...empty, status: outcome.timedOut ? "timeout" : "error", error: outcome.reason };
   if (outcome.kind === "fallback") return { ...empty, status: "error", error: outcome.fallback.reason };
   if (outcome.kind === "failed") {
-    const kind = outcome.failure.errorKind ?? "";
-    if (
-      [
-        "no-cuda",
-        "no-torch",
-        "no-transformers",
-        "config",
-        "factory",
-        "unsupported",
-        "lora",
-        "request",
-      ].includes(kind)
-    )
+    // Input errors stop the search (src/probe/payload-errors.json, the table memory.py reads too).
+    if (payloadErrorKinds()[outcome.failure.errorKind ?? ""]?.input === true)
       throw failureAsUserError(outcome.failure, transport.describe());
     return { ...empty, status: "error", error: outcome.failure.error };
   }

@@ -4,9 +4,10 @@
  * families the accuracy benchmark covers are read; anything else is refused by name, since a
  * guessed structure would give a confident wrong number.
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { UserError, errorMessage } from "../errors.js";
+import { READ_LIMITS, readJsonFile } from "../util/safe-read.js";
 import {
   type BertHead,
   type ConvOutput,
@@ -143,21 +144,8 @@ function configFile(path: string): string {
 
 export function readModelConfig(path: string): ModelConfig {
   const file = configFile(path);
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    throw new UserError(
-      `cannot read model config ${file}: ${errorMessage(error)}`,
-      "give a config.json or a directory holding one",
-    );
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new UserError(`${file} is not JSON: ${errorMessage(error)}`, "give the model's config.json");
-  }
+  // util/safe-read (issue 28): capped, regular files only, and no byte of a non-JSON file quoted.
+  const raw = readJsonFile(file, { maxBytes: READ_LIMITS.modelConfig, hint: "give the model's config.json" });
   if (!raw || typeof raw !== "object" || Array.isArray(raw))
     throw new UserError(`${file} is not a JSON object`, "give the model's config.json");
   return modelConfigFromJson(raw as Json, file);

@@ -7,9 +7,10 @@ Modes:
   trial  build the real model with random weights on CUDA and run N real steps; return the
          allocator's peaks, device-level use, the median step time, or status "oom".
 
-The result is printed as ONE line "@gpuprep-memory <nonce> <json>" on the real stdout; everything
-else (the user's factory, transformers' warnings) is sent to stderr, so no stray print can pass
-for the result. stdlib only at import time (torch is imported inside), Python >= 3.8.
+The result is printed as ONE line, the payload frame "@gpuprep-frame <nonce> memory <json>" of
+src/probe/frame.py, on the real stdout; everything else (the user's factory, transformers'
+warnings) is sent to stderr, so no stray print can pass for the result. stdlib only at import time
+(torch is imported inside), Python >= 3.8.
 """
 import contextlib
 import importlib
@@ -21,7 +22,13 @@ import traceback
 
 SCHEMA = "gpuprep.memory.payload"
 SCHEMA_VERSION = 1
-FRAME = "@gpuprep-memory"
+# The payload frame and the table of error kinds (src/probe/frame.py, payload-errors.json),
+# shared with the probe and validate; the build puts their text here.
+FRAME_SOURCE = None  # @inline ../probe/frame.py
+FRAME = {"__name__": "gpuprep_frame"}
+exec(compile(FRAME_SOURCE or "", "frame.py", "exec"), FRAME)
+ERROR_KINDS_SOURCE = None  # @inline ../probe/payload-errors.json
+ERROR_KINDS = json.loads(ERROR_KINDS_SOURCE or '{"kinds": {}}')["kinds"]
 # MemTracker (torch.distributed._tools.mem_tracker) first shipped in torch 2.5.
 TRACE_TORCH_NEEDED = "torch >= 2.5 (torch.distributed._tools.mem_tracker)"
 
@@ -31,10 +38,12 @@ class PayloadError(Exception):
 
     def __init__(self, kind, message):
         Exception.__init__(self, message)
-        self.kind = kind
+        # Every kind is in payload-errors.json, which gpuprep reads too; a new one goes there first.
+        self.kind = kind if kind in ERROR_KINDS else "internal"
 
 
 def main():
+    nonce = FRAME["take_nonce"](globals())  # first, before the user's code is imported
     real_stdout = sys.stdout
     # Anything printed while we work (a factory, a library banner) goes to stderr.
     sys.stdout = sys.stderr
@@ -45,11 +54,10 @@ def main():
         result = {"status": "error", "errorKind": "request", "error": "bad request: %s" % error}
     else:
         result = run(request)
-    nonce = request.get("nonce") or os.environ.get("GPUPREP_NONCE") or "-"
     result.update({"schema": SCHEMA, "schemaVersion": SCHEMA_VERSION, "mode": request.get("mode")})
     result["python"] = {"executable": sys.executable, "version": sys.version.split()[0]}
-    real_stdout.write("%s %s %s\n" % (FRAME, nonce, json.dumps(result, default=str)))
     real_stdout.flush()
+    FRAME["emit"](nonce, "memory", result)
 
 
 # Failures of the user's input: reported as errors (exit 2). Anything else that stops a trace is

@@ -1,18 +1,18 @@
 /**
  * Runs memory.py (the trace tier and the measured trial) in the target Python through any
- * Transport, and reads its one framed result line. The frame carries a per-run nonce, so nothing
- * the user's factory or a library prints can pass for the result.
+ * Transport, and reads its one result frame (transports/payload-frame.ts). The frame carries a
+ * per-run nonce, so nothing the user's factory or a library prints can pass for the result.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { UserError } from "../errors.js";
-import { newNonce, pythonBootstrap } from "../transports/node-frame.js";
+import { pythonBootstrap } from "../transports/node-frame.js";
+import { frameChannel, payloadErrorKinds, readFrame } from "../transports/payload-frame.js";
 import type { RunResult, Transport } from "../transports/types.js";
 import type { ModelSource, WorkSpec } from "./types.js";
 
 export const MEMORY_PAYLOAD_PATH = fileURLToPath(new URL("./memory.py", import.meta.url));
-const FRAME = "@gpuprep-memory";
 
 export interface MemoryRequest extends WorkSpec {
   mode: "trace" | "trial" | "params";
@@ -124,19 +124,9 @@ function payloadSource(): string {
   return source;
 }
 
-/** The result line tagged with `nonce`, or null when there is none. */
+/** The result frame tagged with `nonce` (transports/payload-frame.ts), or null when there is none. */
 export function findFrame(stdout: string, nonce: string): unknown {
-  const prefix = `${FRAME} ${nonce} `;
-  const line = stdout
-    .split("\n")
-    .reverse()
-    .find((l) => l.startsWith(prefix));
-  if (line === undefined) return null;
-  try {
-    return JSON.parse(line.slice(prefix.length));
-  } catch {
-    return null;
-  }
+  return readFrame(stdout, nonce, "memory");
 }
 
 /** Why a run printed no result, in one line (the last line of stderr is usually the reason). */
@@ -159,13 +149,14 @@ export async function runMemoryPayload(
   request: MemoryRequest,
   timeoutMs: number,
 ): Promise<PayloadOutcome<TraceResult | TrialResult>> {
-  const nonce = newNonce();
+  const channel = frameChannel(transport);
   const run = await transport.runPython(
-    pythonBootstrap(payloadSource()),
-    [JSON.stringify({ ...request, nonce })],
+    pythonBootstrap(channel.header + payloadSource()),
+    [JSON.stringify(request)],
     timeoutMs,
+    channel.runOptions,
   );
-  return parseMemoryOutput(run, nonce, request.mode, timeoutMs);
+  return parseMemoryOutput(run, channel.nonce, request.mode, timeoutMs);
 }
 
 export function parseMemoryOutput(
@@ -198,15 +189,8 @@ export function parseMemoryOutput(
 
 /** Failures of the user's input (config, factory, options) as the one-line error the CLI prints. */
 export function failureAsUserError(failure: PayloadFailure, where: string): UserError {
-  const hints: Record<string, string> = {
-    factory: "the factory must return an nn.Module, or (model, make_inputs) with make_inputs(batch, device)",
-    config: "pass a Hugging Face config.json (or a directory holding one) that this transformers can build",
-    "no-torch": "pass --python PATH to the environment that has torch",
-    "no-transformers": "models built from config.json need transformers in the target Python",
-    "no-cuda": "run it where the GPU is (--ssh HOST, --container NAME), or drop --measure",
-    lora: "name module suffixes that are Linear layers, e.g. --lora-targets q_proj,v_proj",
-  };
-  const hint = hints[failure.errorKind ?? ""] ?? `the Python was ${where}`;
+  // The hints live in src/probe/payload-errors.json, the table memory.py reads too.
+  const hint = payloadErrorKinds()[failure.errorKind ?? ""]?.hint ?? `the Python was ${where}`;
   return new UserError(`memory: ${failure.error}`, hint);
 }
 
@@ -214,13 +198,14 @@ const PidSchema = z.looseObject({ status: z.literal("ok"), pid: z.number(), used
 
 /** A running process's GPU memory as nvidia-smi shows it there (seed 001's rule, --pid). */
 export async function runPidMemory(transport: Transport, pid: number, timeoutMs = 60_000): Promise<number> {
-  const nonce = newNonce();
+  const channel = frameChannel(transport);
   const run = await transport.runPython(
-    pythonBootstrap(payloadSource()),
-    [JSON.stringify({ mode: "pid", pid, nonce })],
+    pythonBootstrap(channel.header + payloadSource()),
+    [JSON.stringify({ mode: "pid", pid })],
     timeoutMs,
+    channel.runOptions,
   );
-  const data = findFrame(run.stdout, nonce);
+  const data = findFrame(run.stdout, channel.nonce);
   const ok = PidSchema.safeParse(data);
   if (ok.success) return ok.data.usedBytes;
   const failed = FailureSchema.safeParse(data);

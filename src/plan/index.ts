@@ -461,10 +461,11 @@ function serviceDecisions(options: InitOptions, strategy: Strategy): Decision[] 
   if (strategy === "container")
     decisions.push({
       topic: "shared memory",
-      choice: options.shmSize ? `shm_size ${options.shmSize}` : "ipc: host",
-      reason: options.shmSize
-        ? "asked with --shm-size"
-        : "DataLoader workers pass batches through /dev/shm; Docker's default 64 MB makes them die with a bus error",
+      choice: options.shmSize === "host" ? "ipc: host" : `shm_size ${options.shmSize ?? "16g"}`,
+      reason:
+        options.shmSize === "host"
+          ? "asked with --shm-size host: the container shares the host's IPC namespace (its shared memory and semaphores)"
+          : `${options.shmSize ? "asked with --shm-size" : "the default"}: DataLoader workers pass batches through /dev/shm and Docker's default 64 MB makes them die with a bus error; ipc: host would also share the host's shared memory and semaphores (ask with --shm-size host)`,
       sources: [],
     });
   return decisions;

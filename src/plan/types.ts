@@ -118,7 +118,10 @@ export interface InitOptions {
   wheelhouse: string | null;
   /** A package index to use instead of PyPI (air-gapped mirror). */
   indexUrl: string | null;
-  /** Size of /dev/shm instead of sharing the host's IPC namespace ("16g"); null: ipc: host. */
+  /**
+   * Size of the container's /dev/shm ("16g"); "host": share the host's IPC namespace (ipc: host);
+   * null: generate/paths.ts's DEFAULT_SHM_SIZE.
+   */
   shmSize: string | null;
   /** Python version for a native venv ("3.12"); null: chosen from the build and the project. */
   python: string | null;

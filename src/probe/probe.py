@@ -6,12 +6,15 @@
 #   --extensions: the known extensions (gpuprep passes the KB's import-checks table), each
 #   import-checked when installed; --import: a module the user named, import-checked in any case.
 #   --gpu-health: also the passive GPU health counters (host.gpuHealth; fleet asks for them).
-#   stdout: the JSON document on one line; with --nonce that line is "@gpuprep-probe HEX {...}", so
-#   a sitecustomize or extension that prints a {"host" line cannot pass for the result (gpuprep
-#   makes a fresh nonce per run and accepts only its frame). stderr: nothing on success; exit 0.
+#   stdout: the JSON document on one line; run by gpuprep, that line is the payload frame
+#   "@gpuprep-frame NONCE probe {...}" of frame.py, with the nonce from GPUPREP_FRAME_CHANNEL (a
+#   line gpuprep puts before this file), so a sitecustomize or extension that prints a {"host"
+#   line cannot pass for the result. --nonce HEX is still read for callers that put it in argv.
+#   stderr: nothing on success; exit 0.
 #   exit 3 + one line on stderr: this Python is too old or the arguments are wrong.
 #
-# It changes nothing: no installs, no writes (bytecode writing is off here and in children).
+# It changes nothing: no installs, no writes (bytecode writing is off here and in children; the
+# cache-directory check creates one empty entry and removes it at once).
 # Risky imports (torch, GPU extensions) run only in child processes (torch_env.py, shared with
 # validate), all started in parallel, each with a time limit, so a segfault or a hang becomes a
 # fact instead of killing the probe.
@@ -69,12 +72,33 @@ def normalize(name):
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+READ_CAP = 4 * 1024 * 1024
+
+
 def read_text(path, limit=None):
+    """A regular file's text, at most `limit` (else 4 MiB) bytes; None for anything else. Opened
+    with O_NONBLOCK and checked with fstat on the descriptor, as util/safe-read.ts does: a FIFO
+    named METADATA in site-packages made doctor wait 120 s (issue 28), /dev/zero would never end."""
     try:
-        with open(path, "r", encoding="utf-8", errors="replace") as handle:
-            return handle.read() if limit is None else handle.read(limit)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except (OSError, ValueError):
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        want = READ_CAP if limit is None else min(limit, READ_CAP)
+        chunks = []
+        while want > 0:
+            chunk = os.read(fd, min(want, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            want -= len(chunk)
+        return b"".join(chunks).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def tail(text, count=2000):
@@ -209,6 +233,10 @@ if TORCH_ENV_SOURCE is None:
 TORCH_ENV = {"__name__": "gpuprep_torch_env"}
 exec(compile(TORCH_ENV_SOURCE, "torch_env.py", "exec"), TORCH_ENV)
 RESULT_MARK = TORCH_ENV["RESULT_MARK"]
+# The payload frame (src/probe/frame.py, shared with validate.py and memory.py).
+FRAME_SOURCE = None  # @inline frame.py
+FRAME = {"__name__": "gpuprep_frame"}
+exec(compile(FRAME_SOURCE or "", "frame.py", "exec"), FRAME)
 
 
 def torch_env_child(options, timeout):
@@ -960,11 +988,29 @@ def toolkit_facts(started):
     return facts
 
 
+def can_create_in(directory, as_directory):
+    """Whether this process can create (and remove) an entry in `directory`, found by doing it:
+    os.access answers yes for root almost everywhere (TRITON_CACHE_DIR=/proc/x was "writable",
+    issue 28). The entry is a fresh name, created exclusively and removed at once."""
+    name = os.path.join(directory, ".gpuprep-write-check-%d-%s" % (os.getpid(), os.urandom(6).hex()))
+    try:
+        if as_directory:
+            os.mkdir(name, 0o700)
+            os.rmdir(name)
+        else:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+            os.close(os.open(name, flags, 0o600))
+            os.unlink(name)
+        return True
+    except OSError:
+        return False
+
+
 def writable_directory(path):
     """(exists, the directory checked, writable) for a cache directory: the directory itself when it
-    exists, else the nearest existing parent it would be created in. os.access is the kernel's
-    answer for this process: for root it says yes except on a read-only mount, as root really can
-    write there. A file in the way (TRITON_CACHE_DIR=/etc/passwd/x) can never hold a directory."""
+    exists (can a file be made in it?), else the nearest existing parent it would be created in
+    (can a directory be made there?). A file in the way (TRITON_CACHE_DIR=/etc/passwd/x) can never
+    hold a directory."""
     path = os.path.abspath(path)
     current = path
     while not os.path.lexists(current):
@@ -978,16 +1024,18 @@ def writable_directory(path):
         is_dir = False
     if not is_dir:
         return False, current, False
-    return current == path, current, os.access(current, os.W_OK | os.X_OK)
+    exists = current == path
+    return exists, current, can_create_in(current, as_directory=not exists)
 
 
 def temp_dir():
-    """tempfile.gettempdir()'s answer without its test write (this probe writes nothing): the first
-    of TMPDIR, TEMP, TMP, /tmp, /var/tmp, /usr/tmp that is a directory this process may write."""
+    """tempfile.gettempdir()'s answer: the first of TMPDIR, TEMP, TMP, /tmp, /var/tmp, /usr/tmp
+    that is a directory this process can create a file in (tested by creating one, as
+    tempfile does)."""
     candidates = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")]
     candidates += ["/tmp", "/var/tmp", "/usr/tmp"]
     for candidate in candidates:
-        if candidate and os.path.isdir(candidate) and os.access(candidate, os.W_OK | os.X_OK):
+        if candidate and os.path.isdir(candidate) and can_create_in(candidate, as_directory=False):
             return os.path.abspath(candidate)
     return os.getcwd()
 
@@ -1186,9 +1234,6 @@ def jit_toolchain_facts(started):
 # ---------------------------------------------------------------- main
 
 
-FRAME_TAG = "@gpuprep-probe"
-
-
 def parse_args(argv):
     options = {"fast": False, "timeout": 60.0, "extensions": [], "imports": [], "nonce": None,
                "gpu_health": False}
@@ -1218,23 +1263,24 @@ def parse_args(argv):
 
 
 def emit(document, nonce):
-    """The result, written to fd 1 itself: a sitecustomize may have replaced sys.stdout."""
-    line = json.dumps(document)
-    if nonce is not None:
-        # The leading newline ends any half line a stray print left without one.
-        line = "\n%s %s %s" % (FRAME_TAG, nonce, line)
+    """The frame when gpuprep named a nonce, else the bare JSON line (a person running probe.py)."""
     try:
         sys.stdout.flush()
     except Exception:
         pass
-    data = (line + "\n").encode("utf-8")
+    if nonce is not None:
+        FRAME["emit"](nonce, "probe", document)
+        return
+    data = (json.dumps(document) + "\n").encode("utf-8")
     while data:
         data = data[os.write(1, data):]
 
 
 def main():
+    # The nonce first, before anything is imported or started (frame.py says why).
+    nonce = FRAME["take_nonce"](globals())
     options = parse_args(sys.argv[1:])
-    fast, timeout, nonce = options["fast"], options["timeout"], options["nonce"]
+    fast, timeout, nonce = options["fast"], options["timeout"], nonce or options["nonce"]
     nvidia_children = start_nvidia_smi()
     health_children = start_gpu_health() if options["gpu_health"] else None
     toolkit = start_toolkit()

@@ -349,7 +349,12 @@ export function pickWheel(
   }
   // pip's choice among the versions: packaging's filter, pre-releases only where the specifier
   // names one or nothing else is there (the same code the planner uses, proven against packaging).
-  const allowed = new Set(selectFromIndex(wanted, installable.map((c) => c.version)));
+  const allowed = new Set(
+    selectFromIndex(
+      wanted,
+      installable.map((c) => c.version),
+    ),
+  );
   const candidates = installable.filter((c) => allowed.has(c.version));
   if (candidates.length === 0)
     return {

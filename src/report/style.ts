@@ -1,4 +1,5 @@
 /** Terminal styling that honours NO_COLOR, FORCE_COLOR and whether stdout is a TTY. */
+import { randomBytes } from "node:crypto";
 import type { Severity } from "../rule-helpers/types.js";
 
 export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
@@ -16,8 +17,27 @@ export interface Style {
   bold(text: string): string;
 }
 
-const wrap = (open: number, close: number) => (text: string) => `\u001b[${open}m${text}\u001b[${close}m`;
+/**
+ * Our colours travel through the report as tokens (U+E000, a per-process random key, the SGR
+ * code, U+E001) and become escape sequences only in report/terminal.ts's writeText, after the
+ * text was stripped of every escape: a snapshot, a file name or a package's metadata cannot know
+ * the key, so nothing from them is ever coloured or passes for our colour (issue 28 low).
+ */
+const KEY = randomBytes(8).toString("hex");
+const TOKEN = new RegExp(`\uE000${KEY}(\\d{1,2})\uE001`, "g");
+const token = (code: number) => `\uE000${KEY}${code}\uE001`;
+const wrap = (open: number, close: number) => (text: string) => `${token(open)}${text}${token(close)}`;
 const plain = (text: string) => text;
+
+/** Our colour tokens as the SGR sequences they stand for (run after sanitising, never before). */
+export function colourTokensToEscapes(text: string): string {
+  return text.replace(TOKEN, (_token, code: string) => `\u001b[${code}m`);
+}
+
+/** The text without our colour tokens (error messages and JSON carry no colour). */
+export function withoutColourTokens(text: string): string {
+  return text.replace(TOKEN, "");
+}
 
 export function makeStyle(color: boolean): Style {
   if (!color) return { red: plain, yellow: plain, green: plain, blue: plain, dim: plain, bold: plain };

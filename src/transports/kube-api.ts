@@ -3,13 +3,13 @@
  * (bearer token or client certificate, the cluster's CA). No kubectl and no client library: the
  * calls are plain REST, and a machine with only Node and a kubeconfig can run them.
  */
-import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { UserError, errorMessage } from "../errors.js";
+import { READ_LIMITS, readRegularFile, readTextFile } from "../util/safe-read.js";
 
 export interface KubeCredentials {
   server: string;
@@ -32,14 +32,11 @@ interface Named<T> {
 function fileOrData(data: unknown, file: unknown, what: string): Buffer | undefined {
   if (typeof data === "string") return Buffer.from(data, "base64");
   if (typeof file === "string") {
-    try {
-      return readFileSync(file);
-    } catch (error) {
-      throw new UserError(
-        `kubeconfig: cannot read ${what} ${file}: ${errorMessage(error)}`,
-        "check the kubeconfig paths",
-      );
-    }
+    // util/safe-read: a FIFO or /dev/zero named as a token or certificate is one line.
+    return readRegularFile(file, {
+      maxBytes: READ_LIMITS.credential,
+      hint: `check the kubeconfig's ${what} path`,
+    });
   }
   return undefined;
 }
@@ -50,13 +47,18 @@ export function kubeconfigPath(explicit: string | undefined, env: NodeJS.Process
 
 /** The cluster and user of a context (default: current-context), as the API client needs them. */
 export function readKubeconfig(path: string, contextName?: string): KubeCredentials {
+  const hint = "pass --kubeconfig FILE or set KUBECONFIG";
+  const text = readTextFile(path, { maxBytes: READ_LIMITS.kubeconfig, hint });
   let doc: Record<string, unknown>;
   try {
-    doc = parseYaml(readFileSync(path, "utf8")) as Record<string, unknown>;
+    doc = parseYaml(text) as Record<string, unknown>;
   } catch (error) {
+    // yaml's messages quote the source line; only its code and position are said.
+    const { code, linePos } = error as { code?: unknown; linePos?: { line: number; col: number }[] };
+    const where = linePos?.[0] ? ` at line ${linePos[0].line}, column ${linePos[0].col}` : "";
     throw new UserError(
-      `cannot read kubeconfig ${path}: ${errorMessage(error).split("\n")[0]}`,
-      "pass --kubeconfig FILE or set KUBECONFIG",
+      `kubeconfig ${path} is not valid YAML (${typeof code === "string" ? code : "syntax error"}${where})`,
+      hint,
     );
   }
   const list = <T>(key: string) => (Array.isArray(doc?.[key]) ? (doc[key] as Named<T>[]) : []);
@@ -153,7 +155,11 @@ export interface KubeApi {
 /** Largest response read: a pod log of one probe is far below it. */
 const MAX_RESPONSE = 64 * 1024 * 1024;
 
-export function kubeApi(creds: KubeCredentials, timeoutMs = 30_000): KubeApi {
+/**
+ * `timeoutMs` is the socket's idle limit; `deadlineMs` bounds the whole call: a server that
+ * trickles a byte every 20 s never goes idle, and used to hold `fleet --kube` forever (issue 28).
+ */
+export function kubeApi(creds: KubeCredentials, timeoutMs = 30_000, deadlineMs = 120_000): KubeApi {
   const call = (method: string, path: string, body?: unknown): Promise<string> =>
     new Promise((resolve, reject) => {
       const url = new URL(creds.server + path);
@@ -176,7 +182,12 @@ export function kubeApi(creds: KubeCredentials, timeoutMs = 30_000): KubeApi {
         res.on("data", (chunk: Buffer) => {
           size += chunk.length;
           if (size <= MAX_RESPONSE) chunks.push(chunk);
+          else
+            req.destroy(
+              new Error(`${method} ${path}: the answer is larger than ${MAX_RESPONSE / 2 ** 20} MiB`),
+            );
         });
+        res.on("error", (error) => reject(error));
         res.on("end", () => {
           const text = Buffer.concat(chunks).toString("utf8");
           const status = res.statusCode ?? 0;
@@ -202,6 +213,11 @@ export function kubeApi(creds: KubeCredentials, timeoutMs = 30_000): KubeApi {
       req.on("timeout", () =>
         req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs / 1000}s`)),
       );
+      const deadline = setTimeout(
+        () => req.destroy(new Error(`${method} ${path}: no complete answer within ${deadlineMs / 1000}s`)),
+        deadlineMs,
+      );
+      req.on("close", () => clearTimeout(deadline));
       req.on("error", (error) => reject(error));
       if (payload) req.write(payload);
       req.end();

@@ -1,7 +1,7 @@
 /** The probe run by an interpreter on this machine (`--python PATH`, the active venv, or python3). */
 import { UserError } from "../errors.js";
-import { CommandNotFoundError, runCommand, runWithInput } from "./spawn.js";
-import type { RunResult, Transport } from "./types.js";
+import { CommandNotFoundError, runCommand } from "./spawn.js";
+import type { PythonRunOptions, RunResult, Transport } from "./types.js";
 
 export function localTransport(python: string): Transport {
   return {
@@ -9,9 +9,20 @@ export function localTransport(python: string): Transport {
     ref: null,
     python,
     describe: () => `${python} on this machine`,
-    async runPython(script: string, args: string[], timeoutMs: number): Promise<RunResult> {
+    async runPython(
+      script: string,
+      args: string[],
+      timeoutMs: number,
+      options: PythonRunOptions = {},
+    ): Promise<RunResult> {
       try {
-        return await runWithInput(python, ["-", ...args], script, timeoutMs);
+        // Payloads import the user's packages, which may start daemons of their own: reaped too.
+        return await runCommand(python, ["-", ...args], {
+          input: script,
+          timeoutMs,
+          reapDaemons: true,
+          ...(options.secret === undefined ? {} : { secret: options.secret }),
+        });
       } catch (error) {
         if (error instanceof CommandNotFoundError) {
           throw new UserError(
@@ -24,6 +35,8 @@ export function localTransport(python: string): Transport {
     },
     // A missing program is left to the caller: nvidia-smi absent is a fact, a missing
     // interpreter an error with the caller's own words.
-    runProgram: (command, args, timeoutMs) => runCommand(command, args, { timeoutMs }),
+    // The interpreter itself (validate's payload as a file) is reaped like runPython.
+    runProgram: (command, args, timeoutMs) =>
+      runCommand(command, args, { timeoutMs, ...(command === python ? { reapDaemons: true } : {}) }),
   };
 }

@@ -3,9 +3,10 @@
  * submits it; `gpuprep fleet collect JOBID` reads the job's output file later and turns it into
  * per-node results. A small JSON file beside the script remembers what the job was asked.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { UserError, errorMessage } from "../errors.js";
+import { READ_LIMITS, readJsonFile, readTextFile } from "../util/safe-read.js";
 import type { NodeRun } from "./fleet-types.js";
 import { newNonce, nodeWrapperArgv, pythonBootstrap } from "./node-frame.js";
 import { shellQuote } from "./spawn.js";
@@ -174,16 +175,26 @@ export function jobMetaPath(jobDir: string, jobId: string): string {
 
 export function readBatchJob(jobDir: string, jobId: string): BatchJob {
   const path = jobMetaPath(jobDir, jobId);
-  let data: Partial<BatchJob>;
+  const hint = "pass the --job-dir the job was submitted with";
+  let data: Partial<BatchJob> | null;
   try {
-    data = JSON.parse(readFileSync(path, "utf8")) as Partial<BatchJob>;
+    // util/safe-read: capped, regular files only, and never quoted when it is not JSON.
+    data = readJsonFile(path, {
+      maxBytes: READ_LIMITS.fleetJob,
+      hint,
+      origin: `fleet job file ${path}`,
+    }) as Partial<BatchJob> | null;
   } catch (error) {
-    throw new UserError(
-      `no gpuprep fleet job ${jobId} in ${resolve(jobDir)} (${errorMessage(error).split("\n")[0]})`,
-      "pass the --job-dir the job was submitted with",
-    );
+    if (!/ENOENT/.test(errorMessage(error))) throw error;
+    throw new UserError(`no gpuprep fleet job ${jobId} in ${resolve(jobDir)}`, hint);
   }
-  if (data.schema !== JOB_META_SCHEMA || typeof data.nonce !== "string" || typeof data.output !== "string") {
+  if (
+    typeof data !== "object" ||
+    data === null ||
+    data.schema !== JOB_META_SCHEMA ||
+    typeof data.nonce !== "string" ||
+    typeof data.output !== "string"
+  ) {
     throw new UserError(
       `${path} is not a gpuprep fleet job file`,
       "submit again with gpuprep fleet ... --submit",
@@ -313,15 +324,10 @@ export async function collectBatch(
   const status = exec ? await jobStatus(exec, jobId) : null;
   if (exec && status && STILL_GOING.test(status.state))
     await handlePending(exec, job, status, dropUnavailable, jobDir);
-  let output: string;
-  try {
-    output = readFileSync(job.output, "utf8");
-  } catch (error) {
-    throw new UserError(
-      `cannot read job ${jobId}'s output ${job.output}: ${errorMessage(error).split("\n")[0]}`,
-      "the job may not have started; check `sacct -j " + jobId + "`",
-    );
-  }
+  const output = readTextFile(job.output, {
+    maxBytes: READ_LIMITS.fleetOutput,
+    hint: "the job may not have started; check `sacct -j " + jobId + "`",
+  });
   const nodesLine = new RegExp(`^@gpuprep ${job.nonce} nodes (.*)$`, "m").exec(output);
   const expected = (nodesLine?.[1] ?? "").split(/\s+/).filter(Boolean);
   const killed = status !== null && /TIMEOUT|CANCELLED|NODE_FAIL|PREEMPTED/.test(status.state);

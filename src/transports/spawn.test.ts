@@ -2,8 +2,10 @@
 // holding stdout, flood stdout. Each must come back within its limit, with bounded output.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { runCommand } from "./spawn.js";
-import { waitGone } from "./liveness.js";
+import { isAlive, waitGone } from "./liveness.js";
+import { localTransport } from "./local.js";
 
 test("a SIGTERM-proof child and the grandchild it started are killed at the limit", async () => {
   const started = Date.now();
@@ -65,4 +67,36 @@ test("input reaches stdin; a missing command is CommandNotFoundError", async () 
   const echoed = await runCommand("cat", [], { input: "line\n", timeoutMs: 5000 });
   assert.equal(echoed.stdout, "line\n");
   await assert.rejects(runCommand("/nonexistent/x", [], { timeoutMs: 5000 }), /not found/);
+});
+
+test("daemons that left the group and the session (setsid, start_new_session) do not outlive a payload run", async () => {
+  const script = [
+    "import subprocess, sys",
+    "a = subprocess.Popen(['sleep', '1000'], start_new_session=True)",
+    "b = subprocess.Popen(['setsid', 'sleep', '1001'])",
+    "print(a.pid, b.pid)",
+  ].join("\n");
+  const result = await runCommand("/usr/bin/python3", ["-c", script], {
+    timeoutMs: 20_000,
+    reapDaemons: true,
+  });
+  assert.equal(result.code, 0, result.stderr);
+  const pids = result.stdout.trim().split(" ").map(Number);
+  assert.equal(pids.length, 2);
+  for (const pid of pids) assert.ok(await waitGone(pid), `daemon ${pid} outlived the run`);
+});
+
+test("the probe's own run through the local transport reaps a setsid daemon; others' processes are left alone", async () => {
+  const bystander = spawn("sleep", ["1002"], { detached: true, stdio: "ignore" });
+  try {
+    const result = await localTransport("/usr/bin/python3").runPython(
+      "import subprocess; print(subprocess.Popen(['sleep', '1003'], start_new_session=True).pid)",
+      [],
+      20_000,
+    );
+    assert.ok(await waitGone(Number(result.stdout.trim())), "the daemon outlived the probe run");
+    assert.equal(isAlive(bystander.pid!), true, "a process that is not the run's was killed");
+  } finally {
+    bystander.kill("SIGKILL");
+  }
 });

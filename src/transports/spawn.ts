@@ -5,7 +5,9 @@
  * a wrapper) must not keep gpuprep waiting. Output is capped so a flood cannot grow memory.
  */
 import { spawn } from "node:child_process";
-import type { Readable } from "node:stream";
+import { randomBytes } from "node:crypto";
+import { readFileSync, readdirSync } from "node:fs";
+import type { Readable, Writable } from "node:stream";
 import type { RunResult } from "./types.js";
 import { logVerbose } from "../util/console-status.js";
 
@@ -31,6 +33,56 @@ export interface RunOptions {
   cwd?: string;
   stdoutCapBytes?: number;
   stderrCapBytes?: number;
+  /**
+   * Also kill, when the run ends, every process that inherited this run's mark (see reapMarked):
+   * for interpreters running payloads, whose imports (an extension, a torch plugin) may start a
+   * daemon in a session of its own (setsid, start_new_session), out of reach of the group kill.
+   */
+  reapDaemons?: boolean;
+  /** Written to a pipe at the child's fd 3, which is then closed at our end (transports/payload-frame.ts). */
+  secret?: string;
+}
+
+/** The environment variable that marks a run's processes; the value is random per run. */
+export const RUN_MARK_VARIABLE = "GPUPREP_RUN_MARK";
+
+/**
+ * SIGKILL to every process whose environment holds `NAME=mark`, found in /proc/PID/environ (Linux;
+ * elsewhere nothing is found). A daemon that left the process group and session still carries the
+ * environment it was started with, unless it cleared it, which setsid(1), daemon(3), Python's
+ * start_new_session and double forks do not do. Rounds repeat while some are found, since a
+ * daemon may fork again. Costs one read per process of /proc: ~6 ms for 90 processes here.
+ */
+export function reapMarked(mark: string): number {
+  const needle = Buffer.from(`${RUN_MARK_VARIABLE}=${mark}\0`);
+  let killed = 0;
+  for (let round = 0; round < 5; round++) {
+    let found = 0;
+    let pids: string[];
+    try {
+      pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid);
+    } catch {
+      return killed;
+    }
+    for (const pid of pids) {
+      let environ: Buffer;
+      try {
+        environ = readFileSync(`/proc/${pid}/environ`);
+      } catch {
+        continue; // gone, or another user's
+      }
+      if (environ.indexOf(needle) === -1) continue;
+      try {
+        process.kill(Number(pid), "SIGKILL");
+        found++;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    killed += found;
+    if (found === 0) break;
+  }
+  return killed;
 }
 
 /** Keeps the first `cap` bytes of a stream and counts the rest. */
@@ -75,10 +127,17 @@ export function runCommand(command: string, args: string[], options: RunOptions)
   const startedAt = performance.now();
   return new Promise((resolve, reject) => {
     // detached: the child leads its own process group, so a kill reaches wrappers and their children.
+    const mark = options.reapDaemons ? randomBytes(8).toString("hex") : null;
+    const env = options.env ?? process.env;
     const child = spawn(command, args, {
-      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      stdio: [
+        options.input === undefined ? "ignore" : "pipe",
+        "pipe",
+        "pipe",
+        ...(options.secret === undefined ? [] : (["pipe"] as const)),
+      ],
       detached: true,
-      env: options.env ?? process.env,
+      env: mark === null ? env : { ...env, [RUN_MARK_VARIABLE]: mark },
       ...(options.cwd ? { cwd: options.cwd } : {}),
     });
     const stdout = new CappedBuffer(options.stdoutCapBytes ?? STDOUT_CAP_BYTES);
@@ -98,8 +157,10 @@ export function runCommand(command: string, args: string[], options: RunOptions)
       // Whatever still holds the pipes (a daemon) is not waited for.
       for (const pipe of pipes) pipe.destroy();
       child.stdin?.destroy();
-      // A child that exited may have left processes in its group; none of them is ours to keep.
+      // A child that exited may have left processes in its group; none of them is ours to keep,
+      // nor any that left the group but carry this run's mark.
       killGroup(child.pid);
+      if (mark !== null) reapMarked(mark);
       const truncated = stdout.truncated || stderr.truncated;
       logRun(
         command,
@@ -147,6 +208,9 @@ export function runCommand(command: string, args: string[], options: RunOptions)
       else later(DRAIN_GRACE_MS, finish);
     });
     child.stdin?.end(options.input);
+    const secretPipe = options.secret === undefined ? null : (child.stdio[3] as Writable | null);
+    secretPipe?.on("error", () => {});
+    secretPipe?.end(options.secret);
   });
 }
 

@@ -11,6 +11,11 @@ export interface RunResult {
   truncated?: { stdout: boolean; stderr: boolean };
 }
 
+export interface PythonRunOptions {
+  /** Written to the child's fd 3, which is then closed at our end (the payload frame's nonce). */
+  secret?: string;
+}
+
 export interface Transport {
   kind: "local" | "container" | "image" | "ssh" | "slurm" | "kube";
   /** Container name, image ref or ssh host; null for local. */
@@ -19,8 +24,17 @@ export interface Transport {
   python: string;
   /** Human words for messages: "python3 on this machine", "python3 in container web". */
   describe(): string;
-  /** Runs `python - ...args` there with `script` on stdin. Throws UserError when it cannot start. */
-  runPython(script: string, args: string[], timeoutMs: number): Promise<RunResult>;
+  /**
+   * Runs `python - ...args` there with `script` on stdin. Throws UserError when it cannot start.
+   * `options.secret` is for transports that can hand it over on a pipe of its own (the local
+   * one, at fd 3; transports/payload-frame.ts); the others ignore it.
+   */
+  runPython(
+    script: string,
+    args: string[],
+    timeoutMs: number,
+    options?: PythonRunOptions,
+  ): Promise<RunResult>;
   /**
    * Runs a program there (nvidia-smi; an interpreter with a file of this machine), stdin empty.
    * A program missing on this machine rejects with CommandNotFoundError; inside a container or

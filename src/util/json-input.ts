@@ -1,4 +1,3 @@
-/* eslint-disable no-control-regex -- this file is about control characters and escape sequences */
 /**
  * JSON a user hands us (--from snapshots, saved validate reports). Its errors are one line that
  * never echoes the input: V8's messages quote a piece of the text, newlines and escapes included.
@@ -10,18 +9,16 @@ import { UserError, errorMessage } from "../errors.js";
 /** Real snapshots nest about 8 deep; 256 leaves room for any free-form field. */
 export const MAX_JSON_DEPTH = 256;
 
-/** V8's reason without the quoted input, and where: "Unexpected token 'o' at line 2, column 1". */
+/**
+ * V8's reason without any of the input, and where: "unexpected character at line 2, column 1".
+ * V8 quotes the text ("Unexpected token 'r', \"root:x:0:0\"... is not valid JSON"), and even the
+ * one character of "Unexpected token 'r'" is a byte of a file that may be a linked secret, so
+ * the reason is one of V8's fixed phrases or "syntax error", never a piece of the message.
+ */
 export function describeJsonError(error: unknown, text: string): string {
   const message = errorMessage(error);
   const position = /at position (\d+)/.exec(message);
-  // "Unexpected token 'o', ..."schema":\nnonsense"... is not valid JSON" -> "Unexpected token 'o'"
-  let reason = message.split(/,\s*(?:\.\.\.)?"|\s+in JSON at position|\s+at position/)[0] ?? message;
-  // What is left quotes at most one character of the input ("Unexpected token 'o'").
-  reason =
-    reason
-      .replace(/[\u0000-\u001f\u007f-\u009f]/g, "?")
-      .replace(/\s+/g, " ")
-      .trim() || "syntax error";
+  const reason = JSON_REASONS.find(([pattern]) => pattern.test(message))?.[1] ?? "syntax error";
   if (!position) return reason;
   const offset = Number(position[1]);
   const before = text.slice(0, offset);
@@ -29,6 +26,26 @@ export function describeJsonError(error: unknown, text: string): string {
   const column = offset - before.lastIndexOf("\n");
   return `${reason} at line ${line}, column ${column}`;
 }
+
+/** V8's JSON.parse messages (Node 20-24), each as a phrase of our own. */
+const JSON_REASONS: [RegExp, string][] = [
+  [/^Unexpected end of JSON input/, "the text ends too early"],
+  [/^Unexpected token/, "unexpected character"],
+  [/^Unexpected non-whitespace character after JSON/, "more text after the JSON value"],
+  [/^Bad control character in string literal/, "a control character inside a string"],
+  [/^Bad escaped character/, "a bad escape inside a string"],
+  [/^Bad Unicode escape/, "a bad \\u escape inside a string"],
+  [/^Unterminated string/, "a string that never ends"],
+  [/^Expected property name/, "a property name expected"],
+  [/^Expected ',' or '}'/, "',' or '}' expected"],
+  [/^Expected ',' or ']'/, "',' or ']' expected"],
+  [/^Expected ':'/, "':' expected"],
+  [/^Expected double-quoted property name/, "a double-quoted property name expected"],
+  [
+    /^(?:No number after minus sign|Exponent part is missing a number|Unterminated fractional number)/,
+    "a broken number",
+  ],
+];
 
 /** The deepest nesting of arrays and objects in `value`, counted without recursion, stopping past `limit`. */
 export function nestingDepth(value: unknown, limit = MAX_JSON_DEPTH): number {

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { UserError, errorMessage } from "../errors.js";
 import { pythonBootstrap } from "../transports/node-frame.js";
-import { CommandNotFoundError } from "../transports/spawn.js";
+import { frameChannel, readFrame, scriptChannel } from "../transports/payload-frame.js";
 import { localTransport } from "../transports/local.js";
 import type { Transport } from "../transports/types.js";
 import { importChecks } from "../kb/import-checks.js";
@@ -349,46 +349,43 @@ export function parsePayload(data: unknown, origin: string): Payload {
 export const PAYLOAD_PATH = fileURLToPath(new URL("./validate.py", import.meta.url));
 
 /**
- * Runs validate.py with `python` on this machine (the local transport, the file as installed:
- * no temporary copy as elsewhere) and parses its JSON. The payload keeps its own per-section time
- * limits; this outer limit only catches an interpreter that hangs before it starts.
+ * Runs validate.py with `python` on this machine, through the local transport like every other
+ * payload (its text in a temporary file, the frame's nonce on fd 3), and parses its frame. The
+ * payload keeps its own per-section time limits; this outer limit only catches an interpreter that
+ * hangs before it starts.
  */
 export async function runPayload(
   python: string,
   options: PayloadOptions,
   timeoutMs = 1_500_000,
 ): Promise<Payload> {
-  let result;
   try {
-    result = await localTransport(python).runProgram(
-      python,
-      [PAYLOAD_PATH, ...payloadArgs(options)],
-      timeoutMs,
-    );
+    return await runPayloadThrough(localTransport(python), options, timeoutMs);
   } catch (error) {
-    if (error instanceof CommandNotFoundError)
+    if (error instanceof UserError && /no such interpreter/.test(error.message))
       throw new UserError(`Python interpreter "${python}" was not found`, "pass one with --python PATH");
+    if (error instanceof UserError) throw error;
     throw new UserError(`could not start "${python}": ${errorMessage(error)}`, null);
   }
-  return payloadFromOutput(result, python);
 }
 
-/** The payload's last stdout line as a Payload, or a one-line UserError saying what came instead. */
+/**
+ * The payload's frame (transports/payload-frame.ts: the first line with this run's nonce) as a
+ * Payload, or a one-line UserError saying what came instead.
+ */
 export function payloadFromOutput(
   run: { stdout: string; stderr: string; code: number | null; signal: string | null },
   who: string,
+  nonce: string,
 ): Payload {
-  const lastLine = run.stdout.trim().split("\n").pop() ?? "";
-  let data: unknown;
-  try {
-    data = JSON.parse(lastLine);
-  } catch {
+  const data = readFrame(run.stdout, nonce, "validate");
+  if (data === null) {
     const why = run.signal
       ? `was killed by ${run.signal}`
-      : `exited with code ${String(run.code)} and printed no JSON`;
+      : `exited with code ${String(run.code)} and printed no result`;
     const detail = run.stderr.trim().split("\n").slice(-1)[0] ?? "";
     throw new UserError(
-      `the validate payload run by ${who} ${why}${detail ? `: ${detail}` : ""}`,
+      `the validate payload run by ${who} ${why}${detail ? `: ${detail.slice(0, 300)}` : ""}`,
       "the payload needs Python >= 3.8; check the interpreter with `--python PATH`",
     );
   }
@@ -396,21 +393,31 @@ export function payloadFromOutput(
 }
 
 let payloadSource: string | null = null;
-/** validate.py's text, for transports that carry it to another machine (it is not installed there). */
-export function payloadScript(): string {
+/**
+ * validate.py's text, for transports that carry it to another machine (it is not installed
+ * there); with `nonce`, headed by the frame channel that carries it in the text (fleet).
+ */
+export function payloadScript(nonce?: string): string {
   payloadSource ??= readFileSync(PAYLOAD_PATH, "utf8");
-  return payloadSource;
+  return nonce === undefined ? payloadSource : scriptChannel(nonce).header + payloadSource;
 }
 
 /**
- * The payload through any Transport (docker, ssh): its source travels in a `python -` bootstrap
- * that writes it to a temporary file, since validate.py re-runs itself through __file__.
+ * The payload through any Transport (docker, ssh, this machine): its source travels in a
+ * `python -` bootstrap that writes it to a temporary file, since validate.py re-runs itself
+ * through __file__.
  */
 export async function runPayloadThrough(
   transport: Transport,
   options: PayloadOptions,
   timeoutMs = 1_500_000,
 ): Promise<Payload> {
-  const result = await transport.runPython(pythonBootstrap(payloadScript()), payloadArgs(options), timeoutMs);
-  return payloadFromOutput(result, transport.describe());
+  const channel = frameChannel(transport);
+  const result = await transport.runPython(
+    pythonBootstrap(channel.header + payloadScript()),
+    payloadArgs(options),
+    timeoutMs,
+    channel.runOptions,
+  );
+  return payloadFromOutput(result, transport.describe(), channel.nonce);
 }

@@ -1,6 +1,7 @@
 """gpuprep validate payload: environment checks and GPU benchmarks, run by the target interpreter.
 
-Usage: python validate.py '<options JSON>'   -> prints one JSON document on stdout.
+Usage: python validate.py '<options JSON>'   -> prints one JSON document on stdout (run by gpuprep:
+as the payload frame of frame.py, "@gpuprep-frame NONCE validate {...}").
 
 The top level uses the standard library only (any Python >= 3.8). Everything that imports torch
 runs in a child process with a time limit: the torch environment and the extension imports in
@@ -51,6 +52,11 @@ TRAIN_STEP_SOURCE = None  # @inline train_step.py
 exec(compile(TORCH_ENV_SOURCE, "torch_env.py", "exec"), TORCH_ENV)
 RESULT_MARK = TORCH_ENV["RESULT_MARK"]
 sdpa_api = TORCH_ENV["sdpa_api"]
+# The payload frame (src/probe/frame.py, shared with the probe and memory.py): the document is
+# written as "@gpuprep-frame NONCE validate {...}" when gpuprep named a nonce.
+FRAME_SOURCE = None  # @inline ../probe/frame.py
+FRAME = {"__name__": "gpuprep_frame"}
+exec(compile(FRAME_SOURCE or "", "frame.py", "exec"), FRAME)
 
 
 def tail(text, limit=2000):
@@ -356,7 +362,7 @@ def parent_main(options):
     document["jit"] = run_jit(options, timeouts["jit"]) if selected(options, "jit") else None
     document["mfu"] = run_mfu(options, timeouts["mfu"]) if model and selected(options, "mfu") else None
     document["durationMs"] = round((time.time() - started) * 1000)
-    print(json.dumps(document))
+    return document
 
 
 def host_facts():
@@ -1562,8 +1568,13 @@ def main(argv):
         options = json.loads(argv[3]) if len(argv) > 3 else {}
         CHILDREN[argv[2]](options)
         return 0
+    nonce = FRAME["take_nonce"](globals())  # first, before any child starts
     options = json.loads(argv[1]) if len(argv) > 1 else {}
-    parent_main(options)
+    document = parent_main(options)
+    if nonce is None:
+        print(json.dumps(document))  # a person running validate.py by hand
+    else:
+        FRAME["emit"](nonce, "validate", document)
     return 0
 
 

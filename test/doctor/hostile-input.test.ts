@@ -86,16 +86,19 @@ test("JSON broken over several lines: one line that does not echo the input", ()
   }
   const late = join(dir, "late-error.json");
   writeFileSync(late, '{\n "schema": "gpuprep.facts",\n "x": [1,\n 2,,\n 3]\n}\n');
-  assertOneLineError(["doctor", "--from", late], /is not valid JSON \(Unexpected token ','\)/, /2,,/);
+  assertOneLineError(["doctor", "--from", late], /is not valid JSON \(unexpected character\)/, /2,,/);
   const cut = join(dir, "cut.json");
   writeFileSync(cut, '{\n "schema": "gpuprep.facts",\n "x": {\n');
   assertOneLineError(
     ["doctor", "--from", cut],
-    /is not valid JSON \(Expected property name or '}' at line 4, column 1\)/,
+    /is not valid JSON \(a property name expected at line 4, column 1\)/,
   );
   const unquoted = join(dir, "unquoted.json");
   writeFileSync(unquoted, '{\n "schema": "gpuprep.facts",\n x: 1\n}\n');
-  assertOneLineError(["doctor", "--from", unquoted], /not valid JSON \(Expected .* at line 3, column 2\)/);
+  assertOneLineError(
+    ["doctor", "--from", unquoted],
+    /not valid JSON \(a double-quoted property name expected at line 3, column 2\)/,
+  );
 });
 
 test("a directory given as a snapshot: one line, not an internal error", () => {

@@ -19,14 +19,16 @@ const run = (stdout: string, extra: Partial<{ timedOut: boolean; code: number; s
 });
 
 test("only the line with this run's nonce is the result; a forged line is ignored", () => {
-  const forged = '@gpuprep-memory 0000 {"status":"ok","peakAllocatedBytes":1}';
-  const real =
-    '@gpuprep-memory abcd {"status":"error","errorKind":"factory","error":"boom","seconds":1,"python":{"executable":"p","version":"3.11"}}';
-  assert.equal(findFrame(forged, "abcd"), null);
-  const out = parseMemoryOutput(run(`${forged}\n${real}\n`), "abcd", "trace", 1000);
+  const nonce = "abcdef0123456789ab";
+  const forged = '@gpuprep-frame 000000000000000000 memory {"status":"ok","peakAllocatedBytes":1}';
+  const real = `@gpuprep-frame ${nonce} memory {"status":"error","errorKind":"factory","error":"boom","seconds":1,"python":{"executable":"p","version":"3.11"}}`;
+  assert.equal(findFrame(forged, nonce), null);
+  const out = parseMemoryOutput(run(`${forged}\n${real}\n`), nonce, "trace", 1000);
   assert.equal(out.kind, "failed");
   assert.equal(out.kind === "failed" && out.failure.error, "boom");
 });
+
+const NONCE = "0123456789abcdef01";
 
 test("a trace that could not follow the model is a fallback with its exact parameters and the reason", () => {
   const frame = {
@@ -50,12 +52,22 @@ test("a trace that could not follow the model is a fallback with its exact param
     seconds: 1,
     python: { executable: "p", version: "3.12" },
   };
-  const out = parseMemoryOutput(run(`@gpuprep-memory n ${JSON.stringify(frame)}\n`), "n", "trace", 1000);
+  const out = parseMemoryOutput(
+    run(`@gpuprep-frame ${NONCE} memory ${JSON.stringify(frame)}\n`),
+    NONCE,
+    "trace",
+    1000,
+  );
   assert.equal(out.kind, "fallback");
   assert.equal(out.kind === "fallback" && out.fallback.parameters[0]?.count, 10);
   // Without its parameters it is not a fallback this gpuprep can use.
   const partial = { ...frame, parameters: undefined };
-  const bad = parseMemoryOutput(run(`@gpuprep-memory n ${JSON.stringify(partial)}\n`), "n", "trace", 1000);
+  const bad = parseMemoryOutput(
+    run(`@gpuprep-frame ${NONCE} memory ${JSON.stringify(partial)}\n`),
+    NONCE,
+    "trace",
+    1000,
+  );
   assert.notEqual(bad.kind, "fallback");
 });
 
@@ -87,12 +99,16 @@ test("--batch takes N or A..B and nothing else", () => {
 
 test("a model name resolves to its config.json in the local Hugging Face cache, never the network", () => {
   const home = mkdtempSync(join(tmpdir(), "gpuprep-hf-"));
-  const snap = join(home, "hub", "models--org--tiny", "snapshots", "abc123");
+  const rev = "0123456789abcdef0123456789abcdef01234567";
+  const snap = join(home, "hub", "models--org--tiny", "snapshots", rev);
   mkdirSync(snap, { recursive: true });
   writeFileSync(join(snap, "config.json"), "{}");
   mkdirSync(join(home, "hub", "models--org--tiny", "refs"));
-  writeFileSync(join(home, "hub", "models--org--tiny", "refs", "main"), "abc123");
-  assert.equal(hfCacheConfig("org/tiny", { HF_HOME: home }), join(snap, "config.json"));
+  writeFileSync(join(home, "hub", "models--org--tiny", "refs", "main"), rev);
+  assert.deepEqual(hfCacheConfig("org/tiny", { HF_HOME: home }), {
+    path: join(snap, "config.json"),
+    root: join(home, "hub", "models--org--tiny"),
+  });
   assert.equal(hfCacheConfig("org/absent", { HF_HOME: home }), null);
 });
 

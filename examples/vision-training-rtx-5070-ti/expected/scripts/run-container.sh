@@ -46,7 +46,7 @@ else
   DOCKER_BUILDKIT=1 docker build --build-arg USER_UID="$(id -u)" --build-arg USER_GID="$(id -g)" ${base_flags[@]+"${base_flags[@]}"} ${network_flags[@]+"${network_flags[@]}"} --tag "$IMAGE" .
 fi
 
-mkdir -p "$HOME/.cache/huggingface" "$HOME/.cache/torch" "$PWD/data" "$PWD/checkpoints" "$PWD/.credentials"
+mkdir -p "$HOME/.cache/huggingface/hub" "$HOME/.cache/huggingface/datasets" "$HOME/.cache/torch" "$PWD/data" "$PWD/checkpoints" "$PWD/.credentials"
 tty_flags=()
 if [ -t 0 ] && [ -t 1 ]; then tty_flags=(-it); fi
 if [ "$#" -eq 0 ]; then set -- bash; fi
@@ -55,10 +55,11 @@ exec docker run --rm \
   ${tty_flags[@]+"${tty_flags[@]}"} \
   ${gpu_flags[@]+"${gpu_flags[@]}"} \
   ${network_flags[@]+"${network_flags[@]}"} \
-  --ipc=host --ulimit memlock="${MEMLOCK_LIMIT:--1}" --ulimit stack=67108864 \
+  --shm-size=16g --user "$(id -u):$(id -g)" --ulimit memlock="${MEMLOCK_LIMIT:--1}" --ulimit stack=67108864 \
   -e HF_TOKEN -e WANDB_API_KEY \
   -v "$PWD":/workspace \
-  -v "$HOME/.cache/huggingface":/cache/huggingface \
+  -v "$HOME/.cache/huggingface/hub":/cache/huggingface/hub \
+  -v "$HOME/.cache/huggingface/datasets":/cache/huggingface/datasets \
   -v "$HOME/.cache/torch":/cache/torch \
   -v "$PWD/data":/workspace/data \
   -v "$PWD/checkpoints":/workspace/checkpoints \
