@@ -140,6 +140,10 @@ def run_lanes(args):
         record = records.setdefault(cell["id"], {"id": cell["id"], "model": cell["model"], "split": cell["split"],
                                                  "batch": cell["batch"]})
         record.update({k: v for k, v in fields.items() if k != "id"})
+        # Written as each result comes, so a run stopped at its time limit still leaves its records.
+        with open(os.path.join(args.out, "records.partial.jsonl"), "w") as handle:
+            for done in records.values():
+                handle.write(json.dumps(done, default=str) + "\n")
 
     while trace_queue or running_traces or truth_queue or current or warm:
         now = time.time()
