@@ -8,7 +8,7 @@
 #      by hand, same trial, same 5 % margin, same 20-step confirmation): time, trials, answer.
 # Each part has its own time limit, so the call always ends with what it measured in $OUT:
 #   gpu.txt, records.jsonl, summary.json, measure.json, measure.html, bisect.json, logs.tgz
-# Env: LANES_S (default 290), MEASURE_S (130), BISECT_S (130), NODE (a node binary; default `node`).
+# Env: ONLY (models to run, comma-separated), LANES_S (default 290), MEASURE_S (130), BISECT_S (130), NODE (a node binary; default `node`).
 set -u
 OUT=${OUT:-$PWD/out}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,15 +40,15 @@ limited() { # SECONDS COMMAND...: the command in its own process group; the whol
 } > "$OUT/gpu.txt" 2>&1
 cat "$OUT/gpu.txt"
 
-limited "${LANES_S:-290}" python3 "$ROOT/bench/memory/lanes.py" run --sets holdout --out /tmp/lanes \
+limited "${LANES_S:-290}" python3 "$ROOT/bench/memory/lanes.py" run --sets holdout ${ONLY:+--only "$ONLY"} --out /tmp/lanes2 \
   --trace-workers 12 --budget $(( ${LANES_S:-290} - 70 )) --trace-timeout 120 --truth-timeout 60 2> "$LOGS/lanes.log"
 echo "lanes: exit $? at $(( $(date +%s) - began )) s"
-if [ -f /tmp/lanes/records.jsonl ]; then
-  cp /tmp/lanes/records.jsonl /tmp/lanes/summary.json "$OUT/"
+if [ -f /tmp/lanes2/records.jsonl ]; then
+  cp /tmp/lanes2/records.jsonl /tmp/lanes2/summary.json "$OUT/"
 else
-  cp /tmp/lanes/records.partial.jsonl "$OUT/records.jsonl"
+  cp /tmp/lanes2/records.partial.jsonl "$OUT/records.jsonl"
 fi
-cp /tmp/lanes/work/*.log "$LOGS/" 2> /dev/null
+cp /tmp/lanes2/work/*.log "$LOGS/" 2> /dev/null
 
 # The measured search: the card's size sets the sequence, so 1..64 has its answer inside the range.
 mkdir -p /tmp/p410
