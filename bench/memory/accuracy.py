@@ -120,10 +120,28 @@ def configs(dry):
                              "n_layer": 8, "n_head": 12, "multi_query": True, "vocab_size": 49152, "n_positions": 4096},
         "bloom-560m": {"model_type": "bloom", "architectures": ["BloomForCausalLM"], "hidden_size": 1024,
                        "n_layer": 24, "n_head": 16, "vocab_size": 250880},
+        # Issue 24, second held-out call: more families none of the fitted cells has.
+        "phi-mini": {"model_type": "phi", "architectures": ["PhiForCausalLM"], "hidden_size": 2048,
+                     "intermediate_size": 8192, "num_hidden_layers": 6, "num_attention_heads": 32,
+                     "vocab_size": 51200, "partial_rotary_factor": 0.5},
+        "olmo2-mini": {"model_type": "olmo2", "architectures": ["Olmo2ForCausalLM"], "hidden_size": 2048,
+                       "intermediate_size": 8192, "num_hidden_layers": 8, "num_attention_heads": 16,
+                       "num_key_value_heads": 16, "vocab_size": 100352},
+        "granite-mini": {"model_type": "granite", "architectures": ["GraniteForCausalLM"], "hidden_size": 2048,
+                         "intermediate_size": 8192, "num_hidden_layers": 8, "num_attention_heads": 32,
+                         "num_key_value_heads": 8, "vocab_size": 49155},
+        "albert-base": {"model_type": "albert", "architectures": ["AlbertForMaskedLM"], "hidden_size": 768,
+                        "num_attention_heads": 12, "intermediate_size": 3072, "embedding_size": 128},
+        "electra-base": {"model_type": "electra", "architectures": ["ElectraForMaskedLM"], "hidden_size": 768,
+                         "num_attention_heads": 12, "intermediate_size": 3072, "embedding_size": 768},
+        "deit-base": {"model_type": "deit", "architectures": ["DeiTForImageClassification"], "num_labels": 1000},
+        "mobilenet-v2": {"model_type": "mobilenet_v2", "architectures": ["MobileNetV2ForImageClassification"],
+                         "num_labels": 1001},
+        "hubert-base": {"model_type": "hubert", "architectures": ["HubertForCTC"], "vocab_size": 32},
     }
 
 
-IMAGE_TYPES = ("vit", "resnet", "convnext", "swin")
+IMAGE_TYPES = ("vit", "resnet", "convnext", "swin", "deit", "mobilenet_v2")
 
 
 def plan_issue24(which):
@@ -151,6 +169,19 @@ def plan_issue24(which):
             ("gpt2-small", {}, [48], [1024], True),
         ]
     plain = {}
+    if which == "dev":
+        # Issue 24's second call: fit families (already used to fit the allocator's safety share),
+        # rerun with their real allocation history, on which the allocator model is developed.
+        return [
+            ("gpt2-small", {}, [16], [1024], False),
+            ("llama-1.1b", bf16_lora, [8], [1024], False),
+            ("bert-base", {}, [32], [512], False),
+            ("t5-small", {}, [32], [512], False),
+            ("vit-b16", {}, [64], [None], False),
+            ("resnet-50", {}, [128], [None], False),
+            ("opt-350m", {}, [8], [1024], False),
+            ("convnext-tiny", {}, [64], [None], False),
+        ]
     return [
         ("pythia-410m", plain, [4, 16], [1024], False),
         ("pythia-410m", {"gradCheckpointing": True}, [16], [2048], False),
@@ -173,7 +204,14 @@ def plan_issue24(which):
         ("gpt-bigcode-mini", plain, [4, 8], [1024], False),
         ("bloom-560m", plain, [4], [1024], False),
         ("bloom-560m", {"amp": None, "optimizer": "sgd"}, [2], [512], False),
-        ("convnext-tiny", plain, [64], [None], False),
+        ("phi-mini", plain, [4], [1024], False),
+        ("olmo2-mini", plain, [4], [1024], False),
+        ("granite-mini", bf16_lora, [8], [1024], False),
+        ("albert-base", plain, [32], [512], False),
+        ("electra-base", plain, [32], [512], False),
+        ("deit-base", plain, [64], [None], False),
+        ("mobilenet-v2", plain, [128], [None], False),
+        ("hubert-base", plain, [8], [500], False),
         ("pythia-410m", plain, [40], [1024], True),
     ]
 
@@ -189,7 +227,7 @@ def cells(dry, which="issue13"):
              [2], [64], False),
             ("vit-tiny", {"gradCheckpointing": True}, [4], [None], False),
         ]
-    elif which in ("fit", "holdout"):
+    elif which in ("fit", "holdout", "dev"):
         plan = plan_issue24(which)
     else:
         lora = {"rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"]}
@@ -225,7 +263,7 @@ def cells(dry, which="issue13"):
         key = json.dumps([cell["model"], cell["work"], cell["batch"]], sort_keys=True)
         cell["id"] = "%08x" % zlib.crc32(key.encode())
         # Issue 13: half the cells held out of any fitting (fit-formula.mjs reads "split"); issue 24: by set.
-        cell["split"] = which if which in ("fit", "holdout") else ("holdout" if zlib.crc32(key.encode()) % 2 else "fit")
+        cell["split"] = which if which in ("fit", "holdout", "dev") else ("holdout" if zlib.crc32(key.encode()) % 2 else "fit")
     return out
 
 
@@ -281,7 +319,7 @@ def cell_request(cell, dry):
 
 
 def trace_into(record, memory, request, device):
-    """The trace tier's figure for one cell, written into its record."""
+    """The trace tier's figure for one cell, written into its record (request may carry eventsOut)."""
     started = time.time()
     trace = memory.run(dict(request, mode="trace", traceDevice=device))
     record["traceSeconds"] = round(time.time() - started, 2)

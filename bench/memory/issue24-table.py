@@ -33,7 +33,8 @@ def rows(paths):
             label = "%s %s%s b=%s %s" % (r["model"], r.get("task"), " gc" if r.get("gradCheckpointing") else "",
                                         r["batch"], r.get("seqLen") or r.get("imageSize"))
             if t.get("status") != "ok" or not tr:
-                yield {"cell": label, "split": r.get("split"), "status": t.get("status"), "trace": r.get("traceStatus"),
+                status = t.get("status") if t.get("status") != "ok" else "ok, no trace"
+                yield {"cell": label, "split": r.get("split"), "status": status, "trace": r.get("traceStatus"),
                        "why": (t.get("error") or r.get("traceError") or "")[:90]}
                 continue
             peak, total = total_estimate(tr)
@@ -59,8 +60,10 @@ def main():
             continue
         peaks = [abs(r["peakPct"]) for r in ok]
         totals = [r["totalPct"] for r in ok if r["totalPct"] is not None]
-        print("\n%s: %d cells, |peak error| median %.2f %%, max %.2f %%; total vs use min %+.2f %%, max %+.2f %%, under in %d" % (
-            split, len(ok), statistics.median(peaks), max(peaks), min(totals), max(totals), sum(1 for t in totals if t < 0)))
+        print("\n%s: %d cells, |peak error| median %.2f %%, max %.2f %%; total vs use min %+.2f %%, max %+.2f %%, "
+              "under in %d, over +8 %% in %d" % (split, len(ok), statistics.median(peaks), max(peaks), min(totals),
+                                                 max(totals), sum(1 for t in totals if t < 0),
+                                                 sum(1 for t in totals if t > 8)))
 
 
 if __name__ == "__main__":

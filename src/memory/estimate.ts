@@ -214,12 +214,12 @@ async function traceSearch(
     const result = await traceOnce(input.transport, request, timeoutMs);
     return traceEstimate(result, input.device.name);
   };
-  const asked = await traceAt(input.batch.min);
-  if (input.device.usableBytes <= 0) return { estimates: [asked], maxBatch: null };
-  const found = await traceMaxBatch(traceAt, input.device.usableBytes, range.min, range.max);
-  const estimates = [...found.estimates];
-  if (!estimates.some((e) => e.batch === asked.batch)) estimates.push(asked);
-  return { estimates: estimates.sort((a, b) => a.batch - b.batch), maxBatch: found.maxBatch };
+  if (input.device.usableBytes <= 0) return { estimates: [await traceAt(input.batch.min)], maxBatch: null };
+  // The batch asked is traced with the search's first two, at once.
+  const found = await traceMaxBatch(traceAt, input.device.usableBytes, range.min, range.max, [
+    input.batch.min,
+  ]);
+  return { estimates: found.estimates, maxBatch: found.maxBatch };
 }
 
 /** What the caching allocator can reach: the card less the driver's reserve and the CUDA context. */

@@ -1259,7 +1259,7 @@ def replay(events, expandable=False, capacity=None):
         if event[0] == "a":
             if not model.malloc(event[1], event[2]):
                 break
-        else:
+        elif event[0] == "f":
             model.free(event[1])
     return model
 
@@ -1306,11 +1306,33 @@ def recorder_class(torch, device_type):
     allocator model (MemTracker itself keeps only the running totals)."""
     from torch.distributed._tools import mem_tracker
 
+    storages_of = getattr(mem_tracker, "get_untyped_storages", lambda t: {t.untyped_storage()})
+
     class Recorder(mem_tracker.MemTracker):
         def __init__(self):
             mem_tracker.MemTracker.__init__(self)
             self.events = []
             self.marks = {}
+            self.op = None  # the op whose outputs are being tracked (None: outside any op)
+            self.ops = {}  # event index -> (op name, backward?, keys of the op's first input)
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.op = (func, args)
+            try:
+                return mem_tracker.MemTracker.__torch_dispatch__(self, func, types, args, kwargs)
+            finally:
+                self.op = None
+
+        def _annotate(self):
+            func, args = self.op
+            first = args[0] if args and isinstance(args[0], torch.Tensor) else None
+            keys = []
+            if first is not None:
+                for storage in storages_of(first):
+                    known = self._WINFO.get(storage, (None, None))[0]
+                    if known is not None:
+                        keys.append(id(known))
+            self.ops[len(self.events)] = (str(func), bool(self._mod_tracker.is_bw), keys)
 
         def _update_snap(self, u_type, winfo, *args, **kwargs):
             old = getattr(winfo, "mem_consumed", 0)
@@ -1319,6 +1341,8 @@ def recorder_class(torch, device_type):
                 kind = getattr(u_type, "name", str(u_type))
                 key = id(winfo)
                 if kind == "ADD":
+                    if self.op is not None:
+                        self._annotate()
                     self.events.append(("a", key, winfo.mem_consumed))
                 elif kind == "DEL":
                     self.events.append(("f", key))
@@ -1333,22 +1357,61 @@ def recorder_class(torch, device_type):
     return Recorder
 
 
-def step_sequence(tracker, steps, workspaces):
+def accumulate_in_place(events, ops):
+    """The traced events with autograd's gradient accumulation as the real run does it. When two
+    gradients reach one tensor, InputBuffer::accumulate adds the second into the first in place
+    if it holds the last reference to it (can_accumulate_inplace), but never for tensor subclasses
+    (torch/csrc/autograd/input_buffer.cpp), so on fake tensors every accumulation is out of place:
+    a new buffer (aten.add.Tensor in backward), then the old one freed. Where the trace shows that
+    pair (the add's first input freed right after, same size), the real run kept one buffer: the
+    pair is dropped and the new buffer's later free is the old one's. Keys become unique tokens,
+    since the tracker's keys (object ids) can be reused once freed. Same length, so marks hold:
+    dropped events become ("n",)."""
+    out, live, sizes, fresh = [], {}, {}, [0]
+
+    def token(key):
+        fresh[0] += 1
+        live[key] = fresh[0]
+        return fresh[0]
+
+    index = 0
+    while index < len(events):
+        event = events[index]
+        op = ops.get(index)
+        following = events[index + 1] if index + 1 < len(events) else None
+        if (event[0] == "a" and op is not None and op[0] == "aten.add.Tensor" and op[1]
+                and following is not None and following[0] == "f" and following[1] in op[2]
+                and following[1] in live and sizes.get(live[following[1]]) == event[2]):
+            live[event[1]] = live.pop(following[1])
+            out += [("n",), ("n",)]
+            index += 2
+            continue
+        if event[0] == "a":
+            sizes[token(event[1])] = event[2]
+            out.append(("a", live[event[1]], event[2]))
+        elif event[1] in live:
+            out.append(("f", live.pop(event[1])))
+        else:
+            out.append(("n",))
+        index += 1
+    return out
+
+
+def step_sequence(events, marks, steps, workspaces):
     """The allocations of a real trial in order: the weights, the cuBLAS workspaces, the first step
     (its optimizer state created when the optimizer first steps, as torch.optim does lazily), the
     later steps, then the eval step. The trace ran one steady-state step; it is replayed."""
-    events, marks = tracker.events, tracker.marks
     params, state, step_end = events[:marks["params"]], events[marks["params"]:marks["state"]], marks["step"]
     step = events[marks["state"]:step_end]
     evaluation = events[step_end:]
     opt = marks.get("opt", step_end) - marks["state"]
 
     def tagged(part, tag):
-        return [(e[0], (tag, e[1])) + tuple(e[2:]) for e in part]
+        return [(e[0], (tag, e[1])) + tuple(e[2:]) for e in part if e[0] != "n"]
 
-    sequence = list(params)
+    sequence = [e for e in params if e[0] != "n"]
     sequence += [("a", ("workspace", i), size) for i, size in enumerate(workspaces)]
-    sequence += tagged(step[:opt], 1) + list(state) + tagged(step[opt:], 1)
+    sequence += tagged(step[:opt], 1) + [e for e in state if e[0] != "n"] + tagged(step[opt:], 1)
     for index in range(2, max(2, steps) + 1):
         sequence += tagged(step, index)
     sequence += tagged(evaluation, "eval")
@@ -1431,9 +1494,12 @@ def trace(torch, request):
         breakdown["temporaries"] += sum(workspaces)
         notes.append("cuBLAS/cuBLASLt workspaces: %.0f MiB (allocated by real matmuls, not by fake tensors)"
                      % (sum(workspaces) / 1048576.0))
+    if request.get("eventsOut"):
+        save_events(request["eventsOut"], tracker, workspaces)
     allocator = allocator_settings()
     capacity = request.get("allocatorCapacityBytes")
-    replayed = replay(step_sequence(tracker, 1 if task == "infer" else 3, workspaces),
+    events = accumulate_in_place(tracker.events, tracker.ops)
+    replayed = replay(step_sequence(events, tracker.marks, 1 if task == "infer" else 3, workspaces),
                       expandable=allocator["expandableSegments"], capacity=capacity)
     result = {
         "status": "ok",
@@ -1458,6 +1524,19 @@ def trace(torch, request):
     }
     result.update(counts)
     return result
+
+
+def save_events(path, tracker, workspaces):
+    """The traced allocation order (bench only: the allocator model is developed on it offline)."""
+    ids = {}
+
+    def short(key):
+        return ids.setdefault(key, len(ids))
+
+    events = [[e[0], short(e[1])] + list(e[2:]) for e in tracker.events]
+    ops = {str(i): [name, bw, [short(k) for k in keys]] for i, (name, bw, keys) in tracker.ops.items()}
+    with open(path, "w") as handle:
+        json.dump({"events": events, "marks": tracker.marks, "workspaces": workspaces, "ops": ops}, handle)
 
 
 @contextlib.contextmanager
@@ -1630,7 +1709,7 @@ def trial(torch, request):
         # Memory outside the caching allocator: the process's nvidia-smi use less what torch reserves now.
         result["reservedNowBytes"] = int(torch.cuda.memory_reserved())
         if history:
-            result["allocatorCheck"] = replay_history(torch)
+            result["allocatorCheck"] = replay_history(torch, request.get("historyOut"))
     else:
         # CPU trials exist to test the search without a GPU; the process's peak RSS stands in.
         import resource
@@ -1650,13 +1729,15 @@ def start_history(torch):
         return False
 
 
-def replay_history(torch):
+def replay_history(torch, path=None):
     """The real run's own allocation order replayed through AllocatorModel, beside the real peaks."""
     try:
         snapshot = torch.cuda.memory._snapshot()
         torch.cuda.memory._record_memory_history(enabled=None)
     except Exception as error:
         return {"error": one_line(error)}
+    if path:
+        save_history(snapshot, path)
     events, counts = [], {}
     for entry in (snapshot.get("device_traces") or [[]])[0]:
         action = entry.get("action")
@@ -1669,6 +1750,20 @@ def replay_history(torch):
     model = replay(events, expandable=allocator["expandableSegments"])
     return {"events": len(events), "actions": counts, "modelPeakReservedBytes": int(model.peak_reserved),
             "modelPeakAllocatedBytes": int(model.peak_allocated)}
+
+
+def save_history(snapshot, path):
+    """The real allocation history, compact (bench only): [action, addr, size, stream, frames id],
+    frames as "function@file:line" of the three innermost Python frames, listed once."""
+    frames, rows = {}, []
+    for entry in (snapshot.get("device_traces") or [[]])[0]:
+        stack = "<".join("%s@%s:%s" % (f.get("name"), os.path.basename(f.get("filename") or ""), f.get("line"))
+                         for f in [f for f in (entry.get("frames") or [])
+                                   if not (f.get("filename") or "").endswith("nn/modules/module.py")][:3])
+        rows.append([entry.get("action"), entry.get("addr"), entry.get("size"), entry.get("stream"),
+                     frames.setdefault(stack, len(frames))])
+    with open(path, "w") as handle:
+        json.dump({"rows": rows, "frames": sorted(frames, key=frames.get)}, handle)
 
 
 def compute_apps():

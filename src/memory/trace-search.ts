@@ -1,8 +1,10 @@
 /**
  * The largest batch the trace tier says fits, with few traces (each is a process of ~10-60 s):
- * trace the smallest batch and its double, extrapolate the per-sample growth to the usable memory,
- * then trace the guess and correct it until a traced batch fits. Memory grows linearly in the batch
- * for these models (docs/reports/memory-accuracy-h100.jsonl), so one or two corrections suffice.
+ * trace the smallest batch and its double (at once: two processes), extrapolate the per-sample
+ * growth to the usable memory, then trace the guess and correct it until a traced batch fits.
+ * Memory grows linearly in the batch for these models (docs/reports/memory-accuracy-h100.jsonl),
+ * so one or two corrections suffice. `alsoTrace` (the batch asked) is traced with the first two;
+ * no batch is traced twice.
  */
 import type { MemoryEstimate } from "./types.js";
 
@@ -11,23 +13,26 @@ export async function traceMaxBatch(
   usableBytes: number,
   batchMin: number,
   batchMax: number,
+  alsoTrace: number[] = [],
 ): Promise<{ maxBatch: number | null; estimates: MemoryEstimate[] }> {
-  const seen = new Map<number, MemoryEstimate>();
-  const at = async (batch: number): Promise<MemoryEstimate> => {
-    const known = seen.get(batch);
-    if (known) return known;
-    const estimate = await traceAt(batch);
-    seen.set(batch, estimate);
-    return estimate;
+  const seen = new Map<number, Promise<MemoryEstimate>>();
+  const at = (batch: number): Promise<MemoryEstimate> => {
+    let pending = seen.get(batch);
+    if (!pending) {
+      pending = traceAt(batch);
+      seen.set(batch, pending);
+    }
+    return pending;
   };
-  const done = (maxBatch: number | null) => ({
+  const done = async (maxBatch: number | null) => ({
     maxBatch,
-    estimates: [...seen.values()].sort((a, b) => a.batch - b.batch),
+    estimates: (await Promise.all(seen.values())).sort((a, b) => a.batch - b.batch),
   });
-  const first = await at(batchMin);
+  const secondBatch = Math.min(batchMin * 2, batchMax);
+  // The first traces start together; a first that does not fit still waits for the others.
+  const [first, second] = await Promise.all([at(batchMin), at(secondBatch), ...alsoTrace.map(at)]);
   if (first.totalBytes > usableBytes) return done(null);
   if (batchMin >= batchMax) return done(batchMin);
-  const second = await at(Math.min(batchMin * 2, batchMax));
   if (second.totalBytes > usableBytes) return done(batchMin);
   const perSample = (second.totalBytes - first.totalBytes) / (second.batch - first.batch);
   let best = second.batch;

@@ -102,3 +102,59 @@ test("expandable_segments: one growing segment per pool in 20 MiB pages, no 20 M
   assert.equal(plain, 20 * MIB + 30 * MIB);
   assert.equal(expandable, 40 * MIB); // 38 MiB in 20 MiB pages
 });
+
+/** memory.py's accumulate_in_place on a traced event list and its ops; returns the events it gives back. */
+function accumulate(events: unknown[][], ops: Record<number, [string, boolean, number[]]>) {
+  const script = `import sys, json; sys.path.insert(0, ${JSON.stringify(MEMORY_DIR)}); import memory
+ops = {int(k): tuple(v) for k, v in json.loads(sys.argv[2]).items()}
+print(json.dumps(memory.accumulate_in_place([tuple(e) for e in json.loads(sys.argv[1])], ops)))`;
+  const run = spawnSync("python3", ["-c", script, JSON.stringify(events), JSON.stringify(ops)], {
+    encoding: "utf8",
+  });
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout) as unknown[][];
+}
+
+test("a backward add whose first input is freed right after is autograd's in-place accumulation: one buffer", () => {
+  // grad 1 made, a second gradient added out of place on fake tensors (2 = 1 + x), 1 freed, later 2 freed.
+  const events = [
+    ["a", 1, 4 * MIB],
+    ["a", 2, 4 * MIB],
+    ["f", 1],
+    ["f", 2],
+  ];
+  const out = accumulate(events, { 1: ["aten.add.Tensor", true, [1]] });
+  assert.deepEqual(out, [["a", 1, 4 * MIB], ["n"], ["n"], ["f", 1]]);
+  const [, peak] = replay(out.filter((e) => e[0] !== "n") as (["a", number, number] | ["f", number])[]);
+  assert.equal(peak, 20 * MIB); // one 4 MiB block in one 20 MiB segment, not two
+});
+
+test("an add in forward, of another size, or whose input stays live is kept as traced", () => {
+  const events = [
+    ["a", 1, 4 * MIB],
+    ["a", 2, 4 * MIB],
+    ["f", 1],
+    ["f", 2],
+  ];
+  const kept = [
+    ["a", 1, 4 * MIB],
+    ["a", 2, 4 * MIB],
+    ["f", 1],
+    ["f", 2],
+  ];
+  assert.deepEqual(accumulate(events, { 1: ["aten.add.Tensor", false, [1]] }), kept);
+  assert.deepEqual(accumulate(events, { 1: ["aten.mul.Tensor", true, [1]] }), kept);
+  assert.deepEqual(accumulate(events, { 1: ["aten.add.Tensor", true, [7]] }), kept);
+  const resized = [
+    ["a", 1, 2 * MIB],
+    ["a", 2, 4 * MIB],
+    ["f", 1],
+    ["f", 2],
+  ];
+  assert.deepEqual(accumulate(resized, { 1: ["aten.add.Tensor", true, [1]] }), [
+    ["a", 1, 2 * MIB],
+    ["a", 2, 4 * MIB],
+    ["f", 1],
+    ["f", 2],
+  ]);
+});

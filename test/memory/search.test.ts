@@ -156,3 +156,24 @@ test("the trace-based max batch lands on the exact limit of a linear model in a 
   const capped = await traceMaxBatch(async (b) => estimateAt(b, GIB, 1024), 76 * GIB, 1, 32);
   assert.equal(capped.maxBatch, 32);
 });
+
+test("the batch asked is traced with the search's first two at once, and no batch twice", async () => {
+  const traced: number[] = [];
+  let running = 0;
+  let most = 0;
+  const traceAt = async (b: number) => {
+    traced.push(b);
+    most = Math.max(most, ++running);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    running--;
+    return estimateAt(b, 10 * GIB, 0.3 * GIB);
+  };
+  const found = await traceMaxBatch(traceAt, 76 * GIB, 1, 1024, [8]);
+  assert.equal(found.maxBatch, 220);
+  assert.equal(most, 3); // 1, 2 and 8 together
+  assert.ok(found.estimates.some((e) => e.batch === 8));
+  assert.equal(new Set(traced).size, traced.length, `traced: ${traced.join(",")}`);
+  traced.length = 0;
+  await traceMaxBatch(traceAt, 76 * GIB, 1, 1024, [1]);
+  assert.equal(traced.filter((b) => b === 1).length, 1);
+});
