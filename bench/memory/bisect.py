@@ -18,8 +18,11 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MEMORY_PY = [os.path.join(HERE, "..", "..", "src", "memory", "memory.py"),
-             os.path.join(HERE, "..", "..", "dist", "src", "memory", "memory.py")]
+# The built payload: dist/'s memory.py has frame.py and the error table inlined (npm run build);
+# src/'s has placeholders and cannot run as a script.
+MEMORY_PY = [os.path.join(HERE, "..", "..", "dist", "src", "memory", "memory.py")]
+# Run without gpuprep's channel, the payload frames its result as "@gpuprep-frame - memory {...}".
+FRAME_PREFIX = "@gpuprep-frame - memory "
 
 
 def card_total_bytes():
@@ -32,8 +35,8 @@ def trial(payload, request, batch, steps):
     started = time.time()
     run = subprocess.run([sys.executable, payload, json.dumps(dict(request, batch=batch, steps=steps))],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True)
-    lines = [l for l in run.stdout.splitlines() if l.startswith("@gpuprep-memory ")]
-    result = json.loads(lines[-1].split(" ", 2)[2]) if lines else {"status": "error", "error": "no result"}
+    lines = [l for l in run.stdout.splitlines() if l.startswith(FRAME_PREFIX)]
+    result = json.loads(lines[0][len(FRAME_PREFIX):]) if lines else {"status": "error", "error": "no result"}
     return {"batch": batch, "steps": steps, "status": result.get("status"),
             "processUsedBytes": result.get("processUsedBytes"), "peakAllocatedBytes": result.get("peakAllocatedBytes"),
             "peakReservedBytes": result.get("peakReservedBytes"), "seconds": round(time.time() - started, 2)}
