@@ -18,6 +18,21 @@ export interface InitOutcome {
   backup: string | null;
 }
 
+/**
+ * A unified diff in colour, as git shows one: the two file headers bold, hunk headers blue, removed
+ * lines red, added green. Only the first two lines are headers: a removed line "-- x" reads "--- x".
+ */
+export function paintDiff(diff: string, style: Style): string {
+  const paint = (line: string, index: number): string => {
+    if (index < 2) return style.bold(line);
+    if (line.startsWith("@@")) return style.blue(line);
+    if (line.startsWith("+")) return style.green(line);
+    if (line.startsWith("-")) return style.red(line);
+    return line;
+  };
+  return diff.split("\n").map(paint).join("\n");
+}
+
 const STATUS_TEXT: Record<FilePlan["status"], string> = {
   create: "new",
   unchanged: "unchanged",
@@ -49,7 +64,7 @@ function renderPlan({ plan, writes, notes, dryRun }: InitOutcome, style: Style):
   if (dryRun) {
     for (const w of writes) {
       if (w.status === "unchanged") continue;
-      out.push("", unifiedDiff(w.file.path, w.before, w.file.content).trimEnd());
+      out.push("", paintDiff(unifiedDiff(w.file.path, w.before, w.file.content).trimEnd(), style));
     }
   }
   return out.join("\n") + "\n";
