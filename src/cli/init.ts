@@ -16,6 +16,7 @@ import { parseVolumeFlag } from "../plan/volume.js";
 import { isPep508Name } from "../plan/project-name.js";
 import { EXIT_OK, defineCommand, type OptionTable, type ValuesOf } from "./command.js";
 import { makeStyle, useColor } from "../report/style.js";
+import { verboseEnabled } from "../util/console-status.js";
 import { readFactsFile, writeFactsFile } from "../facts/io.js";
 import { gatherFacts } from "../gather/index.js";
 import { hasProjectManifest, readProject } from "../gather/project.js";
@@ -361,7 +362,11 @@ export const initCommand = defineCommand({
       );
       return EXIT_OK;
     }
-    writeText(renderInitText({ plan, writes, notes, dryRun, backup }, makeStyle(useColor())));
+    writeText(
+      renderInitText({ plan, writes, notes, dryRun, backup }, makeStyle(useColor()), {
+        verbose: verboseEnabled(),
+      }),
+    );
     return EXIT_OK;
   },
 });
