@@ -23,10 +23,12 @@ async function printCommandHelp(name: string): Promise<number> {
   return 0;
 }
 
-function printUsage(): number {
+function printUsage(stream: "stdout" | NodeJS.WriteStream = "stdout", code = 0): number {
   const commands = Object.entries(COMMANDS).map(([name, { summary }]) => ({ name, summary }));
-  writeText(`${renderTopLevelHelp(TOOL_VERSION, commands)}\n`);
-  return 0;
+  const text = `${renderTopLevelHelp(TOOL_VERSION, commands)}\n`;
+  if (stream === "stdout") writeText(text);
+  else stream.write(text);
+  return code;
 }
 
 /** -q, -v, --color and --no-overlay may also come before the command: `gpuprep -v doctor`. */
@@ -56,9 +58,9 @@ export async function main(argv: string[]): Promise<number> {
       );
     return printCommandHelp(rest[0]!);
   }
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-    return printUsage();
-  }
+  // No command is a usage error (as git and uv have it): the help goes to stderr, exit 2.
+  if (name === undefined) return printUsage(process.stderr, EXIT_TOOL_ERROR);
+  if (name === "--help" || name === "-h" || name === "help") return printUsage();
   if (name === "--version" || name === "-V") {
     writeText(`${TOOL_VERSION}\n`);
     return 0;

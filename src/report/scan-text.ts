@@ -60,7 +60,7 @@ export function renderScanText(
   const errors = reports.filter((r) => r.error).length;
   lines.push("");
   lines.push(
-    `${examined} files examined, ${withCode.length} with CUDA code` +
+    `${examined} ${examined === 1 ? "file" : "files"} examined, ${withCode.length} with CUDA code` +
       (device
         ? `: ${count("sass")} native, ${count("ptx-jit")} PTX JIT only, ${count("none")} cannot run`
         : "") +
