@@ -121,7 +121,6 @@ training step.`,
       "gpuprep validate --python .venv/bin/python --only matmul,sdpa --junit validate.xml",
       "two benchmarks, JUnit for CI",
     ],
-    ["gpuprep validate --from report.json --html report.html", "a saved --json report again, as HTML"],
     [
       "gpuprep validate --model ./my-model/config.json --seq-len 2048 --batch 8",
       "also the MFU of a training step of that model (built from its config, no weights)",

@@ -10,6 +10,8 @@ import { basename } from "node:path";
 import { projectName } from "./project-name.js";
 import { chooseContainer, type ContainerOutcome } from "./choose-container.js";
 import { chooseNative, type NativeOutcome } from "./choose-native.js";
+import { dependencyPythonLimits } from "./choose-python.js";
+import { normalizeName } from "../util/package-name.js";
 import { projectRequirements } from "../project/requirements.js";
 import type { CondaPythonPin } from "../project/conda-requirements.js";
 import { satisfies } from "../util/pep440.js";
@@ -281,6 +283,19 @@ function nativeEnvironment(project: ProjectFacts): "uv" | "pixi" {
   return pixiOnly ? "pixi" : "uv";
 }
 
+/** Package versions uv.lock holds (one per name where it locks exactly one). */
+function lockedVersions(project: ProjectFacts): Map<string, string> {
+  const out = new Map<string, string>();
+  const packages = project.uvLock?.packages ?? [];
+  for (const entry of packages) {
+    if (!entry.version) continue;
+    const name = normalizeName(entry.name);
+    const versions = new Set(packages.filter((p) => normalizeName(p.name) === name).map((p) => p.version));
+    if (versions.size === 1) out.set(name, entry.version);
+  }
+  return out;
+}
+
 /** What runs on the target, for the pin policy: native builds' series and running images' torch. */
 function runnableTorch(kb: KnowledgeBase, target: TargetMachine): RunnableTorch {
   const query = {
@@ -328,6 +343,7 @@ function weighCandidates(
         ? [{ specifier: project.pyproject.requiresPython, raw: null, origin: null }]
         : []),
       ...pythonPins,
+      ...dependencyPythonLimits(kb, requirements, lockedVersions(project)),
     ],
     requirements,
     routes,

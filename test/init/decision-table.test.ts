@@ -106,6 +106,10 @@ const NGC_2511 =
 const STEP_DOWN = (names: string) =>
   `rule: Python = one minor below the newest that fits where some requirement's Pythons are not known (plan/choose-python.ts; issue 22 item 5): ${names} no row in wheel-pythons`;
 
+/** Issue 22 item 5: a dependency whose requires-python the KB knows (package-requirements) is no unknown. */
+const KNOWN_PY = (name: string, spec: string) =>
+  `rule: Python = the newest that fits; ${name}'s requires-python (${spec}) is known (package-requirements: all its rows agree), so no step-down`;
+
 const ROWS: Row[] = [
   // --- Volta / Turing
   {
@@ -180,8 +184,8 @@ const ROWS: Row[] = [
     driver: "570",
     project: "flashAttn",
     strategy: "native",
-    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.13", builds: ["flash-attn"] },
-    source: `${T214_CU126} (cu130 needs 580 > 570); ${FLASH} (8.6 builds sm_80, which runs on 8.6); ${STEP_DOWN("flash-attn has")}`,
+    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
+    source: `${T214_CU126} (cu130 needs 580 > 570); ${FLASH} (8.6 builds sm_80, which runs on 8.6); ${KNOWN_PY("flash-attn", ">=3.9")}`,
   },
   {
     target: "rtx-3090",
@@ -231,8 +235,8 @@ const ROWS: Row[] = [
     driver: "570",
     project: "flashAttn",
     strategy: "native",
-    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.13", builds: ["flash-attn"] },
-    source: `${FLASH} (8.9 builds sm_80); ${STEP_DOWN("flash-attn has")}`,
+    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
+    source: `${FLASH} (8.9 builds sm_80); ${KNOWN_PY("flash-attn", ">=3.9")}`,
   },
   {
     target: "rtx-4090",
@@ -305,8 +309,8 @@ const ROWS: Row[] = [
     driver: "580",
     project: "flashAttn",
     strategy: "native",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.13", builds: ["flash-attn"] },
-    source: `${T214_CU130}; ${FLASH} (9.0 builds sm_90); ${STEP_DOWN("flash-attn has")}`,
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
+    source: `${T214_CU130}; ${FLASH} (9.0 builds sm_90); ${KNOWN_PY("flash-attn", ">=3.9")}`,
   },
   {
     target: "gh200",
@@ -321,8 +325,8 @@ const ROWS: Row[] = [
     driver: "580",
     project: "xformers",
     strategy: "native",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.13", builds: ["xformers"] },
-    source: `extensions xformers platforms linux-x86_64 and windows-x86_64 only -> source build on linux-aarch64 (kb.extensionVerdicts); ${STEP_DOWN("xformers has")} for linux-aarch64 (its two rows are linux-x86_64 wheels)`,
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["xformers"] },
+    source: `extensions xformers platforms linux-x86_64 and windows-x86_64 only -> source build on linux-aarch64 (kb.extensionVerdicts); ${KNOWN_PY("xformers", ">=3.9")} for linux-aarch64 (its two rows are linux-x86_64 wheels)`,
   },
   {
     target: "gh200",
@@ -373,16 +377,16 @@ const ROWS: Row[] = [
     driver: "580",
     project: "flashAttn",
     strategy: "native",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.13", builds: ["flash-attn"] },
-    source: `${FLASH} (10.3 builds sm_100); ${STEP_DOWN("flash-attn has")}`,
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
+    source: `${FLASH} (10.3 builds sm_100); ${KNOWN_PY("flash-attn", ">=3.9")}`,
   },
   {
     target: "gb200",
     driver: "580",
     project: "flashAttn",
     strategy: "native",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.13", builds: ["flash-attn"] },
-    source: `gpus GB200 aarch64; ${T214_CU130} aarch64 has sm_100; ${FLASH}; ${STEP_DOWN("flash-attn has")}`,
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
+    source: `gpus GB200 aarch64; ${T214_CU130} aarch64 has sm_100; ${FLASH}; ${KNOWN_PY("flash-attn", ">=3.9")}`,
   },
   {
     target: "gb200",
@@ -463,8 +467,8 @@ const ROWS: Row[] = [
     driver: "580",
     project: "flashAttn",
     strategy: "native",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.13", builds: ["flash-attn"] },
-    source: `${FLASH} (12.0 builds sm_120); ${STEP_DOWN("flash-attn has")}`,
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
+    source: `${FLASH} (12.0 builds sm_120); ${KNOWN_PY("flash-attn", ">=3.9")}`,
   },
   {
     target: "rtx-pro-6000",
@@ -479,8 +483,8 @@ const ROWS: Row[] = [
     driver: "580",
     project: "flashAttn",
     strategy: "native",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.13", builds: ["flash-attn"] },
-    source: `${FLASH}; ${STEP_DOWN("flash-attn has")}`,
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
+    source: `${FLASH}; ${KNOWN_PY("flash-attn", ">=3.9")}`,
   },
   // --- GB10 (DGX Spark), named system
   {
@@ -496,8 +500,8 @@ const ROWS: Row[] = [
     driver: null,
     project: "xformers",
     strategy: "native",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.13", builds: ["xformers"] },
-    source: `systems DGX Spark driver; extensions xformers has no linux-aarch64 platform -> source build; ${STEP_DOWN("xformers has")} for linux-aarch64`,
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["xformers"] },
+    source: `systems DGX Spark driver; extensions xformers has no linux-aarch64 platform -> source build; ${KNOWN_PY("xformers", ">=3.9")} for linux-aarch64`,
   },
   {
     target: "dgx-spark",
@@ -539,12 +543,12 @@ const ROWS: Row[] = [
       strategy: "native",
       index: "cu130",
       torch: "2.14",
-      python: "3.13",
+      python: "3.14",
       builds: [],
       warning:
         /flash-attn: its build compiles only sm_80, sm_90, sm_100, sm_120 .* none of which runs on compute capability 11\.0: a source build cannot serve this GPU, so none is planned/,
     },
-    source: `${FLASH}: none of 80/90/100/120 runs on 11.0 (compat.ts: sm_100 does not run on Thor); issue 22 item 7: a build gpuprep warns cannot serve the GPU is not planned, so flash-attn is not built (the warning says so); ${STEP_DOWN("flash-attn has")}`,
+    source: `${FLASH}: none of 80/90/100/120 runs on 11.0 (compat.ts: sm_100 does not run on Thor); issue 22 item 7: a build gpuprep warns cannot serve the GPU is not planned, so flash-attn is not built (the warning says so); ${KNOWN_PY("flash-attn", ">=3.9")}`,
   },
   // --- containers and auto on the NGC rows (kb-ngc)
   {
