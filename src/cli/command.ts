@@ -22,6 +22,8 @@ export interface OptionSpec extends HelpOption {
   default?: string | boolean | string[] | boolean[];
   /** The project setting ([tool.gpuprep] in pyproject.toml, or gpuprep.toml) this flag defaults to. */
   setting?: SettingUse;
+  /** The values a string flag accepts, where they are a fixed set (shell completion offers them). */
+  choices?: readonly string[];
 }
 
 export type OptionTable = Readonly<Record<string, OptionSpec>>;
@@ -50,6 +52,8 @@ export interface CommandSpec<O extends OptionTable> extends Omit<HelpSpec, "opti
   usage?: HelpSpec["usage"];
   /** Subcommands (the first positional): parse errors name `NAME SUB`. */
   subcommands?: readonly string[];
+  /** The words the first positional may be, where they are a set but not subcommands (kb's topics). */
+  firstWords?: readonly string[];
   /** Output paths checked before anything runs. */
   outputs?: CommandArgsOptions["outputs"];
   outputDirs?: CommandArgsOptions["outputDirs"];
@@ -76,6 +80,8 @@ export interface Command {
   options: OptionTable;
   /** Its subcommands (the first positional), if any. */
   subcommands: readonly string[];
+  /** What shell completion offers for a positional: its subcommands or first words, and paths where it takes them. */
+  positionalCompletion: { words: readonly string[]; paths: boolean };
   /** 0: clean / passed; 1: findings of error severity / checks failed; 2: the tool could not run. */
   run(argv: string[]): Promise<number>;
 }
@@ -93,6 +99,11 @@ export function defineCommand<const O extends OptionTable>(spec: CommandSpec<O>)
     examples: spec.examples,
     options: { ...spec.options, ...COMMON_OPTIONS },
     subcommands: spec.subcommands ?? [],
+    positionalCompletion: {
+      words: spec.subcommands ?? spec.firstWords ?? [],
+      // FILE|DIR|WHEEL..., [PATH...], A.json: the positionals name files.
+      paths: /FILE|DIR|PATH|\.json/.test(spec.positionals ?? ""),
+    },
     parseOptions: parseArgsOptions({ ...spec.options, ...COMMON_OPTIONS }),
     async run(fullArgv) {
       const { argv, bare } = takeBareFlags(fullArgv, spec.options);

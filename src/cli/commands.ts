@@ -39,4 +39,8 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "will a training step fit on the GPU, and the largest batch that does",
     load: async () => (await import("./memory.js")).memoryCommand,
   },
+  completion: {
+    summary: "the shell completion script for bash, zsh or fish",
+    load: async () => (await import("./completion.js")).completionCommand,
+  },
 };

@@ -87,6 +87,7 @@ const OPTIONS = {
     value: "S",
     description:
       "container (NGC PyTorch image whose torch the project's pin accepts),\nnative (uv venv) or auto (default: the one that keeps every pin)",
+    choices: ["auto", "container", "native"],
     group: SETUP,
     setting: { key: "strategy" },
   },

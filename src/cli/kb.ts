@@ -50,6 +50,7 @@ export const kbCommand = defineCommand({
   name: "kb",
   title: "the compatibility knowledge base",
   positionals: "TOPIC [NAME] [VERSION]",
+  firstWords: KB_SUBJECTS,
   usage: [
     [
       "gpu NAME|CC",
