@@ -2,7 +2,17 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "test/fixtures/", "coverage/", ".device-node/", ".memory-device/"] },
+  {
+    ignores: [
+      "dist/",
+      "node_modules/",
+      "test/fixtures/",
+      "coverage/",
+      ".device-node/",
+      ".memory-device/",
+      ".dev-*/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

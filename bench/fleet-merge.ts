@@ -1,16 +1,20 @@
 /**
- * Merge benchmark (issue 14): 1,000 node snapshots derived from real captures, merged by
+ * Merge benchmark (issues 14 and 26): node snapshots derived from real captures, merged by
  * `gpuprep fleet doctor --from DIR --json`. Each measured run is a fresh Node process; it reports
  * its wall time per phase and its peak RSS (process.resourceUsage().maxRSS).
  *
- *   npm run build && node dist/bench/fleet-merge.js [NODES=1000] [RUNS=5]
+ *   npm run build && node dist/bench/fleet-merge.js [NODES=1000] [RUNS=5] [--names-only]
  *
  * The snapshots: test/fixtures/facts/h100-healthy.json for most nodes, with these fields changed
  * (test/fleet/derive.ts): every node's target.ref/host.hostname (its name); every 20th node
  * host.nvidia.driverVersion/cudaVersion = 550.54.15/12.4; every 33rd python.torch and torchLive
  * version/CUDA = 2.10.0+cu128/12.8; every 50th python.env.CUDA_VISIBLE_DEVICES = ""; every 97th
  * the GPU name/compute capability = NVIDIA GeForce RTX 5090/12.0. Every 10th node is
- * h200x2-healthy.json instead (2 GPUs), renamed the same way.
+ * h200x2-healthy.json instead (2 GPUs), renamed the same way. Every node carries the passive GPU
+ * health the probe reads from the H200 capture (test/fleet/scenarios.ts probedHealth). Unless
+ * --names-only, every node then varies as real nodes do (derive.ts realisticVariation, seeded
+ * per node): GPU UUIDs, durations, free memory, capturedAt, the driver module's build date, the
+ * corrected ECC counters and whether the GPU idles.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -20,15 +24,18 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-async function writeSnapshots(count: number): Promise<string> {
+async function writeSnapshots(count: number, realistic: boolean): Promise<string> {
   const { readFactsFile } = await import("../src/facts/io.js");
-  const { driver, gpu, nodeFrom, torch, visibleDevices } = await import("../test/fleet/derive.js");
+  const { driver, gpu, nodeFrom, torch, visibleDevices, realisticVariation, seeded } =
+    await import("../test/fleet/derive.js");
+  const { health } = await import("../test/fleet/scenarios.js");
   const h100 = readFactsFile(join(ROOT, "test/fixtures/facts/h100-healthy.json"));
   const h200 = readFactsFile(join(ROOT, "test/fixtures/facts/h200x2-healthy.json"));
   const dir = mkdtempSync(join(tmpdir(), "gpuprep-fleet-bench-"));
   for (let i = 1; i <= count; i++) {
     const name = `node${String(i).padStart(4, "0")}`;
-    const changes = [];
+    const changes = [health("healthy")];
+    if (realistic) changes.push(realisticVariation(seeded(i)));
     if (i % 20 === 0) changes.push(driver("550.54.15", "12.4"));
     if (i % 33 === 0) changes.push(torch("2.10.0+cu128", "12.8"));
     if (i % 50 === 0) changes.push(visibleDevices(""));
@@ -80,9 +87,11 @@ function median(values: number[]): number {
 
 async function main(): Promise<void> {
   if (process.argv[2] === "--measure") return measure(process.argv[3] as string);
-  const count = Number(process.argv[2] ?? 1000);
-  const runs = Number(process.argv[3] ?? 5);
-  const dir = await writeSnapshots(count);
+  const positional = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+  const count = Number(positional[0] ?? 1000);
+  const runs = Number(positional[1] ?? 5);
+  const realistic = !process.argv.includes("--names-only");
+  const dir = await writeSnapshots(count, realistic);
   const self = fileURLToPath(import.meta.url);
   const rows: Array<Record<string, number>> = [];
   let last: Record<string, unknown> = {};
@@ -100,7 +109,9 @@ async function main(): Promise<void> {
   }
   const keys = ["cliMs", "totalMs", "cpuMs", "readMs", "mergeMs", "renderMs", "maxRssMB"];
   console.log(
-    `${count} snapshots in ${dir}, ${runs} runs (median, min, max); load average ${(await import("node:os"))
+    `${count} ${realistic ? "realistic" : "names-only"} snapshots in ${dir}, ${runs} runs (median, min, max); load average ${(
+      await import("node:os")
+    )
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(" ")}:`,

@@ -207,7 +207,7 @@ function pipeline(text, project) {
   renderJson(facts, findings, findings.length > 0 ? 1 : 0);
   const target = targetFromFacts(kb, facts, "fuzz.json");
   const plan = makePlan(kb, project.project, target, OPTIONS);
-  const { files } = generateFiles(plan, project.pyproject);
+  const { files } = generateFiles(plan, { pyproject: project.pyproject, pixi: null });
   for (const file of files) {
     if (RAW_CONTROL.test(file.content)) return `control character in generated ${file.path}`;
     if (/[\n\r]/.test(target.gpuName) && file.content.includes(target.gpuName))

@@ -39,9 +39,11 @@ const ALLOWED: Record<string, string[]> = {
   // Commands that run payloads of their own do so through a transport, next to gather.
   validate: ["transports", "gather", "judge", "facts", "kb", "util", "root", "vocabulary"],
   memory: ["transports", "gather", "facts", "kb", "util", "root", "vocabulary"],
+  // fleet validate's core (src/fleet/validate.ts) runs validate's payload and judge on every node.
   fleet: [
     "transports",
     "gather",
+    "validate",
     "facts",
     "kb",
     "rules",

@@ -62,10 +62,123 @@ def configs(dry):
         "resnet-50": {"model_type": "resnet", "architectures": ["ResNetForImageClassification"],
                       "depths": [3, 4, 6, 3], "hidden_sizes": [256, 512, 1024, 2048], "layer_type": "bottleneck",
                       "embedding_size": 64, "num_labels": 1000},
+        # Issue 24's fit set: families the trace could not follow before, at public models' shapes.
+        "opt-350m": {"model_type": "opt", "architectures": ["OPTForCausalLM"], "hidden_size": 1024, "ffn_dim": 4096,
+                     "num_hidden_layers": 24, "num_attention_heads": 16, "word_embed_proj_dim": 512,
+                     "do_layer_norm_before": False, "vocab_size": 50272, "max_position_embeddings": 2048},
+        "mixtral-mini": {"model_type": "mixtral", "architectures": ["MixtralForCausalLM"], "hidden_size": 1024,
+                         "intermediate_size": 3584, "num_hidden_layers": 8, "num_attention_heads": 16,
+                         "num_key_value_heads": 4, "num_local_experts": 8, "num_experts_per_tok": 2,
+                         "vocab_size": 32000, "max_position_embeddings": 4096},
+        "whisper-small": {"model_type": "whisper", "architectures": ["WhisperForConditionalGeneration"],
+                          "d_model": 768, "encoder_layers": 12, "decoder_layers": 12, "encoder_attention_heads": 12,
+                          "decoder_attention_heads": 12, "encoder_ffn_dim": 3072, "decoder_ffn_dim": 3072,
+                          "num_mel_bins": 80, "vocab_size": 51865, "decoder_start_token_id": 50258},
+        "convnext-tiny": {"model_type": "convnext", "architectures": ["ConvNextForImageClassification"],
+                          "depths": [3, 3, 9, 3], "hidden_sizes": [96, 192, 384, 768], "num_labels": 1000},
+        "deberta-v3-base": {"model_type": "deberta-v2", "architectures": ["DebertaV2ForMaskedLM"],
+                            "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+                            "intermediate_size": 3072, "vocab_size": 128100, "relative_attention": True,
+                            "position_buckets": 256, "norm_rel_ebd": "layer_norm", "share_att_key": True,
+                            "pos_att_type": ["p2c", "c2p"], "max_relative_positions": -1,
+                            "position_biased_input": False, "type_vocab_size": 0},
+        # Issue 24's held-out set: none of these families is in any fitted cell.
+        "pythia-410m": {"model_type": "gpt_neox", "architectures": ["GPTNeoXForCausalLM"], "hidden_size": 1024,
+                        "intermediate_size": 4096, "num_hidden_layers": 24, "num_attention_heads": 16,
+                        "vocab_size": 50304, "rotary_pct": 0.25, "max_position_embeddings": 2048},
+        "gemma-2b": {"model_type": "gemma", "architectures": ["GemmaForCausalLM"], "hidden_size": 2048,
+                     "intermediate_size": 16384, "num_hidden_layers": 18, "num_attention_heads": 8,
+                     "num_key_value_heads": 1, "head_dim": 256, "vocab_size": 256000},
+        "phi3-mini": {"model_type": "phi3", "architectures": ["Phi3ForCausalLM"], "hidden_size": 3072,
+                      "intermediate_size": 8192, "num_hidden_layers": 8, "num_attention_heads": 32,
+                      "num_key_value_heads": 32, "vocab_size": 32064, "max_position_embeddings": 4096},
+        "mistral-mini": {"model_type": "mistral", "architectures": ["MistralForCausalLM"], "hidden_size": 2048,
+                         "intermediate_size": 7168, "num_hidden_layers": 12, "num_attention_heads": 16,
+                         "num_key_value_heads": 8, "vocab_size": 32768},
+        "qwen3-0.6b": {"model_type": "qwen3", "architectures": ["Qwen3ForCausalLM"], "hidden_size": 1024,
+                       "intermediate_size": 3072, "num_hidden_layers": 28, "num_attention_heads": 16,
+                       "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936, "tie_word_embeddings": True},
+        "swin-tiny": {"model_type": "swin", "architectures": ["SwinForImageClassification"], "embed_dim": 96,
+                      "depths": [2, 2, 6, 2], "num_heads": [3, 6, 12, 24], "window_size": 7, "num_labels": 1000},
+        "roberta-base": {"model_type": "roberta", "architectures": ["RobertaForMaskedLM"], "vocab_size": 50265,
+                         "max_position_embeddings": 514, "type_vocab_size": 1, "pad_token_id": 1},
+        "bart-base": {"model_type": "bart", "architectures": ["BartForConditionalGeneration"], "d_model": 768,
+                      "encoder_layers": 6, "decoder_layers": 6, "encoder_attention_heads": 12,
+                      "decoder_attention_heads": 12, "encoder_ffn_dim": 3072, "decoder_ffn_dim": 3072,
+                      "vocab_size": 50265},
+        "wav2vec2-base": {"model_type": "wav2vec2", "architectures": ["Wav2Vec2ForCTC"], "vocab_size": 32,
+                          "do_stable_layer_norm": False, "feat_extract_norm": "group"},
+        "clip-b32": {"model_type": "clip", "architectures": ["CLIPModel"]},
+        "falcon-mini": {"model_type": "falcon", "architectures": ["FalconForCausalLM"], "hidden_size": 2048,
+                        "num_hidden_layers": 8, "num_attention_heads": 32, "num_kv_heads": 1,
+                        "new_decoder_architecture": False, "multi_query": True, "vocab_size": 65024},
+        "stablelm-mini": {"model_type": "stablelm", "architectures": ["StableLmForCausalLM"], "hidden_size": 2048,
+                          "intermediate_size": 5632, "num_hidden_layers": 8, "num_attention_heads": 32,
+                          "num_key_value_heads": 32, "vocab_size": 50304},
+        "distilbert": {"model_type": "distilbert", "architectures": ["DistilBertForMaskedLM"]},
+        "gpt-bigcode-mini": {"model_type": "gpt_bigcode", "architectures": ["GPTBigCodeForCausalLM"], "n_embd": 1536,
+                             "n_layer": 8, "n_head": 12, "multi_query": True, "vocab_size": 49152, "n_positions": 4096},
+        "bloom-560m": {"model_type": "bloom", "architectures": ["BloomForCausalLM"], "hidden_size": 1024,
+                       "n_layer": 24, "n_head": 16, "vocab_size": 250880},
     }
 
 
-def cells(dry):
+IMAGE_TYPES = ("vit", "resnet", "convnext", "swin")
+
+
+def plan_issue24(which):
+    """Issue 24's cells: "fit" (device call 1: the allocator model and the context are checked and
+    fitted on these) and "holdout" (call 2: families in no fitted cell, never used to fit)."""
+    lora = {"rank": 16, "alpha": 32, "dropout": 0.05, "targets": ["q_proj", "v_proj"]}
+    bf16_lora = {"task": "finetune-lora", "lora": lora, "dtype": "bfloat16"}
+    if which == "fit":
+        return [
+            ("gpt2-small", {}, [4, 16], [1024], False),
+            ("gpt2-small", {"amp": None, "optimizer": "sgd"}, [8], [1024], False),
+            ("llama-1.1b", {}, [2], [1024], False),
+            ("llama-1.1b", bf16_lora, [8], [1024], False),
+            ("qwen2-0.5b", {"gradCheckpointing": True}, [8], [1024], False),
+            ("bert-base", {}, [32], [512], False),
+            ("t5-small", {}, [32], [512], False),
+            ("vit-b16", {}, [64], [None], False),
+            ("resnet-50", {}, [128], [None], False),
+            ("opt-350m", {}, [8], [1024], False),
+            ("mixtral-mini", {}, [4], [1024], False),
+            ("mixtral-mini", {"dtype": "bfloat16", "amp": None}, [4], [1024], False),
+            ("whisper-small", {}, [8], [448], False),
+            ("convnext-tiny", {}, [64], [None], False),
+            ("deberta-v3-base", {}, [16], [512], False),
+            ("gpt2-small", {}, [48], [1024], True),
+        ]
+    plain = {}
+    return [
+        ("pythia-410m", plain, [4, 16], [1024], False),
+        ("pythia-410m", {"gradCheckpointing": True}, [16], [2048], False),
+        ("gemma-2b", bf16_lora, [4], [1024], False),
+        ("gemma-2b", {"dtype": "bfloat16", "amp": None}, [2], [1024], False),
+        ("phi3-mini", plain, [2], [1024], False),
+        ("phi3-mini", dict(bf16_lora, lora=dict(lora, targets=["qkv_proj", "o_proj"])), [4], [2048], False),
+        ("mistral-mini", plain, [2, 6], [1024], False),
+        ("mistral-mini", bf16_lora, [8], [2048], False),
+        ("qwen3-0.6b", plain, [4], [1024], False),
+        ("qwen3-0.6b", {"gradCheckpointing": True}, [16], [1024], False),
+        ("swin-tiny", plain, [32, 128], [None], False),
+        ("roberta-base", plain, [16, 64], [512], False),
+        ("bart-base", plain, [16], [512], False),
+        ("wav2vec2-base", plain, [8], [500], False),
+        ("clip-b32", plain, [64], [77], False),
+        ("falcon-mini", plain, [4], [1024], False),
+        ("stablelm-mini", plain, [4], [1024], False),
+        ("distilbert", plain, [32], [512], False),
+        ("gpt-bigcode-mini", plain, [4, 8], [1024], False),
+        ("bloom-560m", plain, [4], [1024], False),
+        ("bloom-560m", {"amp": None, "optimizer": "sgd"}, [2], [512], False),
+        ("convnext-tiny", plain, [64], [None], False),
+        ("pythia-410m", plain, [40], [1024], True),
+    ]
+
+
+def cells(dry, which="issue13"):
     """(model, work overrides, batches, seq lens or image sizes, solo?) - solo cells may near 80 GB."""
     base = {"task": "train", "amp": "bf16", "dtype": "float32", "optimizer": "adamw", "gradCheckpointing": False,
             "lora": None, "evalStep": True}
@@ -76,6 +189,8 @@ def cells(dry):
              [2], [64], False),
             ("vit-tiny", {"gradCheckpointing": True}, [4], [None], False),
         ]
+    elif which in ("fit", "holdout"):
+        plan = plan_issue24(which)
     else:
         lora = {"rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"]}
         plan = [
@@ -102,15 +217,15 @@ def cells(dry):
         for length in lengths:
             for batch in batches:
                 work = dict(base, **overrides)
-                image = configs(dry)[model]["model_type"] in ("vit", "resnet")
+                image = configs(dry)[model]["model_type"] in IMAGE_TYPES
                 work["seqLen"] = None if image else length
                 work["imageSize"] = (32 if dry else 224) if image else None
                 out.append({"model": model, "work": work, "batch": batch, "solo": solo})
     for cell in out:
         key = json.dumps([cell["model"], cell["work"], cell["batch"]], sort_keys=True)
         cell["id"] = "%08x" % zlib.crc32(key.encode())
-        # Half the cells are held out of any fitting (fit-formula.mjs reads "split").
-        cell["split"] = "holdout" if zlib.crc32(key.encode()) % 2 else "fit"
+        # Issue 13: half the cells held out of any fitting (fit-formula.mjs reads "split"); issue 24: by set.
+        cell["split"] = which if which in ("fit", "holdout") else ("holdout" if zlib.crc32(key.encode()) % 2 else "fit")
     return out
 
 
@@ -142,12 +257,14 @@ def run_cell(cell, dry):
     trace = trace_into(record, memory, request, device)
     record["accelerate"] = accelerate_estimate(config_dict, work)
     started = time.time()
-    truth = memory.run(dict(request, mode="trial", device=device, steps=3))
+    truth = memory.run(dict(request, mode="trial", device=device, steps=3, allocatorHistory=not dry))
     record["trialSeconds"] = round(time.time() - started, 2)
     record["parameterCount"] = truth.get("parameterCount") or trace.get("parameterCount")
     record["trainableParameterCount"] = truth.get("trainableParameterCount") or trace.get("trainableParameterCount")
     record["truth"] = {k: truth.get(k) for k in ("status", "peakAllocatedBytes", "peakReservedBytes", "stepMs",
-                                                 "deviceUsedBytes", "deviceTotalBytes", "processUsedBytes", "error")}
+                                                 "deviceUsedBytes", "deviceTotalBytes", "processUsedBytes", "error",
+                                                 "reservedNowBytes", "allocatorCheck", "errorKind")}
+    record["trialNotes"] = truth.get("notes")
     record["truth"]["status"] = truth.get("status")
     record["device"] = truth.get("device")
     record["torch"] = torch.__version__
@@ -169,9 +286,11 @@ def trace_into(record, memory, request, device):
     trace = memory.run(dict(request, mode="trace", traceDevice=device))
     record["traceSeconds"] = round(time.time() - started, 2)
     record["trace"] = ({"peakAllocatedBytes": trace["peakAllocatedBytes"], "breakdown": trace["breakdown"],
-                        "trackerPeakBytes": trace.get("trackerPeakBytes"), "device": trace.get("traceDevice")}
+                        "trackerPeakBytes": trace.get("trackerPeakBytes"), "device": trace.get("traceDevice"),
+                        "allocator": trace.get("allocator"), "notes": trace.get("notes")}
                        if trace.get("status") == "ok" else None)
-    record["traceError"] = None if trace.get("status") == "ok" else trace.get("error")
+    record["traceError"] = None if trace.get("status") == "ok" else (trace.get("error") or trace.get("reason"))
+    record["traceStatus"] = trace.get("status")
     return trace
 
 
@@ -261,7 +380,7 @@ def accelerate_estimate(config_dict, work):
 
 
 def run_all(args):
-    todo = cells(args.dry)
+    todo = cells(args.dry, args.set)
     if args.only:
         todo = [c for c in todo if c["model"] in args.only.split(",")]
     pooled = [c for c in todo if not c["solo"]]
@@ -433,6 +552,7 @@ def main():
     parser.add_argument("--budget", type=float, default=330, help="seconds after which no new cell starts")
     parser.add_argument("--cell-timeout", type=float, default=150)
     parser.add_argument("--only")
+    parser.add_argument("--set", default="issue13", choices=["issue13", "fit", "holdout"])
     parser.add_argument("--dry", action="store_true")
     args = parser.parse_args()
     if args.command == "cell":

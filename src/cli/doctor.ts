@@ -44,6 +44,64 @@ async function loadDiagnosis() {
   return { kb: loadKnowledgeBase(), diagnose, RULES, ...text, ...json, ...sarif };
 }
 
+/**
+ * doctor --target NAME: the project's manifests judged for a machine named from the knowledge base
+ * (its GPU, CPU and driver); no environment is gathered, so only the project rules run.
+ */
+async function diagnoseForTarget(values: {
+  target?: string;
+  driver?: string;
+  arch?: string;
+  project?: string;
+  json?: boolean;
+  sarif?: string;
+}): Promise<number> {
+  const { kb, diagnose, RULES, renderText, renderJson, renderSarif } = await loadDiagnosis();
+  // Loaded here, not at the top: doctor's gathering path starts the probe before anything heavy.
+  const [
+    { targetFromName },
+    { hasProjectManifest, readProject },
+    { factsForNamedMachine },
+    { PROJECT_RULE_IDS },
+  ] = await Promise.all([
+    import("../plan/target.js"),
+    import("../gather/project.js"),
+    import("../gather/named-machine.js"),
+    import("../rules/registry.js"),
+  ]);
+  const target = targetFromName(kb, {
+    gpu: values.target!,
+    driver: values.driver ?? null,
+    cpuArch: values.arch ?? null,
+    flag: "--target",
+  });
+  const projectDir = values.project ?? (hasProjectManifest(process.cwd()) ? process.cwd() : null);
+  if (projectDir === null)
+    throw new UserError(
+      "doctor --target judges a project's manifests for that machine, and there is none here",
+      "run it in the project, or pass --project DIR",
+    );
+  const facts = factsForNamedMachine(
+    {
+      origin: target.origin,
+      gpuName: target.gpuName,
+      computeCapability: target.computeCapability,
+      cpuArch: target.cpuArch,
+      driverVersion: target.driverVersion,
+      python: null,
+    },
+    readProject(projectDir),
+  );
+  const rules = RULES.filter((rule) => PROJECT_RULE_IDS.includes(rule.id));
+  const findings = diagnose(facts, kb, rules);
+  const exitCode = findings.some((f) => f.severity === "error") ? EXIT_FINDINGS : EXIT_OK;
+  if (values.sarif !== undefined)
+    writeOutputFile(values.sarif, renderSarif(findings, rules, facts), "--sarif");
+  if (values.json) writeDocument(renderJson(facts, findings, exitCode));
+  else writeText(renderText(facts, findings, makeStyle(useColor())));
+  return exitCode;
+}
+
 const WHERE = "where the Python environment is (one of; default: the active venv, else python3)";
 
 const OPTIONS = {
@@ -64,9 +122,24 @@ const OPTIONS = {
   from: {
     type: "string",
     value: "FILE",
-    description: "a snapshot saved with --save (diagnosed here, nothing is run)",
+    description:
+      "a snapshot saved with --save (diagnosed here, nothing is run; --project judges another project on it)",
     group: WHERE,
   },
+  target: {
+    type: "string",
+    value: "NAME",
+    description:
+      "a machine you are not on, from the knowledge base (dgx-spark, rtx-5090, h100 ...): only the project's manifests are judged",
+    group: WHERE,
+  },
+  driver: {
+    type: "string",
+    value: "VER",
+    description: "with --target: the machine's NVIDIA driver (580 or 580.95.05)",
+    group: WHERE,
+  },
+  arch: { type: "string", value: "x86_64|aarch64", description: "with --target: the host CPU", group: WHERE },
   project: {
     type: "string",
     value: "DIR",
@@ -109,25 +182,33 @@ export const doctorCommand = defineCommand({
   ],
   async run({ values }) {
     // --python names the interpreter, also inside a container, image or ssh host.
-    onePlace("doctor", values, ["container", "image", "ssh", "from"], "name one place to check");
+    onePlace("doctor", values, ["container", "image", "ssh", "from", "target"], "name one place to check");
     if (
-      values.from !== undefined &&
-      (values.python !== undefined ||
-        values.save !== undefined ||
-        values.fast ||
-        values.project !== undefined)
+      (values.from !== undefined || values.target !== undefined) &&
+      (values.python !== undefined || values.save !== undefined || values.fast)
     ) {
       throw new UserError(
-        "doctor: --from diagnoses a saved snapshot; --python, --save, --fast and --project apply only when gathering",
-        "drop them, or drop --from",
+        values.from !== undefined
+          ? "doctor: --from diagnoses a saved snapshot; --python, --save and --fast apply only when gathering"
+          : "doctor: --target judges a project for a named machine; --python, --save and --fast apply only when gathering",
+        "drop them",
       );
     }
+    if (values.target === undefined && (values.driver !== undefined || values.arch !== undefined))
+      throw new UserError(
+        "doctor: --driver and --arch describe a --target machine",
+        "add --target NAME, or drop them",
+      );
+    if (values.target !== undefined) return diagnoseForTarget(values);
 
     let facts: Facts;
     let progress: Progress = { update: () => {}, end: () => {} };
     let diagnosis: ReturnType<typeof loadDiagnosis>;
     if (values.from !== undefined) {
       facts = (await import("../facts/io.js")).readFactsFile(values.from);
+      // Another project judged for the snapshot's machine (issue 22 item 9).
+      if (values.project !== undefined)
+        facts = { ...facts, project: (await import("../gather/project.js")).readProject(values.project) };
       diagnosis = loadDiagnosis();
     } else {
       progress = startProgress("doctor", progressDetail(values));

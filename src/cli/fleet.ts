@@ -7,37 +7,44 @@ import { writeDocument, writeText } from "../report/terminal.js";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../errors.js";
-import { checkedModuleNames } from "./args.js";
+import { checkedModuleNames, checkedOnlyNames } from "./args.js";
 import { EXIT_OK, defineCommand, type OptionTable, type Parsed, type ValuesOf } from "./command.js";
 import { makeStyle, useColor } from "../report/style.js";
 import { writeOutputFile } from "../util/write-output.js";
 import { writeFactsFile } from "../facts/io.js";
 import { loadKnowledgeBase } from "../kb/index.js";
 import { hasProjectManifest, readProject } from "../gather/project.js";
-import { gatherFleetFacts, nodeResultFromRun, probeArgs, type FleetGatherOptions } from "../fleet/gather.js";
-import { readSnapshots } from "../fleet/snapshots.js";
+import { probeArgs, type FleetGatherOptions } from "../fleet/gather.js";
 import { probeSource } from "../gather/probe.js";
-import { mergeFleet } from "../fleet/merge.js";
-import { RULES } from "../rules/registry.js";
+import { collectFleetJob, runFleet, type FleetCarrier, type FleetRunOptions } from "../fleet/run.js";
+import type { FleetValidateOptions } from "../fleet/validate.js";
+import { checkNode } from "../fleet/check.js";
+import { readBaseline } from "../fleet/baseline.js";
+import { packagePolicy } from "../fleet/packages.js";
+import { expandHostlist } from "../fleet/hostlist.js";
 import type { FleetReport, NodeResult } from "../fleet/types.js";
-import { checkSelection, execSlurm, slurmTransport, type SlurmSelection } from "../transports/slurm.js";
-import { collectBatch, JOB_META_SCHEMA, submitBatch } from "../transports/slurm-batch.js";
+import { checkSelection, execSlurm, type SlurmSelection } from "../transports/slurm.js";
+import { JOB_META_SCHEMA, submitBatch } from "../transports/slurm-batch.js";
 import { newNonce } from "../transports/node-frame.js";
-import type { FleetTransport } from "../transports/fleet-types.js";
+import { printKubeManifests, type KubeSelection } from "../transports/kube.js";
+import type { HostsSelection } from "../transports/hosts.js";
+import { ONLY_NAMES, payloadArgs, payloadScript, type PayloadOptions } from "../validate/payload.js";
 import { renderJsonDocument } from "../report/envelope.js";
 import { FLEET_JOB_SCHEMA_VERSION, FLEET_SCHEMA, FLEET_SCHEMA_VERSION } from "../report/document-ids.js";
-import { renderFleetText, renderSubmittedJob } from "../report/fleet-text.js";
+import { renderFleetText, renderNodeCheckLine, renderSubmittedJob } from "../report/fleet-text.js";
 import { toFleetHtmlReport } from "../report/fleet-html.js";
 import { fleetJUnitSuites } from "../report/fleet-junit.js";
 import { renderHtmlReport } from "../report/html.js";
 import { renderJUnit } from "../report/junit.js";
-import { kubeTransport, type KubeSelection } from "../transports/kube.js";
-import { runFleetValidate, VALIDATE_OPTIONS } from "./fleet-validate.js";
 
 const SLURM = "Slurm (runs the probe once per node: srun --ntasks-per-node=1)";
 const KUBE = "Kubernetes (one Job per GPU node, results from the pod logs)";
+const HOSTS = "Hosts without a scheduler (ssh, pdsh or clush)";
 const REPLAY = "Replay";
+const JUDGE = "What the nodes are judged against";
 const COMMON = "Common";
+const VALIDATE = "fleet validate";
+const CHECK = "fleet check (one node, for NHC or node-problem-detector)";
 
 export const FLEET_OPTIONS = {
   slurm: {
@@ -108,13 +115,45 @@ export const FLEET_OPTIONS = {
       "node label selector (default: nodes with nvidia.com/gpu capacity or\nGPU Feature Discovery's nvidia.com/gpu.* labels)",
     group: KUBE,
   },
-  "dry-run": { type: "boolean", description: "print the Job manifests (YAML) and run nothing", group: KUBE },
+  "dry-run": {
+    type: "boolean",
+    description: "print the Job manifests (YAML) and run nothing; no kubeconfig needed",
+    group: KUBE,
+  },
+  hosts: {
+    type: "string",
+    value: "LIST",
+    description: "a hostlist: gpu[01-16],login1 (each host must take ssh without a prompt)",
+    group: HOSTS,
+  },
+  launcher: {
+    type: "string",
+    value: "auto|ssh|pdsh|clush",
+    description: "how to reach them (auto: pdsh, else clush, else ssh)",
+    group: HOSTS,
+  },
+  fanout: { type: "string", value: "N", description: "most connections at once (32)", group: HOSTS },
+  "ssh-config": { type: "string", value: "FILE", description: "an ssh client config (ssh -F)", group: HOSTS },
   from: {
     type: "string",
     multiple: true,
     value: "DIR|FILE...",
     description: "merge snapshots saved with `gpuprep doctor --save` (or fleet --save)",
     group: REPLAY,
+  },
+  baseline: {
+    type: "string",
+    value: "FILE",
+    description:
+      "judge every node against this: a known-good node's snapshot, or a YAML\nfile of expected values (torch, torchCuda, driver, gpu, gpuCount, python,\npackages); default: the majority",
+    group: JUDGE,
+  },
+  "ignore-package": {
+    type: "string",
+    multiple: true,
+    value: "NAME",
+    description: "leave this package out of the package comparison (repeatable; 'nvidia-*')",
+    group: JUDGE,
   },
   python: {
     type: "string",
@@ -151,7 +190,40 @@ export const FLEET_OPTIONS = {
     group: COMMON,
   },
   junit: { type: "string", value: "FILE", description: "JUnit XML, one testcase per node", group: COMMON },
-  ...VALIDATE_OPTIONS,
+  "drop-unavailable": {
+    type: "boolean",
+    description:
+      "fleet collect: take nodes that went down while the job waited out of it,\nso it runs on the others (scontrol update)",
+    group: SLURM,
+  },
+  quick: { type: "boolean", description: "fewer shapes and sizes (as in validate)", group: VALIDATE },
+  only: {
+    type: "string",
+    value: "LIST",
+    description: `comma-separated: ${ONLY_NAMES.join(", ")} (as in validate)`,
+    group: VALIDATE,
+  },
+  allreduce: {
+    type: "boolean",
+    description: "also one multi-node NCCL all-reduce through torchrun under srun (--slurm)",
+    group: VALIDATE,
+  },
+  "allreduce-port": {
+    type: "string",
+    value: "PORT",
+    description: "the rendezvous port of --allreduce (default: one in 29400-29899)",
+    group: VALIDATE,
+  },
+  "cpu-benchmarks": {
+    type: "boolean",
+    description: "the payload's test mode: benchmarks at toy sizes on the CPU (nodes without GPUs)",
+    group: VALIDATE,
+  },
+  node: {
+    type: "boolean",
+    description: "check this node against --baseline: one line, exit 0 same, 1 drift, 2 could not check",
+    group: CHECK,
+  },
 } as const satisfies OptionTable;
 
 type Values = ValuesOf<typeof FLEET_OPTIONS>;
@@ -195,6 +267,23 @@ function kubeSelection(values: Values): KubeSelection {
   };
 }
 
+const LAUNCHERS = ["auto", "ssh", "pdsh", "clush"] as const;
+
+function hostsSelection(values: Values): HostsSelection {
+  const launcher = values.launcher ?? "auto";
+  if (!(LAUNCHERS as readonly string[]).includes(launcher))
+    throw new UserError(
+      `fleet: --launcher ${JSON.stringify(launcher)} is not one of ${LAUNCHERS.join(", ")}`,
+      "e.g. --launcher pdsh",
+    );
+  return {
+    hosts: expandHostlist(values.hosts ?? "", "--hosts"),
+    launcher: launcher as HostsSelection["launcher"],
+    fanout: positiveInt(values.fanout, "--fanout", 32),
+    ...(values["ssh-config"] ? { sshConfig: values["ssh-config"] } : {}),
+  };
+}
+
 /**
  * The subcommand is the first argument; arguments after `--` go to srun; other positionals are
  * --from paths (fleet collect: the job id).
@@ -213,8 +302,10 @@ function splitPositionals(tokens: Tokens): { sub: string | undefined; paths: str
   return { sub, paths, extra };
 }
 
-function pickTransport(values: Values, sub: string): "slurm" | "kube" | "from" {
-  const chosen = (["slurm", "kube", "from"] as const).filter(
+type Where = "slurm" | "kube" | "hosts" | "from";
+
+function pickTransport(values: Values, sub: string): Where {
+  const chosen = (["slurm", "kube", "hosts", "from"] as const).filter(
     (k) => values[k] !== undefined && values[k] !== false,
   );
   if (chosen.length !== 1) {
@@ -222,10 +313,10 @@ function pickTransport(values: Values, sub: string): "slurm" | "kube" | "from" {
       chosen.length === 0
         ? `fleet ${sub}: say where the nodes are`
         : `fleet ${sub}: --${chosen[0]} and --${chosen[1]} exclude each other`,
-      "pass one of --slurm, --kube or --from DIR",
+      "pass one of --slurm, --kube, --hosts LIST or --from DIR",
     );
   }
-  return chosen[0] as "slurm" | "kube" | "from";
+  return chosen[0] as Where;
 }
 
 export function gatherOptions(values: Values): FleetGatherOptions {
@@ -239,11 +330,14 @@ export function gatherOptions(values: Values): FleetGatherOptions {
   };
 }
 
-export function fleetTransportFor(kind: "slurm" | "kube", values: Values, extra: string[]): FleetTransport {
+function carrierFor(where: Where, values: Values, paths: string[], extra: string[]): FleetCarrier {
   const python = values.python ?? "python3";
-  return kind === "slurm"
-    ? slurmTransport({ selection: slurmSelection(values, extra), python })
-    : kubeTransport({ selection: kubeSelection(values), python });
+  if (where === "from") return { kind: "snapshots", paths: [...(values.from ?? []), ...paths] };
+  if (paths.length > 0)
+    throw new UserError(`fleet: unexpected argument "${paths[0]}"`, "srun arguments go after --");
+  if (where === "slurm") return { kind: "slurm", selection: slurmSelection(values, extra), python };
+  if (where === "kube") return { kind: "kube", selection: kubeSelection(values), python };
+  return { kind: "hosts", selection: hostsSelection(values), python };
 }
 
 /** Writes every node's snapshot to DIR/NODE.json, so the same report can be rebuilt with --from. */
@@ -267,103 +361,164 @@ export function emitReport(report: FleetReport, values: Values): number {
   return report.summary.exitCode;
 }
 
-async function runDoctor(sub: "doctor" | "scan", values: Values, paths: string[], extra: string[]) {
-  const kind = pickTransport(values, sub);
-  const kb = loadKnowledgeBase();
-  let results: NodeResult[];
-  let transportName: string;
-  if (kind === "from") {
-    results = readSnapshots([...(values.from ?? []), ...paths]);
-    transportName = "snapshots";
-  } else {
-    if (paths.length > 0)
-      throw new UserError(`fleet ${sub}: unexpected argument "${paths[0]}"`, "srun arguments go after --");
-    const options = gatherOptions(values);
-    if (kind === "kube" && values["dry-run"]) {
-      const { printKubeManifests } = await import("../transports/kube.js");
-      writeDocument(
-        await printKubeManifests(
-          kubeSelection(values),
-          values.python ?? "python3",
-          probeSource(options.probeNonce),
-          probeArgs(options),
-          options.nodeTimeoutMs,
-        ),
-      );
-      return EXIT_OK;
-    }
-    if (values.submit) {
-      if (kind !== "slurm") throw new UserError("--submit is for Slurm", "drop --submit, or use --slurm");
-      const job = await submitBatch({
-        exec: execSlurm,
-        env: process.env,
-        selection: slurmSelection(values, extra),
-        python: values.python ?? "python3",
-        script: probeSource(options.probeNonce),
-        args: probeArgs(options),
-        probeNonce: options.probeNonce,
-        nodeTimeoutMs: options.nodeTimeoutMs,
-        jobDir: values["job-dir"] ?? "gpuprep-fleet-jobs",
-        mode: sub,
-      });
-      if (values.json) writeDocument(renderJsonDocument(JOB_META_SCHEMA, FLEET_JOB_SCHEMA_VERSION, job));
-      else writeText(renderSubmittedJob(job, values["job-dir"]));
-      return EXIT_OK;
-    }
-    const transport = fleetTransportFor(kind, values, extra);
-    results = await gatherFleetFacts(transport, options);
-    transportName = transport.describe();
-  }
-  if (values.save) saveSnapshots(values.save, results);
-  const rules = sub === "scan" ? RULES.filter((r) => SCAN_RULES.has(r.id)) : undefined;
-  return emitReport(
-    mergeFleet(results, kb, { transport: transportName, mode: sub, ...(rules ? { rules } : {}) }),
-    values,
-  );
+function payloadOptions(values: Values): PayloadOptions {
+  const options: PayloadOptions = { quick: values.quick === true };
+  if (values.only !== undefined) options.only = checkedOnlyNames("fleet validate", values.only, ONLY_NAMES);
+  // Test mode of the payload: benchmarks at toy sizes on the CPU (machines without GPUs).
+  if (values["cpu-benchmarks"] === true) options.device = "cpu";
+  return options;
 }
 
-/** fleet scan: the per-node rules about which GPU code the environment can run. */
-const SCAN_RULES = new Set([
-  "torch-arch-not-covered",
-  "torch-binary-arch-missing",
-  "extension-arch-missing",
-  "ptx-only-coverage",
-  "torch-kernel-launch-failed",
-]);
+function validateOptions(values: Values, carrier: FleetCarrier): FleetValidateOptions {
+  const options: FleetValidateOptions = { payload: payloadOptions(values) };
+  if (!values.allreduce) return options;
+  if (carrier.kind !== "slurm")
+    throw new UserError(
+      "--allreduce runs through torchrun under srun: it needs --slurm",
+      "drop --allreduce for --kube or --hosts",
+    );
+  const port = positiveInt(
+    values["allreduce-port"],
+    "--allreduce-port",
+    29400 + Math.floor(Math.random() * 500),
+  );
+  return { ...options, allreduce: { selection: carrier.selection, port } };
+}
+
+/** --dry-run with --kube: the Job manifests of every step, no API call needed. */
+async function printManifests(
+  sub: "doctor" | "scan" | "validate",
+  values: Values,
+  options: FleetGatherOptions,
+): Promise<number> {
+  const steps: Array<{ script: string; args: string[]; timeoutMs: number }> = [
+    { script: probeSource(options.probeNonce), args: probeArgs(options), timeoutMs: options.nodeTimeoutMs },
+  ];
+  if (sub === "validate")
+    steps.push({
+      // Its nonce is in the script's frame header, never in argv (a manifest is not read back).
+      script: payloadScript(newNonce()),
+      args: payloadArgs(payloadOptions(values)),
+      timeoutMs: Math.max(options.nodeTimeoutMs, 900_000),
+    });
+  const documents: string[] = [];
+  for (const step of steps)
+    documents.push(
+      await printKubeManifests(
+        kubeSelection(values),
+        values.python ?? "python3",
+        step.script,
+        step.args,
+        step.timeoutMs,
+      ),
+    );
+  writeDocument(documents.join("---\n"));
+  return EXIT_OK;
+}
+
+async function submit(
+  sub: "doctor" | "scan",
+  values: Values,
+  carrier: FleetCarrier,
+  options: FleetGatherOptions,
+): Promise<number> {
+  if (carrier.kind !== "slurm") throw new UserError("--submit is for Slurm", "drop --submit, or use --slurm");
+  const job = await submitBatch({
+    exec: execSlurm,
+    env: process.env,
+    selection: carrier.selection,
+    python: carrier.python,
+    script: probeSource(options.probeNonce),
+    args: probeArgs(options),
+    probeNonce: options.probeNonce,
+    nodeTimeoutMs: options.nodeTimeoutMs,
+    jobDir: values["job-dir"] ?? "gpuprep-fleet-jobs",
+    mode: sub,
+  });
+  if (values.json) writeDocument(renderJsonDocument(JOB_META_SCHEMA, FLEET_JOB_SCHEMA_VERSION, job));
+  else writeText(renderSubmittedJob(job, values["job-dir"]));
+  return EXIT_OK;
+}
+
+function judging(values: Values): Pick<FleetRunOptions, "baseline" | "packages"> {
+  return {
+    ...(values.baseline ? { baseline: readBaseline(values.baseline) } : {}),
+    packages: packagePolicy(values["ignore-package"] ?? []),
+  };
+}
+
+async function runSub(
+  sub: "doctor" | "scan" | "validate",
+  values: Values,
+  paths: string[],
+  extra: string[],
+): Promise<number> {
+  const where = pickTransport(values, sub);
+  const carrier = carrierFor(where, values, paths, extra);
+  const gather = gatherOptions(values);
+  if (values["dry-run"]) {
+    if (carrier.kind !== "kube") throw new UserError("--dry-run is for --kube", "drop --dry-run");
+    return printManifests(sub, values, gather);
+  }
+  if (values.submit) {
+    if (sub === "validate")
+      throw new UserError("--submit is for fleet doctor and scan", "run fleet validate inside an allocation");
+    return submit(sub, values, carrier, gather);
+  }
+  const { report, results } = await runFleet({
+    mode: sub,
+    carrier,
+    gather,
+    ...judging(values),
+    ...(sub === "validate" ? { validate: validateOptions(values, carrier) } : {}),
+  });
+  if (values.save) saveSnapshots(values.save, results);
+  return emitReport(report, values);
+}
 
 async function runCollect(values: Values, paths: string[]): Promise<number> {
   const jobId = paths[0];
   if (!jobId || paths.length > 1)
     throw new UserError("fleet collect takes one JOBID", "gpuprep fleet collect 123456 [--job-dir DIR]");
-  const { job, runs } = await collectBatch(execSlurm, values["job-dir"] ?? "gpuprep-fleet-jobs", jobId).catch(
-    async (error: unknown) => {
-      // No Slurm here (collecting on another machine): the output file alone decides.
-      if (error instanceof UserError && /not on PATH/.test(error.message))
-        return collectBatch(null, values["job-dir"] ?? "gpuprep-fleet-jobs", jobId);
-      throw error;
-    },
-  );
-  const fleet: FleetTransport = {
-    kind: "slurm",
-    python: job.python,
-    describe: () => `Slurm job ${job.jobId}`,
-    runPythonOnNodes: () => Promise.reject(new Error("not used")),
-  };
-  const options = {
-    ...gatherOptions(values),
-    nodeTimeoutMs: job.nodeTimeoutSeconds * 1000,
-    // A job from a gpuprep without framed probe results matches nothing: resubmit it.
-    probeNonce: job.probeNonce ?? "",
-  };
-  const capturedAt = new Date().toISOString();
-  const results = runs.map((run) => nodeResultFromRun(fleet, run, options, capturedAt));
+  const { report, results } = await collectFleetJob(values["job-dir"] ?? "gpuprep-fleet-jobs", jobId, {
+    gather: gatherOptions(values),
+    ...judging(values),
+    dropUnavailable: values["drop-unavailable"] === true,
+  });
   if (values.save) saveSnapshots(values.save, results);
-  const mode = job.mode === "scan" ? "scan" : "doctor";
-  return emitReport(mergeFleet(results, loadKnowledgeBase(), { transport: fleet.describe(), mode }), values);
+  return emitReport(report, values);
 }
 
-const SUBCOMMANDS = ["doctor", "scan", "validate", "collect"] as const;
+async function runCheck(values: Values): Promise<number> {
+  if (!values.node)
+    throw new UserError(
+      "fleet check checks this node: pass --node",
+      "gpuprep fleet check --node --baseline FILE",
+    );
+  if (!values.baseline)
+    throw new UserError(
+      "fleet check --node needs --baseline FILE: what this node should be",
+      "gpuprep fleet check --node --baseline /etc/gpuprep/baseline.yaml",
+    );
+  const result = await checkNode(
+    {
+      python: values.python ?? "python3",
+      // Inside NHC's or node-problem-detector's own limit (NHC kills at its TIMEOUT, 30 s by default).
+      gather: {
+        ...gatherOptions(values),
+        nodeTimeoutMs: positiveInt(values["node-timeout"], "--node-timeout", 25) * 1000,
+      },
+      baseline: readBaseline(values.baseline),
+      packages: packagePolicy(values["ignore-package"] ?? []),
+    },
+    loadKnowledgeBase(),
+  );
+  if (values.json) writeDocument(renderJsonDocument(FLEET_SCHEMA, FLEET_SCHEMA_VERSION, result.report));
+  else writeText(renderNodeCheckLine(result));
+  return result.exitCode;
+}
 
+const SUBCOMMANDS = ["doctor", "scan", "validate", "collect", "check"] as const;
 export const fleetCommand = defineCommand({
   name: "fleet",
   title: "doctor / validate on many nodes, one merged report",
@@ -375,8 +530,12 @@ export const fleetCommand = defineCommand({
       "scan",
       "the same nodes, per-node rules limited to GPU architecture coverage\n(torch arch list, extension and binary targets vs each node's GPU)",
     ],
-    ["validate --slurm [--allreduce] [validate flags]"],
-    ["collect  JOBID [--job-dir DIR]", "results of a job sent with --submit"],
+    ["validate --slurm|--kube|--hosts LIST [--allreduce] [validate flags]"],
+    ["collect  JOBID [--job-dir DIR] [--drop-unavailable]", "results of a job sent with --submit"],
+    [
+      "check    --node --baseline FILE",
+      "this node against the baseline: one line, for NHC or\nnode-problem-detector",
+    ],
   ],
   options: FLEET_OPTIONS,
   outputs: ["html", "junit"],
@@ -386,30 +545,23 @@ itself could not run`,
   examples: [
     ["salloc -N 16 -p gpu && gpuprep fleet doctor --slurm", "every node of a Slurm allocation"],
     [
-      "gpuprep fleet doctor --slurm -p gpu --nodes 16 --container-image nvcr.io#nvidia/pytorch:25.10-py3",
-      "16 nodes, inside an image",
-    ],
-    [
       "gpuprep fleet doctor --kube --image ghcr.io/me/train:1 --html fleet.html",
       "every GPU node of a Kubernetes cluster",
+    ],
+    [
+      "gpuprep fleet doctor --hosts 'gpu[01-16]' --baseline good-node.json",
+      "16 hosts over ssh, judged against a known-good node",
     ],
     ["gpuprep fleet doctor --from snapshots/ --junit fleet.xml", "snapshots saved with --save, merged again"],
   ],
   async run({ values, tokens }) {
     const { sub, paths, extra } = splitPositionals(tokens);
-    if (sub === "doctor" || sub === "scan") return runDoctor(sub, values, paths, extra);
+    if (sub === "doctor" || sub === "scan" || sub === "validate") return runSub(sub, values, paths, extra);
     if (sub === "collect") return runCollect(values, paths);
-    if (sub === "validate") {
-      if (paths.length > 0)
-        throw new UserError(
-          `fleet validate: unexpected argument "${paths[0]}"`,
-          "srun arguments go after --",
-        );
-      return runFleetValidate(values, extra);
-    }
+    if (sub === "check") return runCheck(values);
     throw new UserError(
       sub === undefined
-        ? "fleet: which check? doctor, scan, validate or collect"
+        ? "fleet: which check? doctor, scan, validate, collect or check"
         : `unknown fleet subcommand '${sub}'`,
       `subcommands: ${SUBCOMMANDS.join(", ")} (\`gpuprep help fleet\`)`,
     );

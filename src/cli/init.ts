@@ -293,6 +293,14 @@ async function planInputs(values: Values, kb: ReturnType<typeof loadKnowledgeBas
   };
 }
 
+/** A manifest's text as it is now, for the native plan's edit of it; null where the project has none. */
+function currentManifest(projectDir: string, name: string): string | null {
+  const path = join(projectDir, name);
+  return existsSync(path)
+    ? readTextFile(path, { maxBytes: READ_LIMITS.manifest, hint: `check ${name}` })
+    : null;
+}
+
 export const initCommand = defineCommand({
   name: "init",
   title: "plan and write a working setup for this project on a GPU machine",
@@ -326,13 +334,10 @@ export const initCommand = defineCommand({
     // Read here, not gathered: the native plan's one edit of a user file appends to its text as it
     // is now (like planWrites, which reads each file to keep the user's edits). The plan itself
     // took pyproject.toml's facts from the project gathered above.
-    const pyprojectPath = join(projectDir, "pyproject.toml");
-    const { files, notes } = generateFiles(
-      plan,
-      existsSync(pyprojectPath)
-        ? readTextFile(pyprojectPath, { maxBytes: READ_LIMITS.manifest, hint: "check pyproject.toml" })
-        : null,
-    );
+    const { files, notes } = generateFiles(plan, {
+      pyproject: currentManifest(projectDir, "pyproject.toml"),
+      pixi: currentManifest(projectDir, "pixi.toml"),
+    });
     const writes = planWrites(projectDir, files);
     const dryRun = values["dry-run"] ?? false;
     let backup: string | null = null;

@@ -39,7 +39,13 @@ export const OPTIONS = {
     group: WORK,
   },
   amp: { type: "string", value: "bf16|fp16", description: "autocast dtype (default: none)", group: WORK },
-  dtype: { type: "string", value: "D", description: "float32 | bfloat16 | float16", group: WORK },
+  dtype: {
+    type: "string",
+    value: "D",
+    description:
+      "float32 | bfloat16 | float16 (default: float32 for training; for LoRA/QLoRA the\nconfig's torch_dtype, as from_pretrained loads the frozen weights)",
+    group: WORK,
+  },
   optimizer: {
     type: "string",
     value: "O",
@@ -57,6 +63,19 @@ export const OPTIONS = {
   },
   "lora-rank": { type: "string", value: "R", description: "(finetune-lora; default 16)", group: WORK },
   "lora-alpha": { type: "string", value: "A", description: "(finetune-lora; default 2R)", group: WORK },
+  "lora-dropout": {
+    type: "string",
+    value: "P",
+    description: "(finetune-lora; default 0.05, as peft's recipes use)",
+    group: WORK,
+  },
+  adapter: {
+    type: "string",
+    value: "FILE",
+    description:
+      "a peft adapter_config.json (or its directory): its r, lora_alpha,\nlora_dropout and target_modules",
+    group: WORK,
+  },
   "lora-targets": {
     type: "string",
     value: "q_proj,v_proj",
@@ -182,7 +201,7 @@ export function parseBatch(value: string | undefined): { min: number; max: numbe
   );
 }
 
-export function workSpec(values: Values): WorkSpec {
+export function workSpec(values: Values, config: Record<string, unknown> | null = null): WorkSpec {
   const task = oneOf(
     "task",
     values.task,
@@ -190,7 +209,13 @@ export function workSpec(values: Values): WorkSpec {
     "train",
   );
   const amp = values.amp === undefined ? null : oneOf("amp", values.amp, ["bf16", "fp16"] as const, "bf16");
-  const dtype = oneOf("dtype", values.dtype, ["float32", "bfloat16", "float16"] as const, "float32");
+  const adapterTask = task === "finetune-lora" || task === "finetune-qlora";
+  const dtype = oneOf(
+    "dtype",
+    values.dtype,
+    ["float32", "bfloat16", "float16"] as const,
+    adapterTask ? configDtype(config) : "float32",
+  );
   const optimizer = oneOf(
     "optimizer",
     values.optimizer,
@@ -199,16 +224,13 @@ export function workSpec(values: Values): WorkSpec {
   );
   const imageSize = positiveInt("image-size", values["image-size"]);
   const seqLen = positiveInt("seq-len", values["seq-len"]) ?? (imageSize === null ? 512 : null);
-  const rank = positiveInt("lora-rank", values["lora-rank"]) ?? 16;
-  const alpha = positiveNumber("lora-alpha", values["lora-alpha"]) ?? 2 * rank;
-  const targets = (values["lora-targets"] ?? "")
-    .split(",")
-    .map((t) => t.trim())
-    .filter(Boolean);
-  const lora = task === "finetune-lora" || task === "finetune-qlora" ? { rank, alpha, targets } : null;
-  if (lora === null && (values["lora-rank"] || values["lora-targets"])) {
+  const lora = adapterTask ? loraSpec(values) : null;
+  if (
+    lora === null &&
+    (values["lora-rank"] || values["lora-targets"] || values["lora-dropout"] || values.adapter)
+  ) {
     throw new UserError(
-      "memory: --lora-rank/--lora-targets apply to --task finetune-lora",
+      "memory: --lora-rank/--lora-targets/--lora-dropout/--adapter apply to --task finetune-lora or finetune-qlora",
       "add --task finetune-lora",
     );
   }
@@ -223,6 +245,66 @@ export function workSpec(values: Values): WorkSpec {
     evalStep: values.eval === true,
     lora,
   };
+}
+
+/** The dtype config.json says the weights are stored in (torch_dtype, or dtype in transformers 5). */
+function configDtype(config: Record<string, unknown> | null): "float32" | "bfloat16" | "float16" {
+  const text = config ? (config["torch_dtype"] ?? config["dtype"]) : undefined;
+  return text === "bfloat16" || text === "float16" || text === "float32" ? text : "float32";
+}
+
+/** The adapters: an adapter_config.json's fields, then the flags over them, then peft-like defaults. */
+function loraSpec(values: Values): WorkSpec["lora"] {
+  const file = values.adapter !== undefined ? readAdapterConfig(values.adapter) : {};
+  const rank = positiveInt("lora-rank", values["lora-rank"]) ?? file.rank ?? 16;
+  const alpha = positiveNumber("lora-alpha", values["lora-alpha"]) ?? file.alpha ?? 2 * rank;
+  const dropout = fraction("lora-dropout", values["lora-dropout"]) ?? file.dropout ?? 0.05;
+  const flagTargets = (values["lora-targets"] ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+  const targets = flagTargets.length > 0 ? flagTargets : (file.targets ?? []);
+  return { rank, alpha, dropout, targets };
+}
+
+function fraction(flag: string, value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n >= 1)
+    throw new UserError(`memory: --${flag} ${value} is not a fraction in [0, 1)`, `e.g. --${flag} 0.05`);
+  return n;
+}
+
+interface AdapterFields {
+  rank?: number;
+  alpha?: number;
+  dropout?: number;
+  targets?: string[];
+}
+
+/** peft's adapter_config.json: r, lora_alpha, lora_dropout, target_modules (a list, or "all-linear"). */
+export function readAdapterConfig(path: string): AdapterFields {
+  const file = existsSync(path) && statSync(path).isDirectory() ? join(path, "adapter_config.json") : path;
+  // util/safe-read: capped, regular files only, and never quoted back when it is not JSON.
+  const data = readJsonFile(file, {
+    maxBytes: READ_LIMITS.adapterConfig,
+    hint: "pass a peft adapter_config.json, or the directory holding one",
+    origin: `memory: --adapter ${file}`,
+  });
+  const raw = (data && typeof data === "object" ? data : {}) as Record<string, unknown>;
+  if (raw["peft_type"] !== undefined && raw["peft_type"] !== "LORA")
+    throw new UserError(
+      `memory: --adapter ${file} is a ${String(raw["peft_type"])} adapter, not LoRA`,
+      "gpuprep sizes LoRA adapters",
+    );
+  const number = (key: string) => (typeof raw[key] === "number" ? (raw[key] as number) : undefined);
+  const modules = raw["target_modules"];
+  const targets = Array.isArray(modules)
+    ? modules.filter((m): m is string => typeof m === "string")
+    : typeof modules === "string" && modules !== "all-linear"
+      ? [modules]
+      : undefined;
+  return { rank: number("r"), alpha: number("lora_alpha"), dropout: number("lora_dropout"), targets };
 }
 
 /** The model source, checked here so a wrong path is one line before any Python starts. */

@@ -22,6 +22,8 @@ import {
 } from "../validate/payload.js";
 import { REPORT_SCHEMA_ID, type ValidateReport } from "../validate/report.js";
 import { renderText, toHtmlReport, toJUnitSuites } from "../report/validate.js";
+import { compareHtml, compareText } from "../report/validate-compare.js";
+import { compareReports } from "../validate/compare.js";
 import { checkedOnlyNames, onePlace } from "./args.js";
 import { EXIT_FINDINGS, EXIT_OK, defineCommand, type OptionTable } from "./command.js";
 import { makeStyle, useColor } from "../report/style.js";
@@ -58,7 +60,25 @@ const OPTIONS = {
   model: {
     type: "string",
     value: "PATH",
-    description: "also load this model: a .safetensors / torch.save file or a Hugging Face-style dir",
+    description:
+      "a model: weights (.safetensors / torch.save file or a Hugging Face-style dir) are loaded;\na config.json (or a dir with one) is built without weights and trained a few steps for MFU",
+  },
+  "seq-len": {
+    type: "string",
+    value: "N",
+    description: "the MFU step's sequence length (default: min(2048, the model's))",
+  },
+  batch: { type: "string", value: "N", description: "the MFU step's batch size (default 8)" },
+  "jit-smoke": {
+    type: "string",
+    value: "MODULE:FUNC",
+    multiple: true,
+    description: "also call this no-argument function of your own extension in the JIT check\n(repeatable)",
+  },
+  compare: {
+    type: "boolean",
+    description:
+      "compare two saved reports (A.json B.json): every figure with its ratio B/A,\nand what differs in their environments; text, or --html FILE",
   },
   json: {
     type: "boolean",
@@ -83,10 +103,15 @@ export const validateCommand = defineCommand({
   name: "validate",
   title: "environment checks and GPU benchmarks against the hardware's own peak",
   intro: `Checks: torch built with CUDA, GPU visible, the GPU's architecture covered by SASS (not JIT),
-a real kernel runs with a checked result, numpy interop, common extensions import, and a model
-loads from --model PATH. Benchmarks: SDPA per backend vs manual attention, bf16/fp16/tf32
-matmul, device memory bandwidth, pinned host<->device bandwidth, NCCL all-reduce (2+ GPUs).`,
+a real kernel runs with a checked result, numpy interop, common extensions import, a model
+loads from --model PATH, and the kernels run again with CUDA_DISABLE_PTX_JIT=1 (what fails
+there ran only through driver JIT). Benchmarks: SDPA per backend vs manual attention and
+which backend the default call ran, bf16/fp16/tf32/fp32 matmul, fp8/int8 (mxfp8/nvfp4 on
+Blackwell) GEMMs, the kernels each ran (torch.profiler), device memory bandwidth, pinned
+host<->device bandwidth, NCCL all-reduce (2+ GPUs), and with a model config the MFU of a
+training step.`,
   options: OPTIONS,
+  positionals: "[A.json B.json (with --compare)]",
   outputs: ["junit", "html", "save"],
   outro:
     "exit: 0 every check passed or was skipped (warnings allowed), 1 something failed, 2 the tool could not run",
@@ -96,9 +121,22 @@ matmul, device memory bandwidth, pinned host<->device bandwidth, NCCL all-reduce
       "gpuprep validate --python .venv/bin/python --only matmul,sdpa --junit validate.xml",
       "two benchmarks, JUnit for CI",
     ],
-    ["gpuprep validate --from report.json --html report.html", "a saved --json report again, as HTML"],
+    [
+      "gpuprep validate --model ./my-model/config.json --seq-len 2048 --batch 8",
+      "also the MFU of a training step of that model (built from its config, no weights)",
+    ],
+    [
+      "gpuprep validate --compare before.json after.json --html diff.html",
+      "two saved reports side by side, with ratios and environment differences",
+    ],
   ],
-  async run({ values }) {
+  async run({ values, positionals }) {
+    if (values.compare) return runCompare(values, positionals);
+    if (positionals.length > 0)
+      throw new UserError(
+        `validate: unexpected argument "${positionals[0]}"`,
+        "to compare two saved reports: gpuprep validate --compare A.json B.json",
+      );
     const place = onePlace(
       "validate",
       values,
@@ -106,9 +144,9 @@ matmul, device memory bandwidth, pinned host<->device bandwidth, NCCL all-reduce
       "name one place to validate",
     );
     // As doctor's --from: a saved result is judged again; flags that shape a run have nothing to do.
-    const runFlags = (["python", "quick", "only", "model", "save"] as const).filter(
-      (f) => values[f] !== undefined,
-    );
+    const runFlags = (
+      ["python", "quick", "only", "model", "save", "seq-len", "batch", "jit-smoke"] as const
+    ).filter((f) => values[f] !== undefined);
     if (values.from !== undefined && runFlags.length > 0)
       throw new UserError(
         `validate: --from judges a saved report; --${runFlags[0]} applies only when validate runs`,
@@ -117,10 +155,12 @@ matmul, device memory bandwidth, pinned host<->device bandwidth, NCCL all-reduce
     const kb = loadKnowledgeBase();
     let payload: Payload;
     let transport = "local";
+    let createdAt: string | undefined;
     if (values.from) {
       const saved = readSaved(values.from);
       payload = saved.payload;
       transport = saved.transport;
+      createdAt = saved.createdAt;
     } else if (place === null) {
       const options = payloadOptions(values, true);
       const progress = startProgress("validate", `checks and benchmarks in ${values.python ?? "python3"}`);
@@ -146,7 +186,7 @@ matmul, device memory bandwidth, pinned host<->device bandwidth, NCCL all-reduce
       }
       transport = `${remote.kind} ${remote.ref ?? ""}`.trim();
     }
-    const report = judgePayload(payload, kb, { transport });
+    const report = judgePayload(payload, kb, { transport, ...(createdAt ? { createdAt } : {}) });
     if (values.junit)
       writeOutputFile(values.junit, renderJUnit(toJUnitSuites(report), "gpuprep validate"), "--junit");
     if (values.html) writeOutputFile(values.html, renderHtmlReport(toHtmlReport(report)), "--html");
@@ -159,10 +199,27 @@ matmul, device memory bandwidth, pinned host<->device bandwidth, NCCL all-reduce
 
 /** `local`: --model names a path on this machine, checked here; elsewhere it is the remote's path. */
 function payloadOptions(
-  values: { quick?: boolean; only?: string; model?: string },
+  values: {
+    quick?: boolean;
+    only?: string;
+    model?: string;
+    "seq-len"?: string;
+    batch?: string;
+    "jit-smoke"?: string[];
+  },
   local: boolean,
 ): PayloadOptions {
   const options: PayloadOptions = { quick: values.quick === true };
+  const seqLen = positiveWhole("seq-len", values["seq-len"]);
+  const batch = positiveWhole("batch", values.batch);
+  if ((seqLen !== null || batch !== null) && values.model === undefined)
+    throw new UserError(
+      `validate: --${seqLen !== null ? "seq-len" : "batch"} shapes the MFU step, which needs --model`,
+      "pass --model DIR|config.json",
+    );
+  if (seqLen !== null) options.seqLen = seqLen;
+  if (batch !== null) options.batch = batch;
+  if (values["jit-smoke"]) options.jitSmokes = values["jit-smoke"].map(checkedSmoke);
   if (values.only !== undefined) options.only = checkedOnlyNames("validate", values.only, ONLY_NAMES);
   if (values.model !== undefined && !local) options.model = values.model;
   else if (values.model !== undefined) {
@@ -178,7 +235,54 @@ function payloadOptions(
   return options;
 }
 
-function readSaved(file: string): { payload: Payload; transport: string } {
+function positiveWhole(flag: string, value: string | undefined): number | null {
+  if (value === undefined) return null;
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new UserError(`validate: --${flag} ${value} is not a positive whole number`, `e.g. --${flag} 8`);
+  return Number(value);
+}
+
+/** MODULE:FUNCTION, both Python names (the module dotted). */
+function checkedSmoke(spec: string): string {
+  if (!/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$/.test(spec))
+    throw new UserError(
+      `validate: --jit-smoke "${spec}" is not MODULE:FUNCTION`,
+      "name an importable module and a function it defines that takes no arguments, e.g. --jit-smoke my_ext:smoke",
+    );
+  return spec;
+}
+
+/** `--compare A.json B.json`: both judged again with this knowledge base, side by side. */
+function runCompare(
+  values: Record<string, unknown> & { html?: string; json?: boolean },
+  positionals: string[],
+): number {
+  const others = Object.keys(values).filter(
+    (flag) =>
+      values[flag] !== undefined && !["compare", "html", "quiet", "verbose", "no-overlay"].includes(flag),
+  );
+  if (positionals.length !== 2)
+    throw new UserError(
+      `validate: --compare takes two saved reports, got ${positionals.length}`,
+      "gpuprep validate --compare A.json B.json [--html FILE]",
+    );
+  if (others.length > 0)
+    throw new UserError(
+      `validate: --compare reads two saved reports; --${others[0]} does not apply`,
+      "gpuprep validate --compare A.json B.json [--html FILE]",
+    );
+  const kb = loadKnowledgeBase();
+  const [a, b] = positionals.map((file) => {
+    const saved = readSaved(file);
+    return judgePayload(saved.payload, kb, { transport: saved.transport, createdAt: saved.createdAt });
+  }) as [ValidateReport, ValidateReport];
+  const comparison = compareReports(a, b, positionals[0] as string, positionals[1] as string);
+  if (values.html) writeOutputFile(values.html, renderHtmlReport(compareHtml(comparison)), "--html");
+  writeText(`${compareText(comparison, makeStyle(useColor()))}\n`);
+  return EXIT_OK;
+}
+
+function readSaved(file: string): { payload: Payload; transport: string; createdAt: string | undefined } {
   const text = readTextFile(file, {
     maxBytes: READ_LIMITS.snapshot,
     hint: "pass a file written by `gpuprep validate --json`",
@@ -191,5 +295,9 @@ function readSaved(file: string): { payload: Payload; transport: string } {
       "pass a file written by `gpuprep validate --json`",
     );
   }
-  return { payload: parsePayload(report.payload, file), transport: String(report.transport ?? "local") };
+  return {
+    payload: parsePayload(report.payload, file),
+    transport: String(report.transport ?? "local"),
+    createdAt: typeof report.createdAt === "string" ? report.createdAt : undefined,
+  };
 }

@@ -54,6 +54,64 @@ export const NvidiaDriverSchema = z.object({
   kernelModule: nullableString,
 });
 
+/** ECC error counts of one section (volatile: since the last driver load / reset; aggregate: the GPU's life), SRAM and DRAM summed. */
+const EccCountsSchema = z.object({ correctable: nullableNumber, uncorrectable: nullableNumber });
+
+/** One GPU's passive health counters, from `nvidia-smi -q -x` (and `nvidia-smi nvlink -e`). */
+export const GpuHealthEntrySchema = z.object({
+  pciBusId: nullableString,
+  uuid: nullableString,
+  /** "Enabled" / "Disabled"; null where ECC is not supported. */
+  eccMode: nullableString,
+  eccVolatile: EccCountsSchema,
+  eccAggregate: EccCountsSchema,
+  /** Dynamic page retirement (pre-Ampere and some Hopper parts); null counts: not supported. */
+  retiredPages: z.object({
+    singleBit: nullableNumber,
+    doubleBit: nullableNumber,
+    pending: z.boolean().nullable(),
+  }),
+  /** Row remapping (Ampere and newer); null where the GPU has none. */
+  remappedRows: z
+    .object({
+      correctable: nullableNumber,
+      uncorrectable: nullableNumber,
+      pending: z.boolean().nullable(),
+      failure: z.boolean().nullable(),
+    })
+    .nullable(),
+  /** Active clock event (throttle) reasons, as nvidia-smi names them: gpu_idle, sw_power_cap, hw_slowdown, ... */
+  clockEventReasons: z.array(z.string()),
+  /** NVSwitch systems: the GPU's fabric registration (state Completed, status Success when healthy); null: not applicable. */
+  fabric: z.object({ state: nullableString, status: nullableString }),
+  /** NVLink error counters summed over the GPU's links, by nvidia-smi's names ("Replay Errors"); null: no NVLink reported. */
+  nvlinkErrors: z.record(z.string(), z.number()).nullable(),
+});
+
+/**
+ * Passive GPU health (probe --gpu-health, which fleet passes): read-only counters the driver keeps,
+ * Xid events in the kernel log, DCGM's health verdict where DCGM is installed. Absent when not asked.
+ */
+export const GpuHealthSchema = z.object({
+  /** ok: nvidia-smi -q -x was read; failed: it was not (error says why). */
+  status: z.enum(["ok", "failed"]),
+  error: nullableString,
+  gpus: z.array(GpuHealthEntrySchema),
+  /** Xid events in the kernel log since boot (as far back as the ring buffer reaches), per GPU and code. */
+  xids: z.object({
+    status: z.enum(["ok", "unreadable"]),
+    error: nullableString,
+    events: z.array(z.object({ pci: z.string(), code: z.number(), count: z.number(), last: z.string() })),
+  }),
+  /** `dcgmi health -c -j` where DCGM is installed: its overall verdict (Healthy, Warning, Failure). */
+  dcgm: z.object({
+    status: z.enum(["not-installed", "ok", "failed"]),
+    overall: nullableString,
+    exitCode: nullableNumber,
+    output: nullableString,
+  }),
+});
+
 export const HostSchema = z.object({
   os: z.object({
     system: z.string(),
@@ -71,6 +129,8 @@ export const HostSchema = z.object({
   /** /proc/meminfo MemAvailable; absent in snapshots made before gpuprep recorded it. */
   memAvailableBytes: nullableNumber.optional(),
   nvidia: NvidiaDriverSchema,
+  /** Passive GPU health; only when the probe was asked for it (fleet). */
+  gpuHealth: GpuHealthSchema.optional(),
   container: z.object({
     inContainer: z.boolean(),
     /** docker, podman, kubernetes, ... when a marker tells. */

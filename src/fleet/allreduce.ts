@@ -5,9 +5,7 @@
  * knowledge base has no interconnect peaks, so the figures are reported, not judged.
  */
 import { execSlurm, slurmTransport, type SlurmSelection } from "../transports/slurm.js";
-import type { MergedFinding } from "./types.js";
-import { nodeListText } from "./drift.js";
-import { docsUrl } from "../docs-url.js";
+import type { NodeResult } from "./types.js";
 
 const WORKER = String.raw`
 import json, os, sys, time
@@ -141,39 +139,22 @@ export async function runAllreduce(
   return result;
 }
 
-export function allreduceFinding(result: AllreduceResult): MergedFinding {
-  const base = {
-    ruleId: "fleet-allreduce",
-    title: "Multi-node all-reduce (torchrun under srun)",
-    docs: docsUrl("docs/fleet.md#fleet-allreduce"),
-    nodes: result.nodes,
-  };
-  const failed = result.correct !== true || Object.keys(result.errors).length > 0;
-  const rows = result.sizes.map((s) => ({
-    label: `${(s.bytes / 1048576).toFixed(2)} MiB`,
-    value: `${(s.seconds * 1000).toFixed(3)} ms, algbw ${s.algbwGBs.toFixed(3)} GB/s, busbw ${s.busbwGBs.toFixed(3)} GB/s`,
-  }));
-  const errors = Object.entries(result.errors).map(([node, error]) => ({ label: node, value: error }));
-  if (failed) {
-    return {
-      ...base,
-      severity: "error",
-      message: `The all-reduce across ${nodeListText(result.nodes)} did not complete correctly${result.correct === false ? " (the reduced value was wrong)" : ""}.`,
-      evidence: [...errors, ...rows],
-      fix: {
-        summary:
-          "Check that the nodes reach each other on the rendezvous port and that NCCL/gloo pick the right interface (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME).",
-        commands: [],
-      },
-    };
-  }
-  return {
-    ...base,
-    severity: "info",
-    message:
-      `${result.world} ranks on ${result.nodes.length} nodes all-reduced correctly over ${result.backend}. ` +
-      "Reported, not judged: the knowledge base holds no interconnect peaks to hold the bandwidth against.",
-    evidence: rows,
-    fix: { summary: "No action; compare busbw with your interconnect's rated bandwidth.", commands: [] },
-  };
+/**
+ * What --allreduce did: ran on the nodes whose torch imports (the others are named and left out,
+ * so a missing torch is not reported as a network problem), or was not run.
+ */
+export interface AllreduceOutcome {
+  /** Nodes left out, with why (torch missing, its import failed, the node was not checked). */
+  leftOut: Array<{ node: string; why: string }>;
+  /** null when fewer than two nodes could take part. */
+  result: AllreduceResult | null;
+}
+
+/** Why a checked node cannot take part in the all-reduce, or null when it can. */
+export function allreduceExclusion(result: NodeResult): string | null {
+  if (result.status !== "ok" || !result.facts) return `not checked (${result.status})`;
+  const python = result.facts.python;
+  if (!python.torch) return "torch is not installed";
+  if (python.torchLive.status !== "ok") return `import torch ${python.torchLive.status}`;
+  return null;
 }

@@ -6,6 +6,7 @@
 import type { Facts } from "../facts/schema.js";
 import type { Fingerprint, FingerprintField } from "./types.js";
 import { isCudaToolkitLibrary, ownerOf } from "../rule-helpers/binary-coverage.js";
+import { healthSummary } from "./health.js";
 
 export const FINGERPRINT_LABELS: Record<FingerprintField, string> = {
   gpus: "GPU (compute capability)",
@@ -21,6 +22,7 @@ export const FINGERPRINT_LABELS: Record<FingerprintField, string> = {
   extensions: "extensions",
   binaryCoverage: "extension binaries' targets",
   visibleDevices: "CUDA_VISIBLE_DEVICES",
+  gpuHealth: "GPU health",
 };
 
 export const NOT_INSTALLED = "not installed";
@@ -90,6 +92,7 @@ export function fingerprintOf(facts: Facts): Fingerprint {
     extensions: extensionsOf(facts),
     binaryCoverage: binaryCoverageOf(facts),
     visibleDevices: cvd === undefined ? "unset" : JSON.stringify(cvd),
+    gpuHealth: healthSummary(facts),
   };
 }
 

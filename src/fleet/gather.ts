@@ -9,7 +9,7 @@ import { makeEnvelope } from "../json-envelope.js";
 import type { FleetTransport, NodeRun } from "../transports/fleet-types.js";
 import type { Transport } from "../transports/types.js";
 import type { NodeResult } from "./types.js";
-import { childTimeoutSeconds, knownExtensionArgs, parseProbeResult, probeSource } from "../gather/probe.js";
+import { knownExtensionArgs, parseProbeResult, probeSource } from "../gather/probe.js";
 import { notScanned } from "../gather/binaries.js";
 
 export interface FleetGatherOptions {
@@ -23,12 +23,26 @@ export interface FleetGatherOptions {
   project: ProjectFacts | null;
 }
 
+/**
+ * The torch and extension children's limit on a node: three quarters of --node-timeout, so the
+ * probe reports a hung import before the node's kill. Not capped at doctor's 60 s: an admin who
+ * raises --node-timeout for a slow shared filesystem raises the import limit with it (issue 26).
+ */
+export function nodeChildTimeoutSeconds(nodeTimeoutMs: number): number {
+  return Math.max(1, Math.floor((nodeTimeoutMs * 0.75) / 1000));
+}
+
 export function probeArgs(
   options: Pick<FleetGatherOptions, "fast" | "importChecks" | "nodeTimeoutMs" | "probeNonce">,
 ): string[] {
   // The probe's children get a share of the node's budget, so it reports them before the kill.
   // The nonce is in the script's frame header (probeSource(nonce)), never in argv.
-  const args = ["--child-timeout", String(childTimeoutSeconds(options.nodeTimeoutMs))];
+  const args = [
+    "--child-timeout",
+    String(nodeChildTimeoutSeconds(options.nodeTimeoutMs)),
+    // Passive GPU health (ECC, row remaps, throttling, Xids, ...): read-only and ~0.1 s per node.
+    "--gpu-health",
+  ];
   if (options.fast) args.unshift("--fast");
   args.push(...knownExtensionArgs());
   for (const module of options.importChecks) args.push("--import", module);
@@ -47,6 +61,25 @@ function nodeTransport(fleet: FleetTransport, node: string): Transport {
   };
 }
 
+/**
+ * Exit 127 is "cannot execute": the shell found no such program, or the program's dynamic loader
+ * failed (a conda or pyenv Python without its libpython). The loader's own line says which.
+ */
+function cannotStart(fleet: FleetTransport, run: NodeRun): string | null {
+  const result = run.result;
+  if (result?.code !== 127) return null;
+  const lines = result.stderr
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const loader = lines.find((l) =>
+    /error while loading shared libraries|cannot open shared object|GLIBC_[\d.]+' not found/.test(l),
+  );
+  if (loader) return `${fleet.python} cannot start there (exit 127): ${loader.slice(0, 300)}`;
+  const last = lines.at(-1);
+  return `${fleet.python} not found there (exit 127)${last ? `: ${last.slice(0, 200)}` : ""}`;
+}
+
 export function nodeResultFromRun(
   fleet: FleetTransport,
   run: NodeRun,
@@ -57,6 +90,8 @@ export function nodeResultFromRun(
   if (run.state !== "ran" || run.result === null) {
     return { ...base, status: run.state === "ran" ? "failed" : run.state, reason: run.reason, facts: null };
   }
+  const notStarted = cannotStart(fleet, run);
+  if (notStarted) return { ...base, status: "failed", reason: notStarted, facts: null };
   const transport = nodeTransport(fleet, run.node);
   try {
     const probe = parseProbeResult(transport, run.result, options.nodeTimeoutMs, options.probeNonce);

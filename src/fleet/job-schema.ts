@@ -17,8 +17,19 @@ export const BatchJobBodySchema = z.object({
   nodeTimeoutSeconds: z.number(),
   script: z.string(),
   output: z.string(),
-  /** Nodes reported down when the job was submitted (not asked). */
-  down: z.array(z.object({ name: z.string(), state: z.string(), reason: z.string().nullable() })),
+  /** Nodes reported down when the job was submitted (not asked), with why where known. */
+  down: z.array(
+    z.object({
+      name: z.string(),
+      state: z.string(),
+      reason: z.string().nullable(),
+      why: z.string().optional(),
+    }),
+  ),
+  /** The nodes the job was asked to run on (null: --nodes N, Slurm picks). */
+  asked: z.array(z.string()).nullable().optional(),
+  /** Nodes taken out of the job while it waited (fleet collect --drop-unavailable), with why. */
+  dropped: z.array(z.object({ name: z.string(), why: z.string() })).optional(),
   submittedAt: z.string(),
 });
 

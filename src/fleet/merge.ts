@@ -1,30 +1,35 @@
 /**
- * The merge: per-node results -> groups by fingerprint, drift findings, node-state findings and
- * per-node doctor findings deduplicated across nodes. Pure: a function of the node results and
- * the knowledge base, so a report rebuilt from saved snapshots equals the live one.
+ * The merge: per-node results -> groups by fingerprint, fleet rules (drift against the reference,
+ * node states, the all-reduce), node rules and doctor's rules per node, findings deduplicated
+ * across nodes. Pure: a function of the node results, the knowledge base and the options, so a
+ * report rebuilt from saved snapshots equals the live one. Work is per distinct environment, not per
+ * node, wherever the answer cannot differ between nodes of one environment (volatile.ts).
  */
 import type { KnowledgeBase } from "../kb/index.js";
 import { diagnose as diagnoseAll } from "../diagnose/diagnose.js";
 import type { Facts } from "../facts/schema.js";
 import type { Finding, Rule, Severity } from "../rule-helpers/types.js";
-import { fingerprintKey, fingerprintOf } from "./fingerprint.js";
-import { factsContentKey } from "../facts/content-key.js";
-import { DRIFT_RULES, FLEET_DOCS, nodeListText, type OkNode } from "./drift.js";
+import { fingerprintOf } from "./fingerprint.js";
+import { healthSummary } from "./health.js";
+import { compareNodeNames } from "./order.js";
+import { packagePolicy, sharedPackageMap, type PackagePolicy } from "./packages.js";
+import { baselineReference, majorityReference, type Reference } from "./reference.js";
+import type { Baseline } from "./baseline.js";
+import type { AllreduceOutcome } from "./allreduce.js";
+import type { FleetView, OkNode } from "./rule-kit.js";
+import { FLEET_NODE_RULES, FLEET_WIDE_RULES } from "./rules/registry.js";
+import { dedupeFindings, sortFindings } from "./dedupe.js";
+import { stableKey } from "./volatile.js";
 import {
-  SEVERITY_ORDER,
+  type Fingerprint,
   type FleetNodeSummary,
   type FleetReport,
   type MergedFinding,
   type NodeGroup,
   type NodeResult,
-  type NodeStatus,
 } from "./types.js";
 
-/** n2 before n10. */
-const collator = new Intl.Collator("en", { numeric: true });
-export function compareNodeNames(a: string, b: string): number {
-  return collator.compare(a, b);
-}
+export { compareNodeNames, dedupeFindings };
 
 function groupId(index: number): string {
   let id = "";
@@ -36,10 +41,23 @@ function groupId(index: number): string {
   return id;
 }
 
-export function groupNodes(nodes: OkNode[]): NodeGroup[] {
+/** One JSON key per shared fingerprint object (most nodes share one), plus the node's own health. */
+const keyCache = new WeakMap<Fingerprint, string>();
+function groupKey(fingerprint: Fingerprint, shared: Fingerprint): string {
+  let key = keyCache.get(shared);
+  if (key === undefined) {
+    key = JSON.stringify({ ...shared, gpuHealth: null });
+    keyCache.set(shared, key);
+  }
+  return `${key}\u0000${fingerprint.gpuHealth}`;
+}
+
+export function groupNodes(
+  nodes: ReadonlyArray<Pick<OkNode, "node" | "fingerprint"> & { shared?: Fingerprint }>,
+): NodeGroup[] {
   const byKey = new Map<string, NodeGroup>();
   for (const n of nodes) {
-    const key = fingerprintKey(n.fingerprint);
+    const key = groupKey(n.fingerprint, n.shared ?? n.fingerprint);
     const group = byKey.get(key);
     if (group) group.nodes.push(n.node);
     else byKey.set(key, { id: "", fingerprint: n.fingerprint, nodes: [n.node] });
@@ -53,186 +71,138 @@ export function groupNodes(nodes: OkNode[]): NodeGroup[] {
   return groups;
 }
 
-/** Per-node findings merged: the same rule with the same message on many nodes is one entry. */
-export function dedupeFindings(perNode: Array<{ node: string; findings: Finding[] }>): MergedFinding[] {
-  const merged = new Map<string, MergedFinding>();
-  for (const { node, findings } of perNode) {
-    for (const f of findings) {
-      const key = `${f.ruleId}\u0000${f.severity}\u0000${f.message}\u0000${f.fix.summary}`;
-      const existing = merged.get(key);
-      if (existing) existing.nodes.push(node);
-      else merged.set(key, { ...f, nodes: [node] });
-    }
-  }
-  return sortFindings([...merged.values()]);
-}
-
-function sortFindings(findings: MergedFinding[]): MergedFinding[] {
-  for (const f of findings) f.nodes.sort(compareNodeNames);
-  return findings.sort(
-    (a, b) =>
-      SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
-      b.nodes.length - a.nodes.length ||
-      a.ruleId.localeCompare(b.ruleId),
-  );
-}
-
-const STATE_FINDINGS: Record<
-  Exclude<NodeStatus, "ok">,
-  { id: string; title: string; severity: Severity; fix: string }
-> = {
-  down: {
-    id: "fleet-node-down",
-    title: "Nodes the scheduler reports down",
-    severity: "warning",
-    fix: "Bring the nodes back (`scontrol update NodeName=... State=RESUME` once fixed) or leave them out with --nodelist; they were not checked.",
-  },
-  unreachable: {
-    id: "fleet-node-unreachable",
-    title: "Nodes that never ran the check",
-    severity: "error",
-    fix: "Run `srun -w NODE hostname` (or look at the pod's events) to see why the node does not start work.",
-  },
-  hung: {
-    id: "fleet-node-hung",
-    title: "Nodes that did not answer within the per-node limit",
-    severity: "error",
-    fix: "Log in and run the interpreter by hand (`python3 -c 'import torch'`); a hung import or a stuck GPU shows there. Raise --node-timeout only if the node is just slow.",
-  },
-  failed: {
-    id: "fleet-node-failed",
-    title: "Nodes where the check could not run",
-    severity: "error",
-    fix: "Check the interpreter there (--python PATH); the reason is per node below.",
-  },
-  garbage: {
-    id: "fleet-node-garbage",
-    title: "Nodes that answered something other than a gpuprep result",
-    severity: "error",
-    fix: "A wrapper, shell profile or different program answers as python there; run it by hand on the node.",
-  },
-};
-
-export function nodeStateFindings(nodes: NodeResult[]): MergedFinding[] {
-  const findings: MergedFinding[] = [];
-  for (const [status, meta] of Object.entries(STATE_FINDINGS) as Array<
-    [Exclude<NodeStatus, "ok">, (typeof STATE_FINDINGS)["down"]]
-  >) {
-    const hit = nodes.filter((n) => n.status === status).sort((a, b) => compareNodeNames(a.node, b.node));
-    if (hit.length === 0) continue;
-    findings.push({
-      ruleId: meta.id,
-      severity: meta.severity,
-      title: meta.title,
-      message: `${hit.length} of ${nodes.length} node${nodes.length === 1 ? "" : "s"} ${status === "down" ? "are down" : `are ${status}`}: ${nodeListText(
-        hit.map((n) => n.node),
-        8,
-      )}.`,
-      evidence: hit.slice(0, 50).map((n) => ({ label: n.node, value: n.reason ?? status })),
-      fix: { summary: meta.fix, commands: [] },
-      docs: `${FLEET_DOCS}#${meta.id}`,
-      nodes: hit.map((n) => n.node),
-    });
-  }
-  return findings;
-}
-
 export interface MergeOptions {
   transport: string;
   mode: FleetReport["mode"];
-  /** Per-node diagnosis; the doctor's rules by default. */
-  diagnose?: (facts: Facts, kb: KnowledgeBase) => Finding[];
-  /** The doctor rules to run per node (fleet scan: the architecture-coverage ones). */
+  /** The doctor rules to run per node (fleet scan: the architecture-coverage ones); all by default. */
   rules?: readonly Rule[];
-  /** Findings about the fleet as a whole from elsewhere (the multi-node all-reduce). */
-  extraFleetFindings?: MergedFinding[];
+  /** --baseline: what every node is judged against (else the majority). */
+  baseline?: Baseline;
+  /** --ignore-package and the always-reported list. */
+  packages?: PackagePolicy;
+  /** fleet validate: each node's validate findings, and why the payload did not run where it did not. */
+  validateFindings?: ReadonlyMap<string, Finding[]>;
+  validateFailures?: ReadonlyMap<string, string>;
+  /** fleet validate --allreduce. */
+  allreduce?: AllreduceOutcome;
 }
 
-/** One rule that throws on a strange node must not end the merge for the other nodes. */
-function diagnoseSafely(
-  diagnose: NonNullable<MergeOptions["diagnose"]>,
-  facts: Facts,
-  kb: KnowledgeBase,
-): Finding[] {
+interface Diagnosed {
+  fingerprint: Fingerprint;
+  findings: Finding[];
+  diagnosisError: string | null;
+  packages: ReadonlyMap<string, string>;
+}
+
+/** Doctor's rules on one environment; a rule that throws is reported on the node, not fatal. */
+function diagnoseEnvironment(facts: Facts, kb: KnowledgeBase, rules: readonly Rule[] | undefined): Diagnosed {
+  let findings: Finding[] = [];
+  let diagnosisError: string | null = null;
   try {
-    return diagnose(facts, kb);
+    findings = diagnoseAll(facts, kb, rules);
   } catch (error) {
-    return [
-      {
-        ruleId: "fleet-node-diagnosis-failed",
-        severity: "error",
-        title: "The node's facts could not be diagnosed",
-        message: `gpuprep failed on this node's facts: ${(error as Error).message ?? String(error)}`.slice(
-          0,
-          300,
-        ),
-        evidence: [],
-        fix: {
-          summary: "Report it as a gpuprep bug with the node's snapshot (doctor --save).",
-          commands: [],
-        },
-        docs: `${FLEET_DOCS}#fleet-node-diagnosis-failed`,
-      },
-    ];
+    diagnosisError = (error as Error).message ?? String(error);
   }
+  return { fingerprint: fingerprintOf(facts), findings, diagnosisError, packages: sharedPackageMap(facts) };
 }
 
-export function mergeFleet(results: NodeResult[], kb: KnowledgeBase, options: MergeOptions): FleetReport {
-  const diagnose =
-    options.diagnose ?? ((facts: Facts, k: KnowledgeBase) => diagnoseAll(facts, k, options.rules));
-  const nodes = [...results].sort((a, b) => compareNodeNames(a.node, b.node));
-  const ok: OkNode[] = [];
-  const perNode: Array<{ node: string; findings: Finding[] }> = [];
-  // Nodes of one environment (most of a healthy fleet) are diagnosed once: rules are pure and
-  // read none of the naming fields the key leaves out. A custom diagnose (validate) looks nodes
-  // up by name, so it runs per node.
-  const byContent = new Map<string, { findings: Finding[]; fingerprint: ReturnType<typeof fingerprintOf> }>();
-  for (const n of nodes) {
-    if (n.status !== "ok" || !n.facts) continue;
-    const key = options.diagnose ? null : (n.contentKey ?? factsContentKey(n.facts));
-    let known = key === null ? undefined : byContent.get(key);
-    if (!known) {
-      known = { findings: diagnoseSafely(diagnose, n.facts, kb), fingerprint: fingerprintOf(n.facts) };
-      if (key !== null) byContent.set(key, known);
-    }
-    ok.push({
-      node: n.node,
-      facts: n.facts,
-      fingerprint: known.fingerprint,
-      ...(n.labels ? { labels: n.labels } : {}),
-    });
-    perNode.push({ node: n.node, findings: known.findings });
-  }
-  const groups = groupNodes(ok);
-  const groupOf = new Map<string, string>();
-  for (const g of groups) for (const node of g.nodes) groupOf.set(node, g.id);
+interface Checked {
+  ok: Array<OkNode & { shared: Fingerprint }>;
+  perNode: Array<{ node: string; findings: Finding[] }>;
+}
 
-  const drift = DRIFT_RULES.flatMap((rule) => {
+function nodeRuleFindings(
+  node: NodeResult & { facts: Facts },
+  diagnosisError: string | null,
+  kb: KnowledgeBase,
+  options: MergeOptions,
+): Finding[] {
+  const input = {
+    node: node.node,
+    facts: node.facts,
+    diagnosisError,
+    validateFailure: options.validateFailures?.get(node.node) ?? null,
+  };
+  return FLEET_NODE_RULES.flatMap((rule) => {
     try {
-      return rule.check(ok, kb);
+      return rule.check(input, kb);
     } catch {
       return [];
     }
   });
-  const fleetFindings = sortFindings([
-    ...nodeStateFindings(nodes),
-    ...drift,
-    ...(options.extraFleetFindings ?? []),
-  ]);
-  const nodeFindings = dedupeFindings(perNode);
+}
 
-  const findingsOf = new Map(perNode.map((p) => [p.node, p.findings]));
-  const summaries: FleetNodeSummary[] = nodes.map((n) => {
+/** Every answered node diagnosed (once per environment), fingerprinted and given its node findings. */
+function checkNodes(nodes: readonly NodeResult[], kb: KnowledgeBase, options: MergeOptions): Checked {
+  const byEnvironment = new Map<string, Diagnosed>();
+  const checked: Checked = { ok: [], perNode: [] };
+  for (const n of nodes) {
+    if (n.status !== "ok" || !n.facts) continue;
+    const key = n.contentKey ?? stableKey(n.facts);
+    let known = key === null ? undefined : byEnvironment.get(key);
+    if (!known) {
+      known = diagnoseEnvironment(n.facts, kb, options.rules);
+      if (key !== null) byEnvironment.set(key, known);
+    }
+    const node = n as NodeResult & { facts: Facts };
+    const fingerprint = { ...known.fingerprint, gpuHealth: healthSummary(node.facts) };
+    checked.ok.push({
+      node: n.node,
+      facts: node.facts,
+      fingerprint,
+      shared: known.fingerprint,
+      packages: known.packages,
+      ...(n.labels ? { labels: n.labels } : {}),
+    });
+    const own = [
+      ...nodeRuleFindings(node, known.diagnosisError, kb, options),
+      ...(options.validateFindings?.get(n.node) ?? []),
+    ];
+    checked.perNode.push({
+      node: n.node,
+      findings: own.length ? [...known.findings, ...own] : known.findings,
+    });
+  }
+  return checked;
+}
+
+function fleetRuleFindings(view: FleetView, kb: KnowledgeBase): MergedFinding[] {
+  return FLEET_WIDE_RULES.flatMap((rule) => {
+    try {
+      return rule.check(view, kb);
+    } catch {
+      // A rule that fails on strange values from one node must not end the merge for the rest.
+      return [];
+    }
+  });
+}
+
+function countBySeverity(findings: readonly Finding[]): Record<Severity, number> {
+  const counts: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
+  for (const f of findings) counts[f.severity]++;
+  return counts;
+}
+
+function nodeSummaries(
+  nodes: readonly NodeResult[],
+  groups: readonly NodeGroup[],
+  checked: Checked,
+): FleetNodeSummary[] {
+  const groupOf = new Map<string, string>();
+  for (const g of groups) for (const node of g.nodes) groupOf.set(node, g.id);
+  const findingsOf = new Map(checked.perNode.map((p) => [p.node, p.findings]));
+  return nodes.map((n) => {
     const findings = findingsOf.get(n.node) ?? [];
+    const counts = countBySeverity(findings);
     return {
       node: n.node,
       status: n.status,
       reason: n.reason,
       group: groupOf.get(n.node) ?? null,
       durationMs: n.durationMs,
-      errors: findings.filter((f) => f.severity === "error").length,
-      warnings: findings.filter((f) => f.severity === "warning").length,
-      infos: findings.filter((f) => f.severity === "info").length,
+      errors: counts.error,
+      warnings: counts.warning,
+      infos: counts.info,
       ruleIds: [...new Set(findings.map((f) => f.ruleId))],
       ...(n.source ? { source: n.source } : {}),
       ...(n.labels
@@ -244,25 +214,46 @@ export function mergeFleet(results: NodeResult[], kb: KnowledgeBase, options: Me
         : {}),
     };
   });
-  const all = [...fleetFindings, ...nodeFindings];
-  const count = (s: Severity) => all.filter((f) => f.severity === s).length;
-  const errors = count("error");
+}
+
+export function mergeFleet(
+  results: readonly NodeResult[],
+  kb: KnowledgeBase,
+  options: MergeOptions,
+): FleetReport {
+  const nodes = [...results].sort((a, b) => compareNodeNames(a.node, b.node));
+  const checked = checkNodes(nodes, kb, options);
+  const groups = groupNodes(checked.ok);
+  const reference: Reference = options.baseline
+    ? baselineReference(options.baseline)
+    : majorityReference(groups, checked.ok.length);
+  const view: FleetView = {
+    all: nodes,
+    nodes: checked.ok,
+    reference,
+    packages: options.packages ?? packagePolicy(),
+    ...(options.allreduce ? { allreduce: options.allreduce } : {}),
+  };
+  const fleetFindings = sortFindings(fleetRuleFindings(view, kb));
+  const nodeFindings = dedupeFindings(checked.perNode);
+  const counts = countBySeverity([...fleetFindings, ...nodeFindings]);
   return {
     transport: options.transport,
     mode: options.mode,
-    nodes: summaries,
+    reference: reference.summary,
+    nodes: nodeSummaries(nodes, groups, checked),
     groups,
     fleetFindings,
     nodeFindings,
     summary: {
       nodes: nodes.length,
-      ok: ok.length,
-      notOk: nodes.length - ok.length,
+      ok: checked.ok.length,
+      notOk: nodes.length - checked.ok.length,
       groups: groups.length,
-      errors,
-      warnings: count("warning"),
-      infos: count("info"),
-      exitCode: errors > 0 ? 1 : 0,
+      errors: counts.error,
+      warnings: counts.warning,
+      infos: counts.info,
+      exitCode: counts.error > 0 ? 1 : 0,
     },
   };
 }

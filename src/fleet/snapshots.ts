@@ -6,13 +6,12 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { READ_LIMITS, readTextFile } from "../util/safe-read.js";
-import { parseJsonInput } from "../util/json-input.js";
 import { basename, join } from "node:path";
 import { UserError, errorMessage } from "../errors.js";
 import { parseFacts } from "../facts/io.js";
-import { FactsSchema, HostSchema, type Facts } from "../facts/schema.js";
-import { factsContentKey } from "../facts/content-key.js";
-import { z } from "zod";
+import type { Facts } from "../facts/schema.js";
+import { checkedVolatile, withVolatile } from "./volatile.js";
+import { slotsOf, splitVolatileText, volatileFromText, type Slot, type TextSplit } from "./volatile-text.js";
 import type { NodeResult } from "./types.js";
 
 /** Every .json file named, directories read one level deep (sorted, so the order is stable). */
@@ -46,7 +45,8 @@ export function snapshotFiles(paths: string[]): string[] {
 
 /** A doctor --json report carries the snapshot in `facts`; accept it as one. */
 function snapshotText(text: string): string {
-  if (!text.includes('"gpuprep.doctor"')) return text;
+  // The envelope's schema comes first in every document gpuprep writes: look only there.
+  if (!text.slice(0, 300).includes('"gpuprep.doctor"')) return text;
   try {
     const doc = JSON.parse(text) as { schema?: unknown; facts?: unknown };
     if (doc.schema === "gpuprep.doctor" && doc.facts) return JSON.stringify(doc.facts);
@@ -63,41 +63,49 @@ export function nodeNameOf(facts: Facts, file: string): string {
 }
 
 /**
- * Snapshots of one environment differ only in their naming fields: the full schema check runs
- * once per distinct content, the naming fields of each file are checked on their own.
+ * Snapshots of one environment differ only in their volatile fields (volatile.ts: names, timings,
+ * free memory, GPU UUIDs, health counters): the full schema check runs once per distinct stable
+ * text (volatile-text.ts blanks those values in one scan), each other file's volatile values are
+ * read from its text by the slots of the validated file, checked on their own and laid over the
+ * shared facts. A file whose volatile keys do not line up with the slots is read in full.
  */
-export type ValidatedCache = Map<string, Facts>;
+export type ValidatedCache = Map<string, { facts: Facts; key: string; slots: Slot[] | null }>;
 
-const IdentitySchema = z.object({
-  capturedAt: FactsSchema.shape.capturedAt,
-  target: FactsSchema.shape.target,
-  hostname: HostSchema.shape.hostname,
-});
+function fastPath(split: TextSplit, known: { facts: Facts; slots: Slot[] | null }): Facts | null {
+  if (!known.slots) return null;
+  try {
+    const raw = volatileFromText(split, known.slots, known.facts.target);
+    const volatile = raw === null ? null : checkedVolatile(raw);
+    return volatile ? withVolatile(known.facts, volatile) : null;
+  } catch {
+    // A value that is not JSON after all: the full read reports it.
+    return null;
+  }
+}
+
+function slotsOfText(text: string): Slot[] | null {
+  try {
+    return slotsOf(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
 
 function parseSnapshot(
   text: string,
   file: string,
   cache: ValidatedCache,
 ): { facts: Facts; key: string | null } {
-  // One-line errors for broken or absurdly nested files (parseFacts words them the same way).
-  const data = parseJsonInput(text, file, "pass a file written by `gpuprep doctor --save FILE`");
-  const key = factsContentKey(data);
-  const known = key === null ? undefined : cache.get(key);
-  if (known) {
-    const raw = data as { capturedAt: unknown; target: unknown; host: { hostname?: unknown } };
-    const identity = IdentitySchema.safeParse({
-      capturedAt: raw.capturedAt,
-      target: raw.target,
-      hostname: raw.host.hostname,
-    });
-    if (identity.success) {
-      const { capturedAt, target, hostname } = identity.data;
-      return { facts: { ...known, capturedAt, target, host: { ...known.host, hostname } }, key };
-    }
+  const split = splitVolatileText(text);
+  const known = split ? cache.get(split.stable) : undefined;
+  if (split && known) {
+    const facts = fastPath(split, known);
+    // The cache's own key instance: a node keeps no 60 KB key of its own.
+    if (facts) return { facts, key: known.key };
   }
   const facts = parseFacts(text, file);
-  if (key !== null) cache.set(key, facts);
-  return { facts, key };
+  if (split && !known) cache.set(split.stable, { facts, key: split.stable, slots: slotsOfText(text) });
+  return { facts, key: known?.key ?? split?.stable ?? null };
 }
 
 export function readSnapshot(file: string, cache: ValidatedCache = new Map()): NodeResult {

@@ -1,6 +1,7 @@
 /** What a fleet run knows about each node, and the merged report built from it. */
 import type { Facts } from "../facts/schema.js";
-import type { Finding, Severity } from "../rule-helpers/types.js";
+import type { Finding } from "../rule-helpers/types.js";
+import type { ReferenceSummary } from "./reference.js";
 
 /**
  * ok: a probe result came back; down: the scheduler reports the node down (not asked);
@@ -21,7 +22,7 @@ export interface NodeResult {
   labels?: Record<string, string>;
   /** Where a replayed snapshot came from. */
   source?: string;
-  /** factsContentKey of the facts, when the reader already computed it (saves a second pass). */
+  /** The stable key of the facts (volatile.ts), when the reader already computed it. */
   contentKey?: string;
 }
 
@@ -42,6 +43,8 @@ export interface Fingerprint {
   /** Extension binaries' SASS/PTX targets, when the nodes' binaries were scanned. */
   binaryCoverage: string;
   visibleDevices: string;
+  /** "ok", "not read", or the GPU health problems without their counts (health.ts). */
+  gpuHealth: string;
 }
 
 export type FingerprintField = keyof Fingerprint;
@@ -78,6 +81,8 @@ export interface FleetReport {
   /** How the nodes were reached: "slurm", "kube", "snapshots". */
   transport: string;
   mode: "doctor" | "scan" | "validate";
+  /** What drift was measured from: the --baseline, or the majority (named). */
+  reference: ReferenceSummary;
   nodes: FleetNodeSummary[];
   groups: NodeGroup[];
   /** Drift and node-state findings, each with the nodes concerned. */
@@ -96,4 +101,4 @@ export interface FleetReport {
   };
 }
 
-export const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
+export { SEVERITY_ORDER } from "./dedupe.js";

@@ -10,9 +10,7 @@ import { singleLine } from "./quote.js";
 export function renderConstraints(plan: Plan): string {
   const lines = [header(plan, "#").trimEnd()];
   if (plan.strategy === "container") {
-    lines.push(
-      `# ${plan.container.image.image} ships these (knowledge base). They are pinned at build time from`,
-    );
+    lines.push(`# ${plan.container.ref} ships these (knowledge base). They are pinned at build time from`);
     lines.push(
       "# `pip list` inside the image (the Dockerfile's base-packages.txt): the exact versions pip sees, local",
     );

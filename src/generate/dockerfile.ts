@@ -95,12 +95,13 @@ function torchCheck(plan: ContainerPlan): string {
 
 /**
  * FROM by digest where the knowledge base has the tag's digest (with its source); else by tag, and
- * the comment says how to pin it (a tag can be pushed again; a digest cannot change).
+ * the comment says how to pin it (a tag can be pushed again; a digest cannot change). The row's
+ * digest is its own image's: a Jetson's -igpu reference is another image and stays by tag.
  */
-function baseImageArg(image: ContainerPlan["container"]["image"]): string {
-  if (image.digest)
-    return `# Pinned by digest (${singleLine(image.digest.source)}).\nARG BASE_IMAGE=${image.image}@${image.digest.value}`;
-  return `# Pinned by tag: the knowledge base has no digest for it. To pin, set BASE_IMAGE to the digest\n# \`docker buildx imagetools inspect ${image.image}\` prints (scripts/run-container.sh passes it).\nARG BASE_IMAGE=${image.image}`;
+function baseImageArg(ref: string, image: ContainerPlan["container"]["image"]): string {
+  if (image.digest && ref === image.image)
+    return `# Pinned by digest (${singleLine(image.digest.source)}).\nARG BASE_IMAGE=${ref}@${image.digest.value}`;
+  return `# Pinned by tag: the knowledge base has no digest for it. To pin, set BASE_IMAGE to the digest\n# \`docker buildx imagetools inspect ${ref}\` prints (scripts/run-container.sh passes it).\nARG BASE_IMAGE=${ref}`;
 }
 
 export function renderDockerfile(plan: ContainerPlan): string {
@@ -113,8 +114,8 @@ export function renderDockerfile(plan: ContainerPlan): string {
     : `python3 -m pip list --format=freeze > ${GPUPREP_DIR_IN_IMAGE}/base-packages.txt`;
   const lines: string[] = [];
   lines.push(header(plan, "#").trimEnd());
-  lines.push(`# Base: ${image.image}, ${image.tag}: torch ${image.torch}, CUDA ${image.cuda}; needs driver ${plan.requiredDriver} or newer.
-${baseImageArg(image)}
+  lines.push(`# Base: ${plan.container.ref}, ${image.tag}: torch ${image.torch}, CUDA ${image.cuda}; needs driver ${plan.requiredDriver} or newer.
+${baseImageArg(plan.container.ref, image)}
 FROM \${BASE_IMAGE} AS base
 # bash with pipefail for every RUN here and in the stages built on this one: a failing \`pip list\`
 # must stop the build, not leave base-packages.txt empty and torch unprotected.

@@ -10,6 +10,8 @@ import { pinPyproject } from "./pyproject-pin.js";
 import { renderRunContainer } from "./run-container.js";
 import { renderSetupMd } from "./setup-md.js";
 import { renderSetupNative } from "./setup-native.js";
+import { renderSetupPixi } from "./setup-pixi.js";
+import { pinPixi } from "./pixi-pin.js";
 import type { GeneratedFile } from "./types.js";
 
 export type { GeneratedFile } from "./types.js";
@@ -22,9 +24,15 @@ function file(path: string, content: string, purpose: string, executable = false
  * @param currentPyproject the project's pyproject.toml as it is now (native plans edit it), or null.
  * @returns the files, and notes for the summary (e.g. why pyproject.toml was left alone).
  */
+/** The user's manifests as they are now: native plans edit pyproject.toml or pixi.toml. */
+export interface CurrentManifests {
+  pyproject: string | null;
+  pixi: string | null;
+}
+
 export function generateFiles(
   plan: Plan,
-  currentPyproject: string | null,
+  current: CurrentManifests,
 ): { files: GeneratedFile[]; notes: string[] } {
   const files: GeneratedFile[] = [];
   const notes: string[] = [];
@@ -69,6 +77,26 @@ export function generateFiles(
         "the project's requirements as installed into the image",
       ),
     );
+  } else if (plan.native.environment === "pixi") {
+    files.push(
+      file(
+        "scripts/setup-pixi.sh",
+        renderSetupPixi(plan),
+        "checks the driver, runs pixi install, shows the torch",
+        true,
+      ),
+    );
+    if (current.pixi !== null) {
+      const pin = pinPixi(plan, current.pixi);
+      notes.push(...pin.notes.map((n) => `pixi.toml: ${n}`));
+      files.push({
+        path: "pixi.toml",
+        content: pin.content,
+        purpose: "torch from the PyTorch index that runs on this GPU; changed pins in place",
+        executable: false,
+        kind: "user-file",
+      });
+    }
   } else {
     files.push(
       file(
@@ -85,10 +113,10 @@ export function generateFiles(
         "keeps torch on the planned release while the project installs",
       ),
     );
-    if (currentPyproject !== null) {
-      const pin = pinPyproject(plan, currentPyproject);
+    if (current.pyproject !== null) {
+      const pin = pinPyproject(plan, current.pyproject);
       notes.push(`pyproject.toml: ${pin.note}`);
-      if (pin.content !== null && pin.content !== currentPyproject)
+      if (pin.content !== null && pin.content !== current.pyproject)
         files.push({
           path: "pyproject.toml",
           content: pin.content,

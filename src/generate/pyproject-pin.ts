@@ -199,12 +199,14 @@ export function pinPyproject(plan: NativePlan, current: string): PyprojectPin {
   }
   // `uv run` syncs the venv to the lock before it runs anything; without this it would put the
   // index's wheel back in place of a source build (seed 003 exported UV_NO_SYNC=1 for that).
-  if (built.length > 0) {
+  // Every source build, also one asked for by name: a dependency of a dependency (unsloth's
+  // xformers) is synced from the index like a direct one.
+  if (plan.sourceBuilds.length > 0) {
     const noBinary = addUvKey(
       content,
       uv,
       "no-binary-package",
-      built.map((b) => b.name),
+      plan.sourceBuilds.map((b) => b.name),
     );
     content = noBinary.content;
     if (noBinary.note) notes.push(noBinary.note);

@@ -50,12 +50,12 @@ ${header(plan, "#")}#
 # env:   IMAGE (default ${imageName(plan)}:latest), GPUPREP_NO_GPU=1 to start without GPUs,
 #        DOCKER_NETWORK (e.g. host or none) for hosts whose Docker engine has no default bridge,
 #        MEMLOCK_LIMIT (bytes) where the host may not lift the locked-memory limit (default -1: none),
-#        BASE_IMAGE to build FROM a mirror of ${image.image} (a local registry, a test stand-in)
+#        BASE_IMAGE to build FROM a mirror of ${plan.container.ref} (a local registry, a test stand-in)
 set -euo pipefail
 cd "$(dirname "\${BASH_SOURCE[0]}")/.."
 
 IMAGE="\${IMAGE:-${imageName(plan)}:latest}"
-# ${image.image} is built with CUDA ${image.cuda}.
+# ${plan.container.ref} is built with CUDA ${image.cuda}.
 REQUIRED_DRIVER=${shellDoubleQuoted(plan.requiredDriver)}
 
 # True when version $1 >= version $2 (dotted numbers).
@@ -68,7 +68,7 @@ if [ "\${GPUPREP_NO_GPU:-0}" != 1 ] && command -v nvidia-smi > /dev/null 2>&1; t
 fi
 if [ -n "$driver" ]; then
   if ! version_at_least "$driver" "$REQUIRED_DRIVER"; then
-    echo "error: NVIDIA driver $driver is older than $REQUIRED_DRIVER, which CUDA ${image.cuda} in ${image.image} needs" >&2
+    echo "error: NVIDIA driver $driver is older than $REQUIRED_DRIVER, which CUDA ${image.cuda} in ${plan.container.ref} needs" >&2
     echo "hint: update the driver, or plan for this one: gpuprep init --driver $driver" >&2
     exit 1
   fi

@@ -18,7 +18,7 @@ export const ENV_FILE = "gpuprep.env";
  * Finds a ptxas that knows the GPU for triton (its bundled one does not) and writes it to
  * gpuprep.env; stops, naming the toolkit needed, where none is installed.
  */
-function tritonPtxasBlock(jit: JitToolchain): string {
+export function tritonPtxasBlock(jit: JitToolchain): string {
   // The target is sm_<digits>[a]: safe inside double quotes; the single quotes are ptxas's own.
   const quotedTarget = `"'${jit.target}'"`;
   return `# triton compiles its kernels for ${jit.target} on first use with the ptxas its wheel bundles, which does not
@@ -40,6 +40,23 @@ fi
 ${jit.variables.map((name) => `echo "${name}=$ptxas" >> ${ENV_FILE}`).join("\n")}
 echo "triton will use $ptxas (${ENV_FILE})"
 `;
+}
+
+/** Stops before anything is installed where the driver is missing or older than the build's CUDA needs. */
+export function driverCheck(plan: NativePlan, cuda: string | null): string {
+  return `if [ "\${GPUPREP_SKIP_DRIVER_CHECK:-0}" != 1 ]; then
+  driver="$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2> /dev/null | head -n 1 || true)"
+  if [ -z "$driver" ]; then
+    echo ${shellDoubleQuoted(`error: no NVIDIA driver found (nvidia-smi); this setup is for ${singleLine(plan.target.gpuName)}`)} >&2
+    echo "hint: run it on that machine, or set GPUPREP_SKIP_DRIVER_CHECK=1" >&2
+    exit 1
+  fi
+  if ! version_at_least "$driver" "$REQUIRED_DRIVER"; then
+    echo "error: NVIDIA driver $driver is older than $REQUIRED_DRIVER, which CUDA ${cuda} needs" >&2
+    echo "hint: update the driver, or plan for this one: gpuprep init --strategy native --driver $driver" >&2
+    exit 1
+  fi
+fi`;
 }
 
 export function renderSetupNative(plan: NativePlan): string {
@@ -139,20 +156,7 @@ build_jobs() {
   echo "$jobs"
 }
 
-if [ "\${GPUPREP_SKIP_DRIVER_CHECK:-0}" != 1 ]; then
-  driver="$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2> /dev/null | head -n 1 || true)"
-  if [ -z "$driver" ]; then
-    echo ${shellDoubleQuoted(`error: no NVIDIA driver found (nvidia-smi); this setup is for ${singleLine(plan.target.gpuName)}`)} >&2
-    echo "hint: run it on that machine, or set GPUPREP_SKIP_DRIVER_CHECK=1" >&2
-    exit 1
-  fi
-  if ! version_at_least "$driver" "$REQUIRED_DRIVER"; then
-    echo "error: NVIDIA driver $driver is older than $REQUIRED_DRIVER, which CUDA ${build.cuda} needs" >&2
-    echo "hint: update the driver, or plan for this one: gpuprep init --strategy native --driver $driver" >&2
-    exit 1
-  fi
-fi
-
+${driverCheck(plan, build.cuda)}
 if ! command -v uv > /dev/null 2>&1; then
   echo "error: uv is not installed" >&2
   echo "hint: see https://docs.astral.sh/uv/getting-started/installation/" >&2

@@ -160,7 +160,7 @@ export class KnowledgeBase {
 
   /** torchBuildsFor plus every build of the platform that was turned down, with the reason. */
   evaluateTorchBuilds(query: TorchBuildQuery): TorchBuildEvaluation {
-    const gpuMinDriver = this.minDriverForCapability(query.computeCapability);
+    const gpuMinDriver = this.gpuFloor(query.computeCapability, query.gpuName);
     return evaluateTorchBuilds(this.data.torchBuilds, this.data.cudaToolkits, query, gpuMinDriver);
   }
 
@@ -277,11 +277,24 @@ export class KnowledgeBase {
   }
 
   /** What judging an NGC image needs from the other tables for this GPU. */
-  private ngcContext(computeCapability: string): NgcJudgeContext {
+  private ngcContext(computeCapability: string, gpuName?: string): NgcJudgeContext {
     return {
       tegraCapabilities: this.data.archs.filter((row) => row.tegra).map((row) => row.computeCapability),
-      gpuMinDriver: this.minDriverForCapability(computeCapability),
+      gpuMinDriver: this.gpuFloor(computeCapability, gpuName),
     };
+  }
+
+  /**
+   * The driver floor to hold builds to: the named GPU's own (GB200: 570.26, not HGX B200's
+   * 570.133.20, which NVIDIA states for that system), else the highest of its capability's rows.
+   */
+  private gpuFloor(computeCapability: string, gpuName?: string): string | null {
+    const row = gpuName ? this.gpu(gpuName) : null;
+    if (row) {
+      const floor = this.minimumDriverFor(row);
+      if (floor && floor.basis !== "jetpack") return floor.minDriverLinux;
+    }
+    return this.minDriverForCapability(computeCapability);
   }
 
   /**
@@ -292,7 +305,7 @@ export class KnowledgeBase {
    * Newest tag first.
    */
   ngcImageVerdicts(query: NgcVerdictQuery): NgcImageChoice[] {
-    const context = this.ngcContext(query.computeCapability);
+    const context = this.ngcContext(query.computeCapability, query.gpuName);
     return ngcImageVerdicts(this.data.ngcImages, this.data.cudaToolkits, query, context);
   }
 

@@ -60,6 +60,30 @@ export const cudaToolkitRowSchema = z.object({
 
 const tflops = z.number().positive().nullable();
 
+/** One precision's peak, dense and with 2:4 structured sparsity; or not on the architecture at all. */
+const precisionPeak = z.union([z.object({ dense: tflops, sparse: tflops }), z.literal("not-on-arch")]);
+
+export const PEAK_FORMATS = [
+  "fp64",
+  "fp32",
+  "tf32",
+  "bf16",
+  "fp16",
+  "fp8",
+  "mxfp8",
+  "fp6",
+  "fp4",
+  "nvfp4",
+  "int8",
+] as const;
+
+const peaks = z.object(
+  Object.fromEntries(PEAK_FORMATS.map((format) => [format, precisionPeak.optional()])) as Record<
+    (typeof PEAK_FORMATS)[number],
+    z.ZodOptional<typeof precisionPeak>
+  >,
+);
+
 export const gpuRowSchema = z.object({
   name: z.string().min(1),
   aliases: z.array(z.string().min(1)),
@@ -70,6 +94,7 @@ export const gpuRowSchema = z.object({
   memoryType: z.string().nullable(),
   memoryBandwidthGBs: z.number().positive().nullable(),
   peakTflops: z.object({ bf16: tflops, fp16: tflops, tf32: tflops, fp32: tflops }),
+  peaks: peaks.optional(),
   hostCpuArch: z.enum(["x86_64", "aarch64"]).nullable(),
   unifiedMemory: z.boolean(),
   minDriverLinux: version.nullable().optional(),

@@ -97,6 +97,15 @@ export interface GpuRow {
   memoryBandwidthGBs: number | null;
   /** Dense (no sparsity) peaks in TFLOP/s; null where no datasheet figure was read. */
   peakTflops: { bf16: number | null; fp16: number | null; tf32: number | null; fp32: number | null };
+  /**
+   * Every precision's peak from NVIDIA's datasheets and architecture whitepapers: TFLOP/s (TOPS for
+   * int8), dense and with 2:4 structured sparsity (null where NVIDIA publishes none), or
+   * "not-on-arch" where the architecture has no such tensor-core format (its whitepaper lists the
+   * formats it has). fp32 and fp64 are the CUDA-core rates where the tensor cores have none. mxfp8
+   * and nvfp4 are the block-scaled formats of Blackwell's tensor cores. Absent: not yet read.
+   * docs/kb-evidence/gpus.md quotes each figure.
+   */
+  peaks?: Partial<Record<PeakFormat, PrecisionPeak | "not-on-arch">>;
   /** Integrated systems: the host CPU architecture (null: not tied to one). */
   hostCpuArch: "x86_64" | "aarch64" | null;
   /** CPU and GPU share one coherent memory; true only where a source says so. */
@@ -117,6 +126,14 @@ export interface GpuRow {
    */
   variants?: string[];
   sources: Source[];
+}
+
+export type PeakFormat =
+  "fp64" | "fp32" | "tf32" | "bf16" | "fp16" | "fp8" | "mxfp8" | "fp6" | "fp4" | "nvfp4" | "int8";
+
+export interface PrecisionPeak {
+  dense: number | null;
+  sparse: number | null;
 }
 
 export interface TorchBuildRow {

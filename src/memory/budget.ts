@@ -61,7 +61,7 @@ export function targetFromKb(name: string): BudgetTarget {
   if (gpu.memoryGB)
     return {
       name: gpu.name,
-      memoryBytes: gpu.memoryGB * GB,
+      memoryBytes: Math.round(gpu.memoryGB * GB),
       unified: sharesAllMemory(gpu),
       source: `KB gpus.json: ${gpu.memoryGB} GB as the vendor states it (${firstSource})`,
     };
@@ -171,6 +171,6 @@ export function verdictFor(
   budget: DeviceBudget,
   maxBatch: number | null,
 ): MemoryVerdict {
-  const headroomBytes = budget.usableBytes - estimate.totalBytes;
+  const headroomBytes = Math.round(budget.usableBytes - estimate.totalBytes);
   return { fits: headroomBytes >= 0, headroomBytes, maxBatch };
 }

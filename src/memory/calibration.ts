@@ -43,6 +43,14 @@ export interface Calibration {
     loraLayerFactor: Sourced<number>;
   };
   cudaContextBytes: Sourced<number>;
+  /** Measured CUDA contexts by GPU and torch version (outside the caching allocator). */
+  cudaContexts: Sourced<{ gpu: string; torch: string; cuda: string; bytes: number }[]>;
+  /** Added to the allocator model's reserve: transient kernel workspaces the trace never sees. */
+  allocatorSafetyFraction: Sourced<number>;
+  /** Added per share of the step's allocations that convolutions read (cuDNN workspaces). */
+  convolutionWorkspaceFraction: Sourced<number>;
+  /** Memory the driver keeps from nvidia-smi's memory.total (the allocator cannot reach it). */
+  driverReservedBytes: Sourced<number>;
   allocatorOverheadFraction: Sourced<number>;
   accuracy: {
     medianAbsErrorPct: number | null;
@@ -63,4 +71,32 @@ export function defaultCalibration(): Calibration {
 /** A deep copy to change coefficients in (the fit does this) without touching the packaged one. */
 export function cloneCalibration(calibration: Calibration): Calibration {
   return structuredClone(calibration);
+}
+
+export interface CudaContext {
+  bytes: number;
+  /** "measured: H100, torch 2.11" or "derived from H100, torch 2.11 (no measurement for X)" */
+  basis: string;
+}
+
+/**
+ * The CUDA context for a GPU and torch version: the measured entry for that GPU and torch minor,
+ * else the nearest one (same GPU, else the same torch, else the first), labelled derived.
+ */
+export function cudaContextFor(
+  gpuName: string | null,
+  torchVersion: string | null,
+  calibration: Calibration = defaultCalibration(),
+): CudaContext {
+  const entries = calibration.cudaContexts.value;
+  const minor = (torchVersion ?? "").split(".").slice(0, 2).join(".");
+  const gpuMatches = (gpu: string) => gpuName !== null && gpuName.toUpperCase().includes(gpu.toUpperCase());
+  const exact = entries.find((e) => gpuMatches(e.gpu) && e.torch === minor);
+  if (exact) return { bytes: exact.bytes, basis: `measured: ${exact.gpu}, torch ${exact.torch}` };
+  const near = entries.find((e) => gpuMatches(e.gpu)) ?? entries.find((e) => e.torch === minor) ?? entries[0];
+  if (!near) return { bytes: calibration.cudaContextBytes.value, basis: "derived" };
+  return {
+    bytes: near.bytes,
+    basis: `derived from ${near.gpu}, torch ${near.torch} (not measured for ${gpuName ?? "this GPU"}${torchVersion ? `, torch ${torchVersion}` : ""})`,
+  };
 }

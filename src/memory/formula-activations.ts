@@ -25,8 +25,8 @@ export function layerScaleFor(config: ModelConfig, c: Calibration, notes: string
   const scales = c.activations.layerScale.value;
   const own = scales[config.family];
   if (own !== undefined) return own;
-  const borrowed = c.activations.borrowedScale.value[config.family];
-  const scale = borrowed === undefined ? undefined : scales[borrowed];
+  const borrowed = c.activations.borrowedScale.value[config.family] ?? nearestMeasured(config);
+  const scale = scales[borrowed];
   if (scale === undefined)
     throw new UserError(
       `calibration.json has no activation scale for ${config.family}`,
@@ -36,6 +36,14 @@ export function layerScaleFor(config: ModelConfig, c: Calibration, notes: string
     `activation scale of ${config.family} borrowed from ${borrowed} (no ${config.family} cells measured)`,
   );
   return scale;
+}
+
+/** A family with no measured cells: the measured family of the same block kind. */
+function nearestMeasured(config: ModelConfig): string {
+  const s = config.structure;
+  if (s.kind === "vit") return "vit";
+  if (s.kind === "transformer" && s.crossAttentionLayers > 0) return "t5";
+  return s.kind === "transformer" && s.gatedMlp ? "llama" : "gpt2";
 }
 
 /** Activations are calibrated under bf16/fp16 autocast; plain fp32 saves 32-bit tensors. */

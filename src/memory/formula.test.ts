@@ -54,7 +54,7 @@ test("Adafactor: rows + cols per matrix, full second moment for vectors (fp32)",
 
 test("LoRA: r·(in+out) per target, frozen base has no gradients or optimizer state", () => {
   const gpt2 = capturedModel("gpt2-small");
-  const lora = { rank: 16, alpha: 32, targets: ["c_attn"] };
+  const lora = { rank: 16, alpha: 32, dropout: 0, targets: ["c_attn"] };
   const adapters = 16 * (768 + 2304) * 12;
   assert.equal(loraParameterCount(gpt2, 16, ["c_attn"]), adapters);
   // PEFT reports 294,912 trainable parameters for GPT-2 with r=8 on c_attn: half of r=16.
@@ -83,7 +83,7 @@ test("LoRA targets that match nothing are a one-line UserError naming the model'
 
 test("QLoRA: NF4 base Linears at 0.5 B + double-quant constants, the rest in the given dtype, adapters fp32", () => {
   const llama = capturedModel("llama-shaped-8l");
-  const lora = { rank: 16, alpha: 32, targets: ["q_proj", "v_proj"] };
+  const lora = { rank: 16, alpha: 32, dropout: 0, targets: ["q_proj", "v_proj"] };
   const w = weightTerms(llama, { ...AMP_TRAIN, dtype: "bfloat16", task: "finetune-qlora", lora });
   // Layer Linears: q,o 1024x1024, k,v 1024x256, gate/up/down 1024x2816, 8 layers.
   const quantized = 8 * (2 * 1024 * 1024 + 2 * 1024 * 256 + 3 * 1024 * 2816);
@@ -133,7 +133,8 @@ test("checkpointing and smaller batches lower activations; inference holds no gr
   const ckpt = formulaEstimate(gpt2, { ...AMP_TRAIN, gradCheckpointing: true }, 8);
   assert.ok(ckpt.breakdown.activations < full.breakdown.activations / 1.5);
   const half = formulaEstimate(gpt2, AMP_TRAIN, 4);
-  assert.ok(Math.abs(half.breakdown.activations * 2 - full.breakdown.activations) < 1);
+  // Whole bytes: each half rounds up once.
+  assert.ok(Math.abs(half.breakdown.activations * 2 - full.breakdown.activations) <= 2);
   const infer = formulaEstimate(gpt2, { ...AMP_TRAIN, task: "infer", amp: null, dtype: "bfloat16" }, 8);
   assert.equal(infer.breakdown.gradients + infer.breakdown.optimizerState, 0);
   assert.equal(infer.breakdown.parameters, 2 * GPT2_P);

@@ -258,7 +258,18 @@ export function formulaEstimate(
         },
       });
   }
-  const peak = phases.reduce((best, phase) => (sum(phase.breakdown) > sum(best.breakdown) ? phase : best));
+  const chosen = phases.reduce((best, phase) => (sum(phase.breakdown) > sum(best.breakdown) ? phase : best));
+  // Bytes are whole: each part rounded up, so the sum never falls below the fractional one.
+  const peak = {
+    name: chosen.name,
+    breakdown: {
+      parameters: Math.ceil(chosen.breakdown.parameters),
+      gradients: Math.ceil(chosen.breakdown.gradients),
+      optimizerState: Math.ceil(chosen.breakdown.optimizerState),
+      activations: Math.ceil(chosen.breakdown.activations),
+      temporaries: Math.ceil(chosen.breakdown.temporaries),
+    },
+  };
   const peakAllocatedBytes = sum(peak.breakdown);
   const allocatorOverhead = Math.round(peakAllocatedBytes * c.allocatorOverheadFraction.value);
   const cudaContext = c.cudaContextBytes.value;

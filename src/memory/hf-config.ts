@@ -70,7 +70,8 @@ export interface CnnStructure {
 }
 
 export interface ModelConfig {
-  family: ModelFamily;
+  /** The config's model_type (one of SUPPORTED_MODEL_TYPES has an exact reader; any other is generic). */
+  family: string;
   /** The head class, from config.architectures or the family default. */
   architecture: string;
   path: string;

@@ -60,15 +60,26 @@ def main():
     FRAME["emit"](nonce, "memory", result)
 
 
+# Failures of the user's input: reported as errors (exit 2). Anything else that stops a trace is
+# the trace failing to follow the model, and the formula tier answers instead.
+USER_ERROR_KINDS = ("config", "factory", "lora", "request", "no-transformers", "no-torch", "no-cuda", "pid")
+
+
 def run(request):
     started = time.time()
     mode = request.get("mode")
+    if mode in ("trace", "params"):
+        # TorchScript-scripted helpers (DeBERTa-v2's) cannot run on fake tensors; as plain Python
+        # functions they trace like the rest. Read when torch is imported, so set first.
+        os.environ.setdefault("PYTORCH_JIT", "0")
     try:
         if mode == "pid":  # seed 001's rule from a running process: no torch needed
             return dict(pid_memory(int(request.get("pid") or 0)), seconds=round(time.time() - started, 3))
         torch = import_torch()
         if mode == "trace":
-            result = trace(torch, request)
+            result = trace_or_fallback(torch, request)
+        elif mode == "params":
+            result = dict(model_facts(torch, request), status="ok", torch=torch_info(torch))
         elif mode == "trial":
             result = trial(torch, request)
         else:
@@ -84,6 +95,83 @@ def run(request):
         }
     result["seconds"] = round(time.time() - started, 3)
     return result
+
+
+def trace_or_fallback(torch, request):
+    """The trace; where it cannot follow the model (an op without a fake kernel, a library check
+    that fake tensors fail), the model's exact parameters from a build on the meta device, with the
+    reason in one line, for the formula tier to answer from."""
+    try:
+        return trace(torch, request)
+    except PayloadError as error:
+        if error.kind in USER_ERROR_KINDS:
+            raise
+        reason = str(error)
+    except Exception as error:
+        reason = "%s: %s" % (type(error).__name__, one_line(error))
+        tail = traceback.format_exc()[-2000:]
+    else:
+        tail = None
+    facts = model_facts(torch, request)
+    result = dict(facts, status="fallback", reason=reason, torch=torch_info(torch), batch=int(request.get("batch") or 1))
+    if tail:
+        result["traceback"] = tail
+    return result
+
+
+def model_facts(torch, request):
+    """The model built on the meta device (no memory, no values): its parameters by module, exactly
+    as the trace would hold them, for the formula tier."""
+    device = "meta"
+    request = dict(request, fake=True)
+    model, _, notes = build_model(torch, request, device, real=False)
+    logical = sum(p.numel() for p in model.parameters())
+    if request.get("lora") and request.get("task") in ("finetune-lora", "finetune-qlora"):
+        try:
+            model = apply_lora(torch, model, request["lora"], False, notes)
+        except PayloadError:
+            raise
+        except Exception as error:
+            notes.append("LoRA not applied on the meta device (%s)" % one_line(error))
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    lora = request.get("task") in ("finetune-lora", "finetune-qlora")
+    return {
+        "parameterCount": logical + (trainable if lora else 0),
+        "trainableParameterCount": trainable if request.get("task") != "infer" else 0,
+        "parameters": parameter_groups(torch, model),
+        "modelClass": type(model).__name__,
+        "notes": notes,
+    }
+
+
+def parameter_groups(torch, model):
+    """Parameters grouped by module path with layer numbers folded ("layers.*.mlp.up_proj"), their
+    role from the module type, shape and count: what the formula tier's byte rules read."""
+    import re
+
+    nn = torch.nn
+    roles = {}
+    for name, module in model.named_modules():
+        if isinstance(module, nn.Embedding):
+            roles[name] = "embedding"
+        elif isinstance(module, nn.Linear):
+            roles[name] = "head" if name.split(".")[-1] in OUTPUT_LAYERS else "linear"
+        elif isinstance(module, (nn.Conv1d, nn.Conv2d, nn.Conv3d)):
+            roles[name] = "conv"
+        elif "norm" in type(module).__name__.lower():
+            roles[name] = "norm"
+    groups = {}
+    for name, parameter in model.named_parameters():
+        owner, _, leaf = name.rpartition(".")
+        role = roles.get(owner, "other")
+        if leaf == "bias" and role in ("linear", "conv", "head"):
+            role = "bias"
+        path = re.sub(r"\.\d+\.", ".*.", "." + name + ".").strip(".")
+        key = (path, tuple(parameter.shape), role, str(parameter.dtype).replace("torch.", ""),
+               bool(parameter.requires_grad))
+        groups[key] = groups.get(key, 0) + 1
+    return [{"path": k[0], "shape": list(k[1]), "role": k[2], "dtype": k[3], "trainable": k[4], "count": n}
+            for k, n in groups.items()]
 
 
 def one_line(error):
@@ -125,6 +213,13 @@ def build_model(torch, request, device, real):
         torch.set_default_dtype(saved)
     if real and any(p.is_floating_point() and p.dtype != dtype for p in model.parameters()):
         model = model.to(dtype)
+    # Tensors made with the legacy torch.Tensor(size) constructor ignore the default device: put
+    # every parameter and buffer where the model runs, as a user's model.to("cuda") does.
+    stray = [t for t in list(model.parameters()) + list(model.buffers()) if t.device.type != torch.device(device).type]
+    if stray and device != "meta":
+        with fake_params_reassignable(torch, not real):
+            model = model.to(device)
+        notes.append("%d parameter/buffer tensor(s) were built off the device and moved to it" % len(stray))
     return model, make_inputs, notes
 
 
@@ -277,33 +372,122 @@ def device_context(torch, device):
 
 
 def hf_inputs(torch, model, request, device):
-    """A batch for a transformers model, chosen from its main input and architecture."""
+    """A batch for a transformers model, from its forward's parameters, its main input and its head.
+
+    Token models get input_ids (below every special multimodal token id, so no image or audio
+    placeholder is drawn); vision models pixel_values at the config's image size; speech models
+    input_features (Whisper: num_mel_bins x 2 x max_source_positions, the only length it takes) or
+    input_values (raw audio; --seq-len counts the frames after the feature encoder's strides);
+    encoder-decoders decoder_input_ids and labels; vision-text models both inputs and return_loss.
+    Labels follow the head: tokens for LM heads, one class per sample for classifiers, short
+    transcripts for CTC."""
+    import inspect
+
     config = model.config
     seq = int(request.get("seqLen") or 512)
     name = type(model).__name__
     main_input = getattr(model, "main_input_name", "input_ids")
-    vocab = int(getattr(config, "vocab_size", 0) or 1000)
+    try:
+        accepted = set(inspect.signature(model.forward).parameters)
+    except (TypeError, ValueError):
+        accepted = {main_input}
+    text = text_config_of(config)
+    vocab = token_range(config, text)
     num_labels = int(getattr(config, "num_labels", 2) or 2)
+    encoder_decoder = bool(getattr(config, "is_encoder_decoder", False))
+    decoder_len = min(seq, int(getattr(config, "max_target_positions", 0) or seq))
 
     def make(batch):
-        if main_input == "pixel_values":
-            size = int(request.get("imageSize") or getattr(config, "image_size", 224) or 224)
-            channels = int(getattr(config, "num_channels", 3) or 3)
-            kwargs = {"pixel_values": torch.randn(batch, channels, size, size, device=device)}
-            if "ImageClassification" in name:
-                kwargs["labels"] = torch.randint(0, num_labels, (batch,), device=device)
-            return kwargs, None
-        ids = torch.randint(0, vocab, (batch, seq), device=device)
-        kwargs = {"input_ids": ids}
-        if getattr(config, "is_encoder_decoder", False):
-            kwargs["labels"] = torch.randint(0, vocab, (batch, seq), device=device)
-        elif "SequenceClassification" in name:
-            kwargs["labels"] = torch.randint(0, num_labels, (batch,), device=device)
-        elif "CausalLM" in name or "LMHead" in name or "MaskedLM" in name or "PreTraining" in name:
-            kwargs["labels"] = ids
+        kwargs = {}
+        if main_input == "pixel_values" or ("pixel_values" in accepted and "input_ids" in accepted
+                                             and "return_loss" in accepted):
+            kwargs["pixel_values"] = pixel_batch(torch, config, request, batch, device)
+        if main_input == "input_features":
+            kwargs["input_features"] = feature_batch(torch, config, seq, batch, device)
+        if main_input == "input_values":
+            kwargs["input_values"] = torch.randn(batch, seq * conv_stride(config), device=device)
+        if main_input == "input_ids" or ("input_ids" in accepted and "return_loss" in accepted):
+            kwargs["input_ids"] = torch.randint(0, vocab, (batch, seq), device=device)
+        if not kwargs and main_input in accepted:
+            kwargs[main_input] = torch.randint(0, vocab, (batch, seq), device=device)
+        if "return_loss" in accepted and "pixel_values" in kwargs and "input_ids" in kwargs:
+            kwargs["return_loss"] = True
+        if encoder_decoder and "decoder_input_ids" in accepted:
+            kwargs["decoder_input_ids"] = torch.randint(0, vocab, (batch, decoder_len), device=device)
+            if "labels" in accepted:
+                kwargs["labels"] = torch.randint(0, vocab, (batch, decoder_len), device=device)
+        elif "labels" in accepted:
+            labels = head_labels(torch, name, kwargs, vocab, num_labels, batch, seq, device)
+            if labels is not None:
+                kwargs["labels"] = labels
         return kwargs, None
 
     return make
+
+
+def text_config_of(config):
+    for attr in ("text_config", "decoder", "language_config", "llm_config"):
+        sub = getattr(config, attr, None)
+        if sub is not None and hasattr(sub, "to_dict"):
+            return sub
+    return config
+
+
+def token_range(config, text):
+    """Token ids to draw from: the vocabulary, below any special multimodal token (an image or audio
+    placeholder drawn at random makes the model expect features it was not given)."""
+    vocab = int(getattr(text, "vocab_size", 0) or getattr(config, "vocab_size", 0) or 1000)
+    lowest = vocab
+    for source in (config, text):
+        for key, value in vars(source).items():
+            special = key.endswith(("token_id", "token_index")) and not key.startswith(
+                ("pad", "bos", "eos", "decoder_start", "sep", "cls", "mask", "unk"))
+            if special and isinstance(value, int) and 16 < value < lowest:
+                lowest = value
+    return max(2, lowest)
+
+
+def pixel_batch(torch, config, request, batch, device):
+    vision = getattr(config, "vision_config", None) or config
+    size = request.get("imageSize") or getattr(vision, "image_size", None) or getattr(config, "image_size", 224)
+    if isinstance(size, dict):
+        size = size.get("height") or size.get("shortest_edge") or 224
+    height, width = (size, size) if isinstance(size, int) else (int(size[0]), int(size[-1]))
+    channels = int(getattr(vision, "num_channels", 3) or 3)
+    frames = getattr(vision, "num_frames", None)
+    if isinstance(frames, int) and frames > 1:
+        return torch.randn(batch, frames, channels, height, width, device=device)
+    return torch.randn(batch, channels, height, width, device=device)
+
+
+def feature_batch(torch, config, seq, batch, device):
+    mel = getattr(config, "num_mel_bins", None)
+    source_positions = getattr(config, "max_source_positions", None)
+    if isinstance(mel, int) and isinstance(source_positions, int):
+        # Whisper's encoder takes exactly 2 x max_source_positions frames (30 s of audio).
+        return torch.randn(batch, mel, 2 * source_positions, device=device)
+    width = int(getattr(config, "input_feat_per_channel", 0) or getattr(config, "feature_size", 0) or mel or 80)
+    channels = int(getattr(config, "input_channels", 1) or 1)
+    return torch.randn(batch, seq, width * channels, device=device)
+
+
+def conv_stride(config):
+    stride = 1
+    for step in getattr(config, "conv_stride", None) or [1]:
+        stride *= int(step)
+    return stride
+
+
+def head_labels(torch, name, kwargs, vocab, num_labels, batch, seq, device):
+    if "ForCTC" in name:
+        return torch.randint(1, max(2, vocab), (batch, max(1, seq // 4)), device=device)
+    if any(part in name for part in ("SequenceClassification", "ImageClassification", "AudioClassification",
+                                      "VideoClassification", "MultipleChoice")):
+        return torch.randint(0, num_labels, (batch,), device=device)
+    if any(part in name for part in ("CausalLM", "LMHead", "MaskedLM", "PreTraining", "ConditionalGeneration")):
+        ids = kwargs.get("input_ids")
+        return ids if ids is not None else None
+    return None
 
 
 def loss_of(torch, output):
@@ -332,6 +516,69 @@ def call_model(model, inputs):
 
 
 def apply_lora(torch, model, lora, real, notes):
+    """LoRA as users run it: peft's get_peft_model with the rank, alpha, dropout and target modules
+    asked (its defaults otherwise: every Linear but the output layer, adapters upcast to float32).
+    Where peft does not import, gpuprep's own minimal adapters, and the report says so."""
+    try:
+        import peft
+    except Exception:
+        peft = None
+    if peft is None:
+        own_lora(torch, model, lora, real, notes)
+        notes.append("peft is not installed here: gpuprep's own adapters (no dropout) stood in for it")
+        return model
+    targets = lora.get("targets") or []
+    rank = int(lora["rank"])
+    config = peft.LoraConfig(
+        r=rank,
+        lora_alpha=float(lora.get("alpha", 2 * rank)),
+        lora_dropout=float(lora.get("dropout") or 0.0),
+        target_modules=targets or "all-linear",
+        bias="none",
+    )
+    try:
+        with with_no_init(torch, not real), fake_params_reassignable(torch, not real):
+            wrapped = peft.get_peft_model(model, config)
+    except ValueError as error:
+        raise PayloadError("lora", "peft %s: %s" % (peft.__version__, one_line(error)))
+    adapted = sum(1 for name, _ in wrapped.named_modules() if name.endswith(".lora_A"))
+    notes.append("LoRA r=%d on %d layers with peft %s (dropout %s)" % (
+        rank, adapted, peft.__version__, lora.get("dropout") or 0))
+    return wrapped
+
+
+@contextlib.contextmanager
+def fake_params_reassignable(torch, fake):
+    """nn.Module._apply swaps a fake parameter in place (torch.utils.swap_tensors), which fails when
+    anything holds a weak reference to it, as fake-tensor bookkeeping does; peft moves its adapters
+    to the base layer's dtype with .to(). For fake tensors each parameter is assigned anew instead."""
+    nn = torch.nn
+    original = nn.Module._apply
+    if not fake:
+        yield
+        return
+
+    def reassigning_apply(module, fn, recurse=True):
+        if recurse:
+            for child in module.children():
+                reassigning_apply(child, fn)
+        for key, param in list(module._parameters.items()):
+            if param is not None:
+                with torch.no_grad():
+                    module._parameters[key] = nn.Parameter(fn(param), requires_grad=param.requires_grad)
+        for key, buffer in list(module._buffers.items()):
+            if buffer is not None:
+                module._buffers[key] = fn(buffer)
+        return module
+
+    nn.Module._apply = reassigning_apply
+    try:
+        yield
+    finally:
+        nn.Module._apply = original
+
+
+def own_lora(torch, model, lora, real, notes):
     """Minimal LoRA: Linear layers whose name ends with a target get A (r x in) and B (out x r)."""
     nn = torch.nn
     targets = lora.get("targets") or []
@@ -342,14 +589,16 @@ def apply_lora(torch, model, lora, real, notes):
         def __init__(self, base):
             nn.Module.__init__(self)
             self.base = base
-            w = base.weight
-            self.lora_a = nn.Parameter(torch.empty(rank, base.in_features, dtype=w.dtype, device=w.device))
-            self.lora_b = nn.Parameter(torch.zeros(base.out_features, rank, dtype=w.dtype, device=w.device))
+            device = base.weight.device
+            # peft upcasts adapters to float32 (autocast_adapter_dtype=True); so do these.
+            self.lora_a = nn.Parameter(torch.empty(rank, base.in_features, dtype=torch.float32, device=device))
+            self.lora_b = nn.Parameter(torch.zeros(base.out_features, rank, dtype=torch.float32, device=device))
             if real:
                 nn.init.kaiming_uniform_(self.lora_a, a=5 ** 0.5)
 
         def forward(self, x):
-            return self.base(x) + (x @ self.lora_a.t() @ self.lora_b.t()) * scale
+            update = (x.to(self.lora_a.dtype) @ self.lora_a.t() @ self.lora_b.t()) * scale
+            return self.base(x) + update.to(x.dtype)
 
     for parameter in model.parameters():
         parameter.requires_grad_(False)
@@ -361,13 +610,74 @@ def apply_lora(torch, model, lora, real, notes):
                 continue
             if targets and not any(full == t or full.endswith("." + t) for t in targets):
                 continue
-            if not targets and child_name in ("lm_head", "classifier", "score"):
+            if not targets and child_name in OUTPUT_LAYERS:
                 continue
             setattr(module, child_name, LoraLinear(child))
             replaced.append(full)
     if not replaced:
         raise PayloadError("lora", "no Linear layer matches --lora-targets %s" % ",".join(targets))
     notes.append("LoRA r=%d on %d Linear layers (gpuprep's own adapters)" % (rank, len(replaced)))
+
+
+OUTPUT_LAYERS = ("lm_head", "classifier", "score", "proj_out", "output_projection")
+
+
+def quantize_4bit(torch, model, request, notes):
+    """QLoRA's frozen base: every Linear but the output layer becomes a stand-in that holds what
+    bitsandbytes' Linear4bit holds on the GPU, and allocates what its matmul allocates.
+
+    bitsandbytes functional.quantize_4bit (bitsandbytes-foundation/bitsandbytes@c5ae7bc8, blocksize
+    64 by default): the weight packed two 4-bit values per uint8 byte (numel / 2 B), one float32
+    absmax per 64-value block; with double quantization (compress_statistics) the absmax values are
+    themselves quantized blockwise (blocksize 256): one uint8 per block, a float32 absmax per 256
+    blocks, a float32 offset and the 256-entry float32 code. MatMul4Bit dequantizes the whole weight
+    to the compute dtype for the forward and again for the input's gradient, and saves the input."""
+    nn = torch.nn
+    compute = getattr(torch, request.get("qloraComputeDtype") or "bfloat16")
+    double = request.get("qloraDoubleQuant", True)
+
+    class Dequantized(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, packed, out_features, in_features, bias):
+            ctx.save_for_backward(x)
+            ctx.shape = (out_features, in_features)
+            weight = torch.empty(ctx.shape, dtype=compute, device=x.device)
+            return nn.functional.linear(x, weight.to(x.dtype), bias)
+
+        @staticmethod
+        def backward(ctx, grad):
+            weight = torch.empty(ctx.shape, dtype=compute, device=grad.device)
+            return grad @ weight.to(grad.dtype), None, None, None, None
+
+    class Linear4bitStandIn(nn.Linear):
+        def __init__(self, base):
+            nn.Module.__init__(self)
+            self.in_features, self.out_features = base.in_features, base.out_features
+            numel = base.in_features * base.out_features
+            device = base.weight.device
+            self.weight = nn.Parameter(torch.empty((numel + 1) // 2, 1, dtype=torch.uint8, device=device),
+                                       requires_grad=False)
+            self.bias = base.bias
+            blocks = (numel + 63) // 64
+            if double:
+                self.register_buffer("absmax", torch.empty(blocks, dtype=torch.uint8, device=device))
+                self.register_buffer("absmax2", torch.empty((blocks + 255) // 256, dtype=torch.float32, device=device))
+                self.register_buffer("code2", torch.empty(256, dtype=torch.float32, device=device))
+                self.register_buffer("offset", torch.empty((), dtype=torch.float32, device=device))
+            else:
+                self.register_buffer("absmax", torch.empty(blocks, dtype=torch.float32, device=device))
+
+        def forward(self, x):
+            return Dequantized.apply(x, self.weight, self.out_features, self.in_features, self.bias)
+
+    count = 0
+    for name, module in list(model.named_modules()):
+        for child_name, child in list(module.named_children()):
+            if type(child) is nn.Linear and child_name not in OUTPUT_LAYERS:
+                setattr(module, child_name, Linear4bitStandIn(child))
+                count += 1
+    notes.append("QLoRA: %d Linear layers held as bitsandbytes NF4 (blocksize 64%s), dequantized to %s per use"
+                 % (count, ", double quantization" if double else "", str(compute).replace("torch.", "")))
 
 
 def enable_checkpointing(torch, model, notes):
@@ -424,8 +734,7 @@ def make_optimizer(torch, request, parameters, fake, device):
         return Adafactor(parameters, lr=lr, relative_step=False, scale_parameter=False)
     if name == "adamw8bit":
         if fake:
-            raise PayloadError("unsupported", "adamw8bit's bitsandbytes kernels cannot run on fake tensors: "
-                               "use --measure on the GPU, or the formula tier")
+            return adamw8bit_stand_in(torch, parameters, lr)
         try:
             import bitsandbytes
         except Exception as error:
@@ -437,12 +746,15 @@ def make_optimizer(torch, request, parameters, fake, device):
 def prepare(torch, request, device, real):
     """Model, inputs, optimizer and notes, set up for the work asked."""
     task = request.get("task") or "train"
-    if task == "finetune-qlora":
-        raise PayloadError("unsupported", "finetune-qlora needs bitsandbytes' 4-bit layers; gpuprep does not "
-                           "trace or run them yet (use --task finetune-lora for the adapter part)")
+    if task == "finetune-qlora" and real:
+        raise PayloadError("unsupported", "--measure does not run finetune-qlora yet (it needs bitsandbytes' "
+                           "4-bit layers loaded from weights); the trace tier sizes it")
     model, make_inputs, notes = build_model(torch, request, device, real)
-    if request.get("lora") and task == "finetune-lora":
-        apply_lora(torch, model, request["lora"], real, notes)
+    logical = sum(p.numel() for p in model.parameters())
+    if task == "finetune-qlora":
+        quantize_4bit(torch, model, request, notes)
+    if request.get("lora") and task in ("finetune-lora", "finetune-qlora"):
+        model = apply_lora(torch, model, request["lora"], real, notes)
     if request.get("gradCheckpointing") and task != "infer":
         enable_checkpointing(torch, model, notes)
     trainable = [p for p in model.parameters() if p.requires_grad]
@@ -451,11 +763,50 @@ def prepare(torch, request, device, real):
         if not trainable:
             raise PayloadError("request", "the model has no trainable parameters")
         optimizer = make_optimizer(torch, request, trainable, not real, device)
+    adapters = sum(p.numel() for p in trainable) if task in ("finetune-lora", "finetune-qlora") else 0
     counts = {
-        "parameterCount": sum(p.numel() for p in model.parameters()),
+        "parameterCount": logical + adapters,
         "trainableParameterCount": sum(p.numel() for p in trainable) if task != "infer" else 0,
     }
     return model, make_inputs, optimizer, notes, counts
+
+
+def adamw8bit_stand_in(torch, parameters, lr):
+    """What bitsandbytes' AdamW8bit holds, for fake tensors (its CUDA kernels cannot run on them):
+    per tensor of at least min_8bit_size = 4096 elements two uint8 states plus a float32 absmax per
+    256-element block for each (blockwise dynamic quantization), and the two 256-entry float32
+    quantization maps; smaller tensors keep two float32 states. The update is one fused kernel in
+    place, so no whole-group temporaries (bitsandbytes-foundation/bitsandbytes@c5ae7bc8,
+    bitsandbytes/optim/optimizer.py Optimizer2State.init_state)."""
+
+    class AdamW8bitStandIn(torch.optim.Optimizer):
+        def __init__(self, params):
+            torch.optim.Optimizer.__init__(self, params, {"lr": lr})
+
+        @torch.no_grad()
+        def step(self, closure=None):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    state = self.state[p]
+                    if not state:
+                        state["step"] = torch.zeros((), dtype=torch.float32)
+                        if p.numel() >= 4096:
+                            blocks = (p.numel() + 255) // 256
+                            state["state1"] = torch.zeros_like(p, dtype=torch.uint8)
+                            state["state2"] = torch.zeros_like(p, dtype=torch.uint8)
+                            state["absmax1"] = torch.zeros(blocks, dtype=torch.float32, device=p.device)
+                            state["absmax2"] = torch.zeros(blocks, dtype=torch.float32, device=p.device)
+                            state["qmap1"] = torch.zeros(256, dtype=torch.float32, device=p.device)
+                            state["qmap2"] = torch.zeros(256, dtype=torch.float32, device=p.device)
+                        else:
+                            state["state1"] = torch.zeros_like(p, dtype=torch.float32)
+                            state["state2"] = torch.zeros_like(p, dtype=torch.float32)
+                    p.add_(p.grad, alpha=-group["lr"])
+            return None
+
+    return AdamW8bitStandIn(parameters)
 
 
 def autocast(torch, request, device_type):
@@ -482,6 +833,442 @@ def eval_step(torch, request, model, make_inputs, batch, device_type):
         with autocast(torch, request, device_type):
             call_model(model, inputs)
     model.train()
+
+
+# ---------------------------------------------------------------- following data-dependent code on fake tensors
+
+
+SHADOW_LIMIT = 1 << 20  # elements: tensors this small also get a real CPU copy (microseconds per op)
+# Kept as an attribute, not in a weak dictionary: a weak reference stops nn.Module.to() from swapping
+# a fake parameter (peft moves its adapters that way).
+SHADOW = "_gpuprep_shadow"
+
+
+def fake_fixes(torch):
+    """A dispatch mode under the tracker and over FakeTensorMode that lets fake tensors follow code
+    that reads values. Small tensors (index arithmetic, drop-path rates, token ids, masks) carry a
+    real CPU "shadow" computed beside the fake op, so .item(), .tolist(), nonzero() and boolean
+    indexing get the answer the real run gets. Where no shadow exists a scalar is guessed (counted
+    in the notes) and a data-dependent shape takes its upper bound, which errs high. Ops whose fake
+    kernel is stricter than the CUDA kernel (torch._grouped_mm on float32 in torch 2.11) are shaped
+    through bfloat16 copies; the copies are made below the tracker, so they are not counted."""
+    from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
+    from torch.utils._pytree import tree_flatten, tree_map
+
+    from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException, FakeTensor
+
+    scalar = torch.ops.aten._local_scalar_dense.default
+
+    class FakeFixes(TorchDispatchMode):
+        def __init__(self):
+            TorchDispatchMode.__init__(self)
+            self.guessed = 0
+            self.upper_bounds = 0
+            self.before_op = None
+            self.widened = set()
+
+        def shadow_of(self, tensor):
+            """The real copy of a fake tensor; a real (non-fake) CPU tensor is its own."""
+            if not isinstance(tensor, FakeTensor):
+                return tensor if tensor.device.type == "cpu" else None
+            return getattr(tensor, SHADOW, None)
+
+        def real_of(self, value):
+            if isinstance(value, torch.Tensor):
+                return getattr(value, SHADOW, None)
+            return value
+
+        def shape_only_args(self, func, args, kwargs):
+            """ones_like, zeros_like, full_like, new_ones...: the input gives only its shape and dtype,
+            so the real result needs no shadow of it."""
+            name = func.overloadpacket.__name__
+            if not (name.endswith("_like") or name.startswith("new_")) or "rand" in name:
+                return None
+            if not args or not isinstance(args[0], torch.Tensor) or args[0].numel() > SHADOW_LIMIT:
+                return None
+            with _disable_current_modes():
+                stand_in = torch.empty(tuple(args[0].shape), dtype=args[0].dtype)
+            rest = tuple(self.shadow_of(a) if isinstance(a, torch.Tensor) else a for a in args[1:])
+            if any(r is None for r in rest):
+                return None
+            real_kwargs = {k: ("cpu" if k == "device" and v is not None else v) for k, v in kwargs.items()}
+            return (stand_in,) + rest, real_kwargs
+
+        def shadow_args(self, args, kwargs):
+            flat, _ = tree_flatten((args, kwargs))
+            tensors = [a for a in flat if isinstance(a, torch.Tensor)]
+            if any(self.shadow_of(t) is None for t in tensors):
+                return None
+
+            def swap(value):
+                if isinstance(value, torch.Tensor):
+                    return self.shadow_of(value)
+                if isinstance(value, torch.device):
+                    return torch.device("cpu")
+                return value
+
+            real_args = tree_map(swap, args)
+            real_kwargs = {k: ("cpu" if k == "device" and v is not None else swap(v)) for k, v in kwargs.items()}
+            return real_args, real_kwargs
+
+        def run_real(self, func, args, kwargs):
+            swapped = self.shadow_args(args, kwargs)
+            if swapped is None:
+                swapped = self.shape_only_args(func, args, kwargs)
+            if swapped is None:
+                return None
+            try:
+                with _disable_current_modes():
+                    return func(*swapped[0], **swapped[1])
+            except Exception:
+                return None
+
+        def attach(self, out, real):
+            outs, _ = tree_flatten(out)
+            reals, _ = tree_flatten(real)
+            if len(outs) != len(reals):
+                return
+            for fake, value in zip(outs, reals):
+                if (isinstance(fake, torch.Tensor) and isinstance(value, torch.Tensor)
+                        and value.numel() <= SHADOW_LIMIT and tuple(value.shape) == tuple(fake.shape)):
+                    setattr(fake, SHADOW, value)
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if func is scalar:
+                real = self.real_of(args[0])
+                if real is not None:
+                    with _disable_current_modes():
+                        return real.item()
+                try:
+                    return func(*args, **kwargs)  # fake tensors know the value of their constants
+                except DataDependentOutputException:
+                    self.guessed += 1
+                    return guess_scalar(torch, args[0].dtype)
+            if self.before_op is not None:
+                self.before_op(func, args)
+            try:
+                out = func(*args, **kwargs)
+            except (DynamicOutputShapeException, DataDependentOutputException):
+                return self.dynamic_shape(func, args, kwargs)
+            except TypeError as error:
+                out = self.int_list_overload(func, args, kwargs, error)
+            except (RuntimeError, ValueError) as error:
+                out = self.widened_dtype(func, args, kwargs, error)
+            self.follow(func, args, kwargs, out)
+            return out
+
+        def follow(self, func, args, kwargs, out):
+            """Keep shadows true: compute the real op where every input has one; drop the shadows of
+            inputs an op writes without them."""
+            flat_out, _ = tree_flatten(out)
+            small = all(not isinstance(t, torch.Tensor) or t.numel() <= SHADOW_LIMIT for t in flat_out)
+            real = self.run_real(func, args, kwargs) if small else None
+            if real is not None:
+                self.attach(out, real)
+            elif func._schema.is_mutable:
+                for value in tree_flatten((args, kwargs))[0]:
+                    if isinstance(value, torch.Tensor) and getattr(value, SHADOW, None) is not None:
+                        setattr(value, SHADOW, None)
+
+        def dynamic_shape(self, func, args, kwargs):
+            """An op whose output size depends on values: its real size where the inputs have
+            shadows, else its largest size."""
+            real = self.run_real(func, args, kwargs)
+            if real is not None:
+                reals, spec = tree_flatten(real)
+                shapes = [(tuple(r.shape), r.dtype) if isinstance(r, torch.Tensor) else r for r in reals]
+            else:
+                self.upper_bounds += 1
+                shapes, spec = upper_bound(torch, func, args, kwargs), None
+            device = first_device(args)
+            fakes = [torch.empty(item[0], dtype=item[1], device=device) if isinstance(item, tuple) else item
+                     for item in shapes]
+            if spec is not None:
+                out = spec.unflatten(fakes)
+            else:
+                out = fakes[0] if len(fakes) == 1 else tuple(fakes)
+            if real is not None:
+                self.attach(out, real)
+            return out
+
+        def int_list_overload(self, func, args, kwargs, error):
+            """An op given length tensors that its fake path reads as int lists (ctc_loss's
+            input_lengths): the overload taking lists, with the lengths' real values."""
+            def as_list(value):
+                real = self.shadow_of(value) if isinstance(value, torch.Tensor) else None
+                if real is not None and real.dim() == 1 and not real.is_floating_point():
+                    with _disable_current_modes():
+                        return real.tolist()
+                return value
+
+            listed = [as_list(a) for a in args]
+            if all(a is b for a, b in zip(listed, args)):
+                raise error
+            packet = func.overloadpacket
+            for name in packet.overloads():
+                overload = getattr(packet, name)
+                if overload is func:
+                    continue
+                try:
+                    return overload(*listed, **kwargs)
+                except (TypeError, RuntimeError):
+                    continue
+            raise error
+
+        def widened_dtype(self, func, args, kwargs, error):
+            """An op whose fake kernel refuses float32 (a check the CUDA kernel no longer makes):
+            shape it on bfloat16 copies, return float32 as the real kernel would."""
+            text = str(error)
+            if "BF16" not in text and "bfloat16" not in text.lower():
+                raise error
+            to_bf16 = lambda v: v.to(torch.bfloat16) if isinstance(v, torch.Tensor) and v.dtype == torch.float32 else v
+            out = func(*tree_map(to_bf16, args), **{k: to_bf16(v) for k, v in kwargs.items()})
+            self.widened.add(str(func))
+            return tree_map(lambda v: v.to(torch.float32) if isinstance(v, torch.Tensor)
+                            and v.dtype == torch.bfloat16 else v, out)
+
+    return FakeFixes()
+
+
+def guess_scalar(torch, dtype):
+    if dtype == torch.bool:
+        return True
+    if dtype.is_floating_point:
+        return 1.0
+    return 1
+
+
+def first_device(args):
+    for value in args:
+        if hasattr(value, "device"):
+            return value.device
+        if isinstance(value, (list, tuple)):
+            for item in value:
+                if hasattr(item, "device"):
+                    return item.device
+    return None
+
+
+def upper_bound(torch, func, args, kwargs):
+    """A data-dependent result at its largest, as (shape, dtype): every element selected, so the
+    estimate errs high, never low. Ops returning several tensors (unique) get each at that size."""
+    aten = torch.ops.aten
+    source = args[0]
+    if func is aten.nonzero.default:
+        return [((source.numel(), source.dim()), torch.long)]
+    if func is aten.index.Tensor:
+        shape = list(source.shape)
+        out, consumed = [], 0
+        for index in args[1]:
+            if index is None:
+                out.append(shape[consumed])
+                consumed += 1
+            elif index.dtype in (torch.bool, torch.uint8):
+                out.append(index.numel())
+                consumed += index.dim()
+            else:
+                out.extend(index.shape)
+                consumed += 1
+        return [(tuple(out + shape[consumed:]), source.dtype)]
+    if func is aten.repeat_interleave.Tensor:
+        size = kwargs.get("output_size") or int(source.numel()) * 8
+        return [((int(size),), source.dtype)]
+    name = str(func)
+    if "ctc_loss" in name:
+        # (loss per sample, log_alpha: samples x input frames x (2 x longest target + 1))
+        frames = source.shape[0]
+        samples = source.shape[1] if source.dim() == 3 else 1
+        lengths = args[3] if len(args) > 3 else None
+        longest = max(lengths) if isinstance(lengths, (list, tuple)) and lengths else int(args[1].shape[-1])
+        return [((samples,), source.dtype), ((samples, frames, 2 * int(longest) + 1), source.dtype)]
+    if "unique" in name:
+        return [((source.numel(),), source.dtype), ((source.numel(),), torch.long), ((source.numel(),), torch.long)]
+    return [((source.numel(),), source.dtype)]
+
+
+# ---------------------------------------------------------------- the caching allocator, replayed
+
+
+# c10/cuda/CUDACachingAllocator.cpp (pytorch/pytorch@001074d25084fdb87a799823e395a50f5ec044d3):
+# sizes round up to 512 B; requests up to 1 MiB come from 2 MiB "small" segments; 1-10 MiB requests
+# from 20 MiB segments; larger ones get a segment of their size rounded up to 2 MiB. A cached free
+# block is reused best-fit (smallest that fits) and split when the rest is >= 512 B (small pool)
+# or > 1 MiB (large pool); freed neighbours merge. expandable_segments:True keeps one segment per
+# pool that grows in 2 MiB (small) or 20 MiB (large) pages and splits any rest >= 512 B.
+MIN_BLOCK = 512
+SMALL_SIZE = 1 << 20
+SMALL_BUFFER = 2 << 20
+LARGE_BUFFER = 20 << 20
+MIN_LARGE_ALLOC = 10 << 20
+ROUND_LARGE = 2 << 20
+
+
+class _Block(object):
+    __slots__ = ("addr", "size", "free", "prev", "next", "small")
+
+    def __init__(self, addr, size, small):
+        self.addr, self.size, self.free, self.small = addr, size, True, small
+        self.prev = self.next = None
+
+
+class AllocatorModel(object):
+    """The caching allocator's bookkeeping without the memory: what it reserves from the device
+    (segments) for a sequence of allocations and frees, and where it would run out."""
+
+    def __init__(self, expandable=False, capacity=None):
+        import bisect
+
+        self.bisect = bisect
+        self.expandable = expandable
+        self.capacity = capacity
+        self.free_lists = {True: [], False: []}  # (size, addr) of free blocks, per pool (small?)
+        self.blocks = {}  # addr -> free block
+        self.live = {}  # key -> block
+        self.tails = {True: None, False: None}  # expandable: the last block of each pool's segment
+        self.next_addr = 1 << 40
+        self.reserved = self.allocated = self.peak_reserved = self.peak_allocated = 0
+        self.oom = False
+
+    @staticmethod
+    def round_size(size):
+        return MIN_BLOCK if size < MIN_BLOCK else MIN_BLOCK * ((size + MIN_BLOCK - 1) // MIN_BLOCK)
+
+    @staticmethod
+    def segment_size(size):
+        if size <= SMALL_SIZE:
+            return SMALL_BUFFER
+        if size < MIN_LARGE_ALLOC:
+            return LARGE_BUFFER
+        return ROUND_LARGE * ((size + ROUND_LARGE - 1) // ROUND_LARGE)
+
+    def _take(self, block):
+        entries = self.free_lists[block.small]
+        index = self.bisect.bisect_left(entries, (block.size, block.addr))
+        del entries[index]
+        del self.blocks[block.addr]
+
+    def _put(self, block):
+        self.bisect.insort(self.free_lists[block.small], (block.size, block.addr))
+        self.blocks[block.addr] = block
+
+    def malloc(self, key, size):
+        size = self.round_size(size)
+        small = size <= SMALL_SIZE
+        entries = self.free_lists[small]
+        index = self.bisect.bisect_left(entries, (size, -1))
+        if index < len(entries):
+            block = self.blocks[entries[index][1]]
+            self._take(block)
+        else:
+            block = self._grow(size, small)
+            if block is None:
+                self.oom = True
+                return False
+        rest = block.size - size
+        if rest >= MIN_BLOCK if (small or self.expandable) else rest > SMALL_SIZE:
+            tail = _Block(block.addr + size, rest, small)
+            tail.prev, tail.next = block, block.next
+            if block.next is not None:
+                block.next.prev = tail
+            block.next = tail
+            block.size = size
+            if self.tails[small] is block:
+                self.tails[small] = tail
+            self._put(tail)
+        block.free = False
+        self.live[key] = block
+        self.allocated += block.size
+        self.peak_allocated = max(self.peak_allocated, self.allocated)
+        return True
+
+    def _grow(self, size, small):
+        if self.expandable:
+            return self._grow_expandable(size, small)
+        want = self.segment_size(size)
+        if self.capacity is not None and self.reserved + want > self.capacity:
+            self.release_cached()
+            if self.reserved + want > self.capacity:
+                return None
+        block = _Block(self.next_addr, want, small)
+        self.next_addr += want + (1 << 30)
+        self._reserve(want)
+        return block
+
+    def _grow_expandable(self, size, small):
+        page = SMALL_BUFFER if small else LARGE_BUFFER
+        tail = self.tails[small]
+        have = tail.size if tail is not None and tail.free else 0
+        want = page * ((size - have + page - 1) // page)
+        if self.capacity is not None and self.reserved + want > self.capacity:
+            return None
+        self._reserve(want)
+        if have:
+            self._take(tail)
+            tail.size += want
+            return tail
+        block = _Block(self.next_addr if tail is None else tail.addr + tail.size, want, small)
+        if tail is None:
+            self.next_addr += 1 << 44
+        else:
+            tail.next, block.prev = block, tail
+        self.tails[small] = block
+        return block
+
+    def _reserve(self, amount):
+        self.reserved += amount
+        self.peak_reserved = max(self.peak_reserved, self.reserved)
+
+    def release_cached(self):
+        """What the allocator does before reporting out of memory: free every cached segment no
+        tensor uses (a free block that was never split)."""
+        for small in (True, False):
+            for size, addr in list(self.free_lists[small]):
+                block = self.blocks[addr]
+                if block.prev is None and block.next is None:
+                    self._take(block)
+                    self.reserved -= block.size
+
+    def free(self, key):
+        block = self.live.pop(key, None)
+        if block is None:
+            return
+        self.allocated -= block.size
+        block.free = True
+        for neighbour in (block.prev, block.next):
+            if neighbour is not None and neighbour.free:
+                self._take(neighbour)
+                if neighbour is block.prev:
+                    block.addr, block.prev = neighbour.addr, neighbour.prev
+                    if neighbour.prev is not None:
+                        neighbour.prev.next = block
+                else:
+                    block.next = neighbour.next
+                    if neighbour.next is not None:
+                        neighbour.next.prev = block
+                    if self.tails[block.small] is neighbour:
+                        self.tails[block.small] = block
+                block.size += neighbour.size
+        self._put(block)
+
+
+def replay(events, expandable=False, capacity=None):
+    """Run a sequence of ("a", key, bytes) / ("f", key) events through the allocator model."""
+    model = AllocatorModel(expandable=expandable, capacity=capacity)
+    for event in events:
+        if event[0] == "a":
+            if not model.malloc(event[1], event[2]):
+                break
+        else:
+            model.free(event[1])
+    return model
+
+
+def allocator_settings():
+    """expandable_segments from PYTORCH_CUDA_ALLOC_CONF (PYTORCH_ALLOC_CONF in newer torch)."""
+    text = os.environ.get("PYTORCH_CUDA_ALLOC_CONF") or os.environ.get("PYTORCH_ALLOC_CONF") or ""
+    options = dict(part.split(":", 1) for part in text.replace(" ", "").split(",") if ":" in part)
+    return {"expandableSegments": options.get("expandable_segments", "").lower() == "true", "conf": text}
 
 
 # ---------------------------------------------------------------- trace tier
@@ -514,10 +1301,64 @@ def unpacked_masks(request):
 
 
 
+def recorder_class(torch, device_type):
+    """MemTracker that also keeps the order of every allocation and free on `device_type`, for the
+    allocator model (MemTracker itself keeps only the running totals)."""
+    from torch.distributed._tools import mem_tracker
+
+    class Recorder(mem_tracker.MemTracker):
+        def __init__(self):
+            mem_tracker.MemTracker.__init__(self)
+            self.events = []
+            self.marks = {}
+
+        def _update_snap(self, u_type, winfo, *args, **kwargs):
+            old = getattr(winfo, "mem_consumed", 0)
+            result = mem_tracker.MemTracker._update_snap(self, u_type, winfo, *args, **kwargs)
+            if winfo.device.type == device_type:
+                kind = getattr(u_type, "name", str(u_type))
+                key = id(winfo)
+                if kind == "ADD":
+                    self.events.append(("a", key, winfo.mem_consumed))
+                elif kind == "DEL":
+                    self.events.append(("f", key))
+                elif kind == "SIZE" and winfo.mem_consumed != old:
+                    self.events.append(("f", key))
+                    self.events.append(("a", key, winfo.mem_consumed))
+            return result
+
+        def mark(self, name):
+            self.marks[name] = len(self.events)
+
+    return Recorder
+
+
+def step_sequence(tracker, steps, workspaces):
+    """The allocations of a real trial in order: the weights, the cuBLAS workspaces, the first step
+    (its optimizer state created when the optimizer first steps, as torch.optim does lazily), the
+    later steps, then the eval step. The trace ran one steady-state step; it is replayed."""
+    events, marks = tracker.events, tracker.marks
+    params, state, step_end = events[:marks["params"]], events[marks["params"]:marks["state"]], marks["step"]
+    step = events[marks["state"]:step_end]
+    evaluation = events[step_end:]
+    opt = marks.get("opt", step_end) - marks["state"]
+
+    def tagged(part, tag):
+        return [(e[0], (tag, e[1])) + tuple(e[2:]) for e in part]
+
+    sequence = list(params)
+    sequence += [("a", ("workspace", i), size) for i, size in enumerate(workspaces)]
+    sequence += tagged(step[:opt], 1) + list(state) + tagged(step[opt:], 1)
+    for index in range(2, max(2, steps) + 1):
+        sequence += tagged(step, index)
+    sequence += tagged(evaluation, "eval")
+    return sequence
+
+
 def trace(torch, request):
     try:
         from torch._subclasses.fake_tensor import FakeTensorMode
-        from torch.distributed._tools.mem_tracker import MemTracker
+        importlib.import_module("torch.distributed._tools.mem_tracker")  # MemTracker: torch >= 2.5
     except Exception as error:
         return {
             "status": "unsupported",
@@ -534,24 +1375,36 @@ def trace(torch, request):
         raise PayloadError("unsupported", "this torch has no CUDA: trace with traceDevice cpu")
     batch = int(request.get("batch") or 1)
     task = request.get("task") or "train"
-    with FakeTensorMode(), unpacked_masks(request):
+    fixes = fake_fixes(torch)
+    with FakeTensorMode(allow_non_fake_inputs=True), fixes, unpacked_masks(request), lengths_as_lists(torch), \
+            fake_params_reassignable(torch, True):
         request = dict(request, fake=True)
         model, make_inputs, optimizer, notes, counts = prepare(torch, request, device, real=False)
         model.train()
         if optimizer is not None:
             materialize_optimizer_state(torch, optimizer)
-        tracker = MemTracker()
+        tracker = recorder_class(torch, device)()
+        conv_totals = {"convolutionBytes": 0}
+        fixes.before_op = conv_counter(torch, tracker, conv_totals)
         skip_grad_hooks(tracker, model)
-        tracker.track_external(model, *([optimizer] if optimizer is not None else []))
+        tracker.track_external(model)
+        tracker.mark("params")
+        if optimizer is not None:
+            tracker.track_external(optimizer)
+            optimizer.register_step_pre_hook(lambda *args: mark_once(tracker, "opt"))
+        tracker.mark("state")
         with tracker:
             if task == "infer":
                 eval_step(torch, request, model, make_inputs, batch, device)
+                tracker.mark("step")
             else:
                 train_step(torch, request, model, make_inputs, optimizer, batch, device)
+                tracker.mark("step")
                 if request.get("evalStep"):
                     tracker.reset_mod_stats()  # keeps the peak; lets the modules run again
                     eval_step(torch, request, model, make_inputs, batch, device)
         snapshot = tracker.get_tracker_snapshot("peak")
+    notes.extend(fix_notes(fixes))
     per_device = None
     for key, value in snapshot.items():
         if str(key).startswith(device):
@@ -569,22 +1422,37 @@ def trace(torch, request):
         "temporaries": parts.get("TEMP", 0) + parts.get("OTH", 0),
     }
     peak = int(parts.get("Total", sum(breakdown.values())))
-    workspaces = 0
+    workspaces = []
     if device == "cpu":
         notes.append("traced on fake CPU tensors (this torch has no CUDA): CPU attention kernels keep "
                      "more than CUDA's, so the figure leans high")
     else:
-        workspaces = cublas_workspace_bytes(torch, task)
-        breakdown["temporaries"] += workspaces
+        workspaces = cublas_workspaces(torch, task)
+        breakdown["temporaries"] += sum(workspaces)
         notes.append("cuBLAS/cuBLASLt workspaces: %.0f MiB (allocated by real matmuls, not by fake tensors)"
-                     % (workspaces / 1048576.0))
+                     % (sum(workspaces) / 1048576.0))
+    allocator = allocator_settings()
+    capacity = request.get("allocatorCapacityBytes")
+    replayed = replay(step_sequence(tracker, 1 if task == "infer" else 3, workspaces),
+                      expandable=allocator["expandableSegments"], capacity=capacity)
     result = {
         "status": "ok",
         "torch": torch_info(torch),
         "traceDevice": device,
         "batch": batch,
         "trackerPeakBytes": peak,
-        "peakAllocatedBytes": peak + workspaces,
+        "peakAllocatedBytes": peak + sum(workspaces),
+        "allocator": {
+            "peakReservedBytes": int(replayed.peak_reserved),
+            "peakAllocatedBytes": int(replayed.peak_allocated),
+            "outOfMemory": bool(replayed.oom),
+            "capacityBytes": capacity,
+            "expandableSegments": allocator["expandableSegments"],
+            "events": len(tracker.events),
+            "stepAllocatedBytes": sum(e[2] for e in tracker.events[tracker.marks["state"]:] if e[0] == "a"),
+            "convolutionBytes": int(conv_totals["convolutionBytes"]),
+        },
+        "gpu": gpu_facts(torch) if device == "cuda" else None,
         "breakdown": breakdown,
         "notes": notes,
     }
@@ -592,7 +1460,71 @@ def trace(torch, request):
     return result
 
 
-def cublas_workspace_bytes(torch, task):
+@contextlib.contextmanager
+def lengths_as_lists(torch):
+    """ctc_loss's length tensors reach its int-list overload as fake tensors, which the op's argument
+    parser refuses before any dispatch mode sees them; their values (real shadows) go as lists."""
+    functional = torch.nn.functional
+    original = functional.ctc_loss
+
+    def as_list(value):
+        real = getattr(value, SHADOW, None) if isinstance(value, torch.Tensor) else None
+        if real is None:
+            return value
+        from torch.utils._python_dispatch import _disable_current_modes
+
+        with _disable_current_modes():
+            return [int(v) for v in real.reshape(-1).tolist()]
+
+    def ctc_loss(log_probs, targets, input_lengths, target_lengths, *args, **kwargs):
+        return original(log_probs, targets, as_list(input_lengths), as_list(target_lengths), *args, **kwargs)
+
+    functional.ctc_loss = ctc_loss
+    try:
+        yield
+    finally:
+        functional.ctc_loss = original
+
+
+def conv_counter(torch, tracker, totals):
+    """Bytes read by convolutions (forward and backward) during the traced step: cuDNN takes a
+    workspace per convolution from the caching allocator and frees it at once, which fake tensors
+    never do; the share of the step's allocations that convolutions read sizes the allowance the
+    trace tier adds for them (ResNet-50: 11 % more reserved than its allocations alone explain)."""
+    aten = torch.ops.aten
+    convs = {aten.convolution.default, aten.convolution_backward.default}
+
+    def before_op(func, args):
+        if func in convs and tracker._depth:
+            totals["convolutionBytes"] += sum(a.numel() * a.element_size() for a in args[:2] if isinstance(a, torch.Tensor))
+
+    return before_op
+
+
+def mark_once(tracker, name):
+    tracker.marks.setdefault(name, len(tracker.events))
+
+
+def fix_notes(fixes):
+    notes = []
+    if fixes.guessed:
+        notes.append("%d data-dependent scalar(s) had no real value under fake tensors and were guessed" % fixes.guessed)
+    if fixes.upper_bounds:
+        notes.append("%d data-dependent size(s) taken at their largest (errs high)" % fixes.upper_bounds)
+    for op in sorted(fixes.widened):
+        notes.append("%s: the fake kernel refuses float32; shaped on bfloat16 copies" % op)
+    return notes
+
+
+def gpu_facts(torch):
+    if not torch.cuda.is_available():
+        return None
+    props = torch.cuda.get_device_properties(0)
+    return {"name": props.name, "capability": "%d.%d" % (props.major, props.minor),
+            "totalBytes": int(props.total_memory)}
+
+
+def cublas_workspaces(torch, task):
     """The cuBLAS and cuBLASLt workspaces a real step allocates, which fake tensors never do.
 
     torch takes one workspace per (cuBLAS handle, stream) from its caching allocator, so it counts
@@ -614,7 +1546,7 @@ def cublas_workspace_bytes(torch, task):
     lt_kib = os.environ.get("CUBLASLT_WORKSPACE_SIZE", "")
     lt = int(lt_kib) * 1024 if lt_kib.isdigit() else 1024 * 1024
     threads = 1 if task == "infer" else 2
-    return threads * (blas + lt)
+    return [blas, lt] * threads
 
 
 class _NoHook(object):
@@ -660,6 +1592,7 @@ def trial(torch, request):
     result = {"status": "ok", "torch": torch_info(torch), "batch": batch, "steps": steps, "error": None}
     times = []
     model = None
+    history = device == "cuda" and bool(request.get("allocatorHistory")) and start_history(torch)
     try:
         model, make_inputs, optimizer, notes, counts = prepare(torch, request, device, real=True)
         result.update(counts)
@@ -694,6 +1627,10 @@ def trial(torch, request):
         result["deviceTotalBytes"] = int(total)
         result["device"] = torch.cuda.get_device_name(0)
         result["processUsedBytes"] = process_used_bytes()
+        # Memory outside the caching allocator: the process's nvidia-smi use less what torch reserves now.
+        result["reservedNowBytes"] = int(torch.cuda.memory_reserved())
+        if history:
+            result["allocatorCheck"] = replay_history(torch)
     else:
         # CPU trials exist to test the search without a GPU; the process's peak RSS stands in.
         import resource
@@ -702,6 +1639,36 @@ def trial(torch, request):
         result.update({"peakAllocatedBytes": rss, "peakReservedBytes": rss, "deviceUsedBytes": None,
                        "deviceTotalBytes": None, "device": "cpu"})
     return result
+
+
+def start_history(torch):
+    """Record the real allocator's alloc/free events (bench: checks the allocator model on them)."""
+    try:
+        torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python", max_entries=4000000)
+        return True
+    except Exception:
+        return False
+
+
+def replay_history(torch):
+    """The real run's own allocation order replayed through AllocatorModel, beside the real peaks."""
+    try:
+        snapshot = torch.cuda.memory._snapshot()
+        torch.cuda.memory._record_memory_history(enabled=None)
+    except Exception as error:
+        return {"error": one_line(error)}
+    events, counts = [], {}
+    for entry in (snapshot.get("device_traces") or [[]])[0]:
+        action = entry.get("action")
+        counts[action] = counts.get(action, 0) + 1
+        if action == "alloc":
+            events.append(("a", entry["addr"], entry["size"]))
+        elif action == "free_completed":
+            events.append(("f", entry["addr"]))
+    allocator = allocator_settings()
+    model = replay(events, expandable=allocator["expandableSegments"])
+    return {"events": len(events), "actions": counts, "modelPeakReservedBytes": int(model.peak_reserved),
+            "modelPeakAllocatedBytes": int(model.peak_allocated)}
 
 
 def compute_apps():

@@ -15,7 +15,7 @@ import type { ModelSource, WorkSpec } from "./types.js";
 export const MEMORY_PAYLOAD_PATH = fileURLToPath(new URL("./memory.py", import.meta.url));
 
 export interface MemoryRequest extends WorkSpec {
-  mode: "trace" | "trial";
+  mode: "trace" | "trial" | "params";
   /** `data`: the config.json's contents, read here, so a remote Python needs no copy of the file. */
   source: ModelSource & { data?: Record<string, unknown> };
   batch: number;
@@ -25,6 +25,8 @@ export interface MemoryRequest extends WorkSpec {
   device?: "cuda" | "cpu";
   /** trace: "auto" traces on fake CUDA tensors where torch has CUDA, else on fake CPU tensors. */
   traceDevice?: "auto" | "cuda" | "cpu";
+  /** trace: what the caching allocator can reach on the card (its model runs out past it). */
+  allocatorCapacityBytes?: number | null;
 }
 
 const nullableNumber = z.number().nullable().optional();
@@ -47,6 +49,40 @@ const TraceOkSchema = z.looseObject({
   notes: z.array(z.string()),
   parameterCount: z.number(),
   trainableParameterCount: z.number(),
+  allocator: z
+    .object({
+      peakReservedBytes: z.number(),
+      peakAllocatedBytes: z.number(),
+      outOfMemory: z.boolean(),
+      expandableSegments: z.boolean(),
+      events: z.number(),
+      stepAllocatedBytes: z.number().optional(),
+      convolutionBytes: z.number().optional(),
+    })
+    .optional(),
+  gpu: z.object({ name: z.string(), capability: z.string(), totalBytes: z.number() }).nullable().optional(),
+});
+
+/** One parameter group of a model built on the meta device (memory.py parameter_groups). */
+const ParameterGroupSchema = z.object({
+  path: z.string(),
+  shape: z.array(z.number()),
+  role: z.string(),
+  dtype: z.string(),
+  trainable: z.boolean(),
+  count: z.number(),
+});
+
+/** The trace could not follow the model: its exact parameters instead, and why. */
+const FallbackSchema = z.looseObject({
+  status: z.literal("fallback"),
+  reason: z.string(),
+  torch: TorchSchema,
+  parameterCount: z.number(),
+  trainableParameterCount: z.number(),
+  parameters: z.array(ParameterGroupSchema),
+  modelClass: z.string(),
+  notes: z.array(z.string()),
 });
 
 const TrialSchema = z.looseObject({
@@ -77,6 +113,8 @@ const FailureSchema = z.looseObject({
 const CommonSchema = z.looseObject({ seconds: z.number(), python: PythonSchema });
 
 export type TraceResult = z.infer<typeof TraceOkSchema> & z.infer<typeof CommonSchema>;
+export type TraceFallback = z.infer<typeof FallbackSchema> & z.infer<typeof CommonSchema>;
+export type ParameterGroupFact = z.infer<typeof ParameterGroupSchema>;
 export type TrialResult = z.infer<typeof TrialSchema> & z.infer<typeof CommonSchema>;
 export type PayloadFailure = z.infer<typeof FailureSchema> & z.infer<typeof CommonSchema>;
 
@@ -101,6 +139,7 @@ function noResultReason(run: RunResult, timeoutMs: number): string {
 
 export type PayloadOutcome<T> =
   | { kind: "ok"; result: T }
+  | { kind: "fallback"; fallback: TraceFallback }
   | { kind: "failed"; failure: PayloadFailure }
   | { kind: "no-result"; reason: string; timedOut: boolean };
 
@@ -123,13 +162,16 @@ export async function runMemoryPayload(
 export function parseMemoryOutput(
   run: RunResult,
   nonce: string,
-  mode: "trace" | "trial",
+  mode: "trace" | "trial" | "params",
   timeoutMs: number,
 ): PayloadOutcome<TraceResult | TrialResult> {
   const data = findFrame(run.stdout, nonce);
   if (data === null)
     return { kind: "no-result", reason: noResultReason(run, timeoutMs), timedOut: run.timedOut };
   const common = CommonSchema.safeParse(data);
+  const fallback = FallbackSchema.safeParse(data);
+  if (fallback.success && common.success)
+    return { kind: "fallback", fallback: { ...fallback.data, ...common.data } };
   const failure = FailureSchema.safeParse(data);
   if (failure.success && common.success)
     return { kind: "failed", failure: { ...failure.data, ...common.data } };

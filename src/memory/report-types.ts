@@ -26,6 +26,16 @@ export interface ScaledRuleResult {
   offFromMeasuredPct: number | null;
 }
 
+/** What else would fit when the work as asked does not: one change each, estimated by the same tier. */
+export interface MemoryAlternative {
+  /** The flags that make the change, e.g. "--task finetune-lora" or "--seq-len 512". */
+  change: string;
+  /** The estimated total on the device with that change, at `batch`. */
+  totalBytes: number;
+  batch: number;
+  fits: boolean;
+}
+
 export interface MemoryReport {
   model: { source: ModelSource; name: string; parameterCount: number };
   work: WorkSpec;
@@ -36,5 +46,11 @@ export interface MemoryReport {
   measuredMaxBatch: number | null;
   bestThroughputBatch: number | null;
   scaledRule: ScaledRuleResult | null;
+  /** The batches searched for verdict.maxBatch (the asked range, or 1..1024 for one batch). */
+  searchRange: { min: number; max: number };
+  /** Where the trace could not follow the model and the formula tier answered: why, in one line. */
+  traceFallback: string | null;
+  /** For work that does not fit: single changes that would (empty when it fits). */
+  alternatives: MemoryAlternative[];
   notes: string[];
 }

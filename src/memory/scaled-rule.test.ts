@@ -6,7 +6,7 @@ import { scaledRule } from "./scaled-rule.js";
 test("seed 001's own example: batch 256 using 10.35 GB of 16 GB scales to 336", () => {
   const result = scaledRule({ currentBatch: 256, currentBytes: 10.35e9, totalBytes: 16e9 });
   assert.equal(result.maxBatch, 336);
-  assert.equal(result.perSampleBytes, 10.35e9 / 256);
+  assert.equal(result.perSampleBytes, Math.ceil(10.35e9 / 256)); // whole bytes
   // The seed's figures: 16 GB x 0.85 = 13.6 GB; 10.35 GB / 256 = 0.0404 GB/sample.
   assert.match(result.formula, /16 GB × 0\.85 = 13\.6 GB/);
   assert.match(result.formula, /0\.04043 GB/);

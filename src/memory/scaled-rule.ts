@@ -41,7 +41,7 @@ export function scaledRule(input: ScaledRuleInput): ScaledRuleResult {
   const maxBatch = Math.floor(available / perSampleBytes);
   return {
     maxBatch,
-    perSampleBytes,
+    perSampleBytes: Math.ceil(perSampleBytes),
     formula:
       `Available = ${gb(input.totalBytes)} × ${fraction} = ${gb(available)}; ` +
       `per sample = ${gb(input.currentBytes)} / ${input.currentBatch} = ${gb(perSampleBytes)}; ` +

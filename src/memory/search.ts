@@ -24,6 +24,8 @@ export interface SearchOptions {
   contextBytes: number;
   steps: number;
   confirmSteps: number;
+  /** The estimate's largest batch: tried first with its neighbours; null: doubling from batchMin. */
+  start?: number | null;
 }
 
 export interface SearchResult {
@@ -64,31 +66,14 @@ export async function measuredSearch(run: TrialRunner, options: SearchOptions): 
     return passed;
   };
 
-  let lastPass: number | null = null;
-  let firstFail: number | null = null;
-  for (let batch = options.batchMin; ;) {
-    if (await attempt(batch, "search", options.steps)) lastPass = batch;
-    else {
-      firstFail = batch;
-      break;
-    }
-    if (batch >= options.batchMax) break;
-    batch = Math.min(batch * 2, options.batchMax);
-  }
-  if (lastPass !== null && firstFail !== null) {
-    let lo = lastPass;
-    let hi = firstFail;
-    while (hi - lo > 1) {
-      const mid = Math.floor((lo + hi) / 2);
-      if (await attempt(mid, "search", options.steps)) lo = mid;
-      else hi = mid;
-    }
-    lastPass = lo;
-  }
+  const { lastPass } =
+    options.start !== undefined && options.start !== null
+      ? await searchFromEstimate(attempt, options, options.start)
+      : await searchByDoubling(attempt, options);
 
   // The answer must hold for a longer run; step down through the passing batches if it does not.
   let confirmed = false;
-  let answer = lastPass;
+  let answer: number | null = lastPass;
   const passing = [...results.entries()]
     .filter(([, ok]) => ok)
     .map(([b]) => b)
@@ -115,4 +100,59 @@ export async function measuredSearch(run: TrialRunner, options: SearchOptions): 
     }
   }
   return { trials, maxBatch: answer, confirmed, bestThroughputBatch: best, notes };
+}
+
+type Attempt = (batch: number, purpose: "search" | "confirm", steps: number) => Promise<boolean>;
+
+/** Bisect between a passing and a failing batch (lo passes, hi fails). */
+async function bisect(attempt: Attempt, steps: number, lo: number, hi: number): Promise<number> {
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (await attempt(mid, "search", steps)) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Double from the smallest batch until a trial fails or the range ends, then bisect. */
+async function searchByDoubling(attempt: Attempt, o: SearchOptions): Promise<{ lastPass: number | null }> {
+  let lastPass: number | null = null;
+  for (let batch = o.batchMin; ;) {
+    if (!(await attempt(batch, "search", o.steps)))
+      return { lastPass: lastPass === null ? null : await bisect(attempt, o.steps, lastPass, batch) };
+    lastPass = batch;
+    if (batch >= o.batchMax) return { lastPass };
+    batch = Math.min(batch * 2, o.batchMax);
+  }
+}
+
+/**
+ * Start at the estimate's answer and its neighbour: when the estimate is right, two trials settle
+ * it (the answer passes, the next batch fails). Where they disagree, widen in steps that double
+ * away from the estimate until the pass/fail edge is bracketed, then bisect.
+ */
+async function searchFromEstimate(
+  attempt: Attempt,
+  o: SearchOptions,
+  estimate: number,
+): Promise<{ lastPass: number | null }> {
+  const start = Math.min(o.batchMax, Math.max(o.batchMin, estimate));
+  if (await attempt(start, "search", o.steps)) {
+    let pass = start;
+    for (let step = 1; pass < o.batchMax; step *= 2) {
+      const next = Math.min(o.batchMax, pass + step);
+      if (!(await attempt(next, "search", o.steps)))
+        return { lastPass: await bisect(attempt, o.steps, pass, next) };
+      pass = next;
+    }
+    return { lastPass: pass };
+  }
+  let fail = start;
+  for (let step = 1; fail > o.batchMin; step *= 2) {
+    const next = Math.max(o.batchMin, fail - step);
+    if (await attempt(next, "search", o.steps))
+      return { lastPass: await bisect(attempt, o.steps, next, fail) };
+    fail = next;
+  }
+  return { lastPass: null };
 }

@@ -24,6 +24,8 @@ export type ModelSource =
 export interface LoraSpec {
   rank: number;
   alpha: number;
+  /** peft's lora_dropout: a dropout before each adapter keeps its mask and output for backward. */
+  dropout: number;
   /** Module name suffixes that get adapters ("q_proj", "v_proj"); empty: every Linear but the output head. */
   targets: string[];
 }
@@ -96,7 +98,7 @@ export interface MemoryVerdict {
   fits: boolean;
   /** usableBytes - totalBytes: negative when it does not fit (then it is the memory missing). */
   headroomBytes: number;
-  /** The largest batch the estimate says fits, or null when not searched or not even batch 1 fits. */
+  /** The largest batch of the searched range the estimate says fits; null when not even its smallest does. */
   maxBatch: number | null;
 }
 

@@ -5,7 +5,31 @@
  * what the image ships (numpy ...). An image whose torch fails the pin is never chosen.
  */
 import type { Requirement } from "../facts/schema.js";
-import type { KnowledgeBase, NgcImageVerdict } from "../kb/index.js";
+import type { KnowledgeBase, NgcImageChoice } from "../kb/index.js";
+
+/**
+ * One platform image of a tag as the planner weighs it: the KB's verdict (its torch's arch list,
+ * its CUDA, the driver; Jetson -igpu images by their JetPack) with the reference to pull.
+ */
+interface NgcImageVerdict {
+  image: NgcImageRow;
+  /** nvcr.io/nvidia/pytorch:25.11-py3, or ...-py3-igpu for a Jetson. */
+  ref: string;
+  runs: boolean;
+  /** The driver runs the image's CUDA natively (not only under minor-version compatibility). */
+  driver: "native" | "other";
+  reason: string;
+}
+
+function fromChoice(choice: NgcImageChoice): NgcImageVerdict {
+  return {
+    image: choice.image,
+    ref: choice.ref,
+    runs: choice.runs,
+    driver: choice.driver.support === "native" || choice.driver.support === "jetpack" ? "native" : "other",
+    reason: choice.reason,
+  };
+}
 import type { NgcImageRow } from "../kb/types.js";
 import type { ContainerChoice, Decision, PinConflict, ProtectedPackage, TargetMachine } from "./types.js";
 import { normalizeName } from "../util/package-name.js";
@@ -53,8 +77,13 @@ export function providedPackages(image: NgcImageRow): ProtectedPackage[] {
   return packages;
 }
 
-/** Packages built for one torch release, never installed over an image's torch from PyPI. */
-export const TORCH_COMPANIONS = ["torchvision", "torchaudio"];
+/**
+ * Packages built for one torch release, never installed over an image's torch from PyPI. triton
+ * too: each torch pins its own (pytorch-triton), NGC images ship NVIDIA's (first-hand logs in the
+ * KB's ngc rows: "triton 3.8.0" in 25.10, "3.0.0" in 24.05), and where it lacks a GPU's ptxas the
+ * plan points it at the toolkit's (jit-toolchain.ts) rather than replacing it.
+ */
+export const TORCH_COMPANIONS = ["torchvision", "torchaudio", "triton"];
 
 /** "2.9.0a0+145a3a7bda" -> "2.9.0": the release a pre-release build leads to. */
 function releaseOf(version: string): string {
@@ -140,11 +169,11 @@ function nearestSeriesImages(pin: ContainerPin, running: NgcImageVerdict[]): Ngc
 }
 
 /** The conflict a moved pin becomes: out of the installed requirements, with the reason. */
-function movedPinConflict(requirement: Requirement, image: NgcImageRow): PinConflict {
+function movedPinConflict(requirement: Requirement, image: NgcImageRow, ref: string): PinConflict {
   return {
     requirement,
     provided: image.torch,
-    message: `${requirement.raw} (${requirement.origin}): moved out of the installed requirements; ${image.image} brings torch ${image.torch}, NVIDIA's build of the ${majorMinor(image.torch)} series (a pre-release to pip, so no image satisfies the exact pin), and the image's torch is kept`,
+    message: `${requirement.raw} (${requirement.origin}): moved out of the installed requirements; ${ref} brings torch ${image.torch}, NVIDIA's build of the ${majorMinor(image.torch)} series (a pre-release to pip, so no image satisfies the exact pin), and the image's torch is kept`,
   };
 }
 
@@ -188,17 +217,36 @@ function protectedDecision(
   };
 }
 
+/** The images that ship the most of the project's compiled extensions (KB extension rows), in their order. */
+function mostExtensionsShipped(
+  kb: KnowledgeBase,
+  images: NgcImageVerdict[],
+  requirements: Requirement[],
+): NgcImageVerdict[] {
+  const extensions = requirements
+    .filter((r) => kb.extension(r.normalizedName) !== null)
+    .map((r) => r.normalizedName);
+  if (extensions.length === 0) return images;
+  const shipped = (v: NgcImageVerdict) =>
+    Object.keys(v.image.packages).filter((name) => extensions.includes(normalizeName(name))).length;
+  const most = Math.max(0, ...images.map(shipped));
+  return images.filter((v) => shipped(v) === most);
+}
+
 export function chooseContainer(
   kb: KnowledgeBase,
   target: TargetMachine,
   requirements: Requirement[],
   pin: ContainerPin,
 ): ContainerOutcome {
-  const verdicts: NgcImageVerdict[] = kb.judgeNgcImages({
-    computeCapability: target.computeCapability,
-    driverVersion: target.driverVersion ?? NEWEST_DRIVER,
-    cpuArch: target.cpuArch,
-  });
+  const verdicts = kb
+    .ngcImageVerdicts({
+      computeCapability: target.computeCapability,
+      gpuName: target.gpuName,
+      driverVersion: target.driverVersion,
+      cpuArch: target.cpuArch,
+    })
+    .map(fromChoice);
   const rejections = verdicts.filter((v) => !v.runs).map((v) => `${v.image.tag}: ${v.reason}`);
   const excluded = verdicts.filter((v) => v.runs && imageTorchSatisfies(v.image, pin) !== true);
   const excludedByPin = excluded.map((v) => `${v.image.tag} (torch ${v.image.torch})`);
@@ -208,13 +256,16 @@ export function chooseContainer(
   let moved: PinConflict | null = null;
   if (running.length === 0) {
     running = nearestSeriesImages(pin, excluded);
-    if (running.length > 0 && pin.requirement) moved = movedPinConflict(pin.requirement, running[0]!.image);
+    if (running.length > 0 && pin.requirement)
+      moved = movedPinConflict(pin.requirement, running[0]!.image, running[0]!.ref);
   }
   // Prefer an image that also keeps the project's other pins on what it ships (numpy<2), then
   // one the driver runs natively: minor-version compatibility cannot JIT newer PTX, and NVIDIA's
   // image notes ask for the CUDA's own driver. Passed-over images are named in the reason.
   const keeping = running.filter((v) => pinsBroken(v.image, requirements).length === 0);
-  const preferred = keeping.length > 0 ? keeping : running;
+  // Then one that ships more of the project's compiled extensions (25.10 bundles flash-attn): NVIDIA's
+  // build for its torch instead of an hour of compiling, or a wheel built for another torch.
+  const preferred = mostExtensionsShipped(kb, keeping.length > 0 ? keeping : running, requirements);
   const chosen = preferred.find((v) => v.driver === "native") ?? preferred[0];
   if (!chosen)
     return {
@@ -226,7 +277,7 @@ export function chooseContainer(
       pinRejection,
       movedPin: null,
     };
-  if (moved) moved = movedPinConflict(pin.requirement!, chosen.image);
+  if (moved) moved = movedPinConflict(pin.requirement!, chosen.image, chosen.ref);
   const image = chosen.image;
   const toolkit = kb.cudaToolkit(image.cuda);
   const requiredDriver = image.minDriverLinux ?? toolkit?.minDriverLinux ?? NEWEST_DRIVER;
@@ -241,7 +292,7 @@ export function chooseContainer(
   const decisions: Decision[] = [
     {
       topic: "base image",
-      choice: image.image,
+      choice: chosen.ref,
       reason:
         `newest NGC PyTorch image that runs here${chosen.driver === "native" && running.length > 1 && running[0] !== chosen ? " with its own CUDA driver" : ""}${pinNote}: ${target.driverVersion === null ? `it covers compute capability ${target.computeCapability} on ${target.cpuArch}` : chosen.reason}` +
         passedOver(
@@ -270,6 +321,7 @@ export function chooseContainer(
   return {
     choice: {
       image,
+      ref: chosen.ref,
       protected: protectedPackages,
       imports: TORCH_COMPANIONS.filter((name) => required.has(name)),
     },

@@ -5,11 +5,12 @@
 import type { Requirement } from "../facts/schema.js";
 import type { KnowledgeBase, TorchBuildChoice } from "../kb/index.js";
 import { NEWEST_DRIVER } from "./choose-container.js";
+import { compareVersions } from "../util/version.js";
 import { choosePython, pythonPinChangeMessage, relaxPythonPins, type PythonLimit } from "./choose-python.js";
 import { routedVariant, type PackageRoute } from "../project/torch-routes.js";
 import { seriesAccepts } from "../project/series.js";
 import { torchPin } from "../project/torch-pin.js";
-import type { Decision, NativeChoice, TargetMachine } from "./types.js";
+import type { Decision, LineChange, NativeChoice, TargetMachine } from "./types.js";
 
 export interface NativeOutcome {
   choice: NativeChoice | null;
@@ -23,6 +24,8 @@ export interface NativeOutcome {
   routeConflict: string | null;
   /** Python pins changed because no runnable build has wheels for a Python they allow, with their diffs. */
   pythonPinConflicts: string[];
+  /** The same changes as line edits (pins that name a manifest line). */
+  pythonLineChanges: LineChange[];
 }
 
 export interface NativeInputs {
@@ -31,6 +34,8 @@ export interface NativeInputs {
   torchSpecifier: string;
   /** The policy changed the pin: the local variant it named goes with it. */
   pinChanged: boolean;
+  /** Where the project's environment lives: a uv venv, or its pixi workspace. */
+  environment: "uv" | "pixi";
   /** --python */
   wantedPython: string | null;
   /** requires-python and the conda manifests' python pins. */
@@ -38,6 +43,17 @@ export interface NativeInputs {
   /** Every runtime requirement: pinned compiled ones bound the Python. */
   requirements: Requirement[];
   routes: PackageRoute[];
+}
+
+/** Builds ordered newest series first and, within a series, oldest CUDA first (PyPI's default on a tie). */
+function oldestCudaOfNewest(choices: TorchBuildChoice[]): TorchBuildChoice[] {
+  const cudaOf = (c: TorchBuildChoice) => c.build.cuda ?? "0";
+  return [...choices].sort(
+    (a, b) =>
+      compareVersions(b.build.torch, a.build.torch) ||
+      compareVersions(cudaOf(a), cudaOf(b)) ||
+      Number(b.build.pypiDefault) - Number(a.build.pypiDefault),
+  );
 }
 
 /** The torch route to `variant`, as the reason quotes it. */
@@ -50,11 +66,16 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
   const { torchRequirement, wantedPython, pythonLimits } = inputs;
   const evaluation = kb.evaluateTorchBuilds({
     computeCapability: target.computeCapability,
+    gpuName: target.gpuName,
     driverVersion: target.driverVersion ?? NEWEST_DRIVER,
     cpuArch: target.cpuArch,
   });
   const rejections = evaluation.rejected.map((r) => `torch ${r.build.torch} ${r.build.variant}: ${r.reason}`);
-  const native = evaluation.choices.filter((c) => c.runs === "sass");
+  const ranked = evaluation.choices.filter((c) => c.runs === "sass");
+  // Without a driver, the newest torch on the oldest CUDA it is built for: the plan then needs the
+  // oldest driver it can (issue 22: cu132 and driver 595 were planned for a machine whose driver
+  // nobody gave), and says which in its driver decision.
+  const native = target.driverVersion === null ? oldestCudaOfNewest(ranked) : ranked;
   for (const c of evaluation.choices.filter((c) => c.runs !== "sass"))
     rejections.push(
       `torch ${c.build.torch} ${c.build.variant}: only through PTX JIT (${c.via.join(", ")}), not native`,
@@ -141,13 +162,14 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
       decisions.push({
         topic: "driver",
         choice: `${requiredDriver} or newer`,
-        reason: `the target's driver is not known (pass --driver to plan for yours); CUDA ${build.cuda} needs ${requiredDriver}, and setup-native.sh checks it`,
+        reason: `the target's driver is not known (pass --driver to plan for yours), so the plan takes torch ${build.torch} on the oldest CUDA it is built for here: CUDA ${build.cuda} needs ${requiredDriver}, and setup-native.sh checks it`,
         sources: toolkit?.sources.map((s) => s.url) ?? [],
       });
     return {
       choice: {
         build,
         python,
+        environment: inputs.environment,
         indexName: `pytorch-${build.variant}`,
         protected: [{ name: "torch", version: null, why: `torch ${build.torch} from ${build.indexUrl}` }],
       },
@@ -157,6 +179,9 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
       torchPinConflict,
       routeConflict,
       pythonPinConflicts: (pythonChanges ?? []).map((c) => pythonPinChangeMessage(c, build, target.gpuName)),
+      pythonLineChanges: (pythonChanges ?? []).flatMap((c) =>
+        c.limit.raw && c.limit.origin ? [{ origin: c.limit.origin, from: c.limit.raw, to: c.to }] : [],
+      ),
     };
   }
   return {
@@ -167,5 +192,6 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
     torchPinConflict,
     routeConflict,
     pythonPinConflicts: [],
+    pythonLineChanges: [],
   };
 }

@@ -12,6 +12,7 @@ import {
   type WheelPythonsAnswer,
 } from "../kb/index.js";
 import type { TorchBuildRow } from "../kb/types.js";
+import { normalizeName } from "../util/package-name.js";
 import { satisfies } from "../util/pep440.js";
 import { compareVersions, majorMinor, versionParts } from "../util/version.js";
 
@@ -34,6 +35,8 @@ export interface PythonLimit {
   /** The manifest line it comes from ("python = \"3.11.*\"", pixi.toml:16); null for requires-python. */
   raw: string | null;
   origin: string | null;
+  /** A dependency's own requires-python (knowledge base): no line of the project's changes it. */
+  dependency?: boolean;
 }
 
 export interface PythonInputs {
@@ -42,6 +45,36 @@ export interface PythonInputs {
   wantedOrigin: "--python" | "the target's Python" | null;
   pythonLimits: PythonLimit[];
   requirements: Requirement[];
+}
+
+/**
+ * The requires-python of the project's dependencies where the KB knows the release that installs
+ * (uv.lock's, an exact pin's, or the one release row an unpinned name has): limits like the
+ * project's own, except that no manifest line of the user's can change them.
+ */
+export function dependencyPythonLimits(
+  kb: KnowledgeBase,
+  requirements: Requirement[],
+  locked: Map<string, string>,
+): PythonLimit[] {
+  const limits: PythonLimit[] = [];
+  for (const requirement of requirements) {
+    if (WITH_THE_BUILD.has(requirement.normalizedName)) continue;
+    const exact = /^\s*===?\s*([0-9][0-9a-z.+!]*)\s*$/i.exec(requirement.specifier)?.[1] ?? null;
+    const version = locked.get(requirement.normalizedName) ?? exact;
+    const answer = kb.packageRequirements(requirement.normalizedName, version);
+    const pythons = new Set(answer.rows.map((row) => row.requiresPython ?? ""));
+    const only = pythons.size === 1 ? [...pythons][0] : undefined;
+    if (!only) continue;
+    limits.push({
+      specifier: only,
+      raw: `${requirement.name}${version ? ` ${version}` : ""} requires-python ${only}`,
+      origin:
+        version && locked.has(requirement.normalizedName) ? "uv.lock, knowledge base" : "knowledge base",
+      dependency: true,
+    });
+  }
+  return limits;
 }
 
 function limitName(limit: PythonLimit, style: "excluded" | "allowed"): string {
@@ -148,7 +181,14 @@ export function choosePython(
   // Where some requirement's Pythons are not known, the newest Python is where a package is most
   // likely to lack a wheel or exclude it (unsloth 2025.12.9: <3.14): stay one minor below it, where
   // another Python fits.
-  const unsure = unknownPythonSupport(inputs.requirements, known);
+  const knownByKb = new Set(
+    inputs.pythonLimits
+      .filter((l) => l.dependency)
+      .map((l) => normalizeName((l.raw ?? "").split(" ")[0] ?? "")),
+  );
+  const unsure = unknownPythonSupport(inputs.requirements, known).filter(
+    (r) => !knownByKb.has(r.normalizedName),
+  );
   const stepDown = unsure.length > 0 && fitting.length > 1;
   if (stepDown)
     excluded.unshift(
@@ -218,6 +258,8 @@ export function relaxPythonPins(build: TorchBuildRow, limits: PythonLimit[]): Py
   const changes: PythonPinChange[] = [];
   for (const limit of limits) {
     if (pythons.some((p) => satisfies(`${p}.0`, limit.specifier) !== false)) continue;
+    // A dependency's requires-python is not the user's to change: no smaller change exists.
+    if (limit.dependency) return null;
     const anchor = /\d+\.\d+/.exec(limit.specifier)?.[0];
     if (!anchor) return null;
     const python = [...pythons]

@@ -10,12 +10,14 @@ import { basename } from "node:path";
 import { projectName } from "./project-name.js";
 import { chooseContainer, type ContainerOutcome } from "./choose-container.js";
 import { chooseNative, type NativeOutcome } from "./choose-native.js";
+import { dependencyPythonLimits } from "./choose-python.js";
+import { normalizeName } from "../util/package-name.js";
 import { projectRequirements } from "../project/requirements.js";
 import type { CondaPythonPin } from "../project/conda-requirements.js";
 import { satisfies } from "../util/pep440.js";
 import { applyProtection, UNKNOWN_VERSION } from "./protect.js";
 import { decideSourceBuilds } from "./source-builds.js";
-import { compareVersions, versionParts } from "../util/version.js";
+import { versionParts } from "../util/version.js";
 import { nvccNeeded } from "./nvcc.js";
 import { decideJitToolchain } from "./jit-toolchain.js";
 import { torchRoutes, type PackageRoute } from "../project/torch-routes.js";
@@ -25,6 +27,7 @@ import type {
   ContainerChoice,
   Decision,
   InitOptions,
+  LineChange,
   NativeChoice,
   PinConflict,
   Plan,
@@ -73,21 +76,6 @@ interface Candidates {
   pinChange: PinChange | null;
 }
 
-/**
- * NVIDIA builds separate Jetson containers (the YY.MM-py3-igpu tags) that the planner does not
- * choose (no first-hand run on a Jetson GPU is recorded for them): where nothing else runs on a
- * Jetson part, say they exist rather than let "no image runs" stand alone.
- */
-function jetsonImagesNote(kb: KnowledgeBase, target: TargetMachine): string {
-  if (!kb.arch(target.computeCapability)?.tegra) return "";
-  const tags = kb.data.ngcImages
-    .filter((row) => row.platforms.igpu === true)
-    .map((row) => row.tag)
-    .sort(compareVersions);
-  if (tags.length === 0) return "";
-  return `; NVIDIA's Jetson containers (nvcr.io/nvidia/pytorch:TAG-py3-igpu, ${tags[0]} to ${tags[tags.length - 1]} in the knowledge base, each for one JetPack release: NVIDIA's 'PyTorch for Jetson' table) are built for Jetson GPUs, but gpuprep does not plan them`;
-}
-
 /** The pins a plan would drop, as the reason names them. */
 function droppedPins(drops: PinConflict[]): string {
   return drops.map((c) => c.requirement?.raw ?? c.pin ?? c.message.split(":")[0]).join(", ");
@@ -130,7 +118,6 @@ function strategyError(
   failure: StrategyFailure,
   target: TargetMachine,
   { container, native }: Candidates,
-  jetsonNote: string,
 ): UserError {
   const where = `compute capability ${target.computeCapability}, ${target.cpuArch}, driver ${target.driverVersion ?? "not given"}`;
   const containerWhyNot = whyNot(container.rejections, "the knowledge base has no NGC image rows");
@@ -142,10 +129,9 @@ function strategyError(
         failure === "pin-excludes-every-image"
           ? `no NGC PyTorch image that runs on ${target.gpuName} (${where}) has a torch the project accepts: ${container.pinRejection}`
           : `no NGC PyTorch image runs on ${target.gpuName} (${where}): ${containerWhyNot}`,
-        (native.choice
+        native.choice
           ? `--strategy native plans torch ${native.choice.build.torch} ${native.choice.build.variant} from the PyTorch index instead`
-          : `a native plan fails here too (${nativeWhyNot}); pass the driver you will have with --driver`) +
-          jetsonNote,
+          : `a native plan fails here too (${nativeWhyNot}); pass the driver you will have with --driver`,
       );
     case "no-native-build":
       return new UserError(
@@ -155,7 +141,7 @@ function strategyError(
     case "nothing-runs":
       return new UserError(
         `neither an NGC image nor a PyTorch wheel runs on ${target.gpuName} (${where})`,
-        `container: ${containerWhyNot}. native: ${nativeWhyNot}${jetsonNote}`,
+        `container: ${containerWhyNot}. native: ${nativeWhyNot}`,
       );
   }
 }
@@ -164,7 +150,6 @@ function pickStrategy(
   options: InitOptions,
   target: TargetMachine,
   candidates: Candidates,
-  jetsonNote: string,
 ): { strategy: Strategy; decision: Decision } {
   const { container, native } = candidates;
   const lag =
@@ -185,7 +170,7 @@ function pickStrategy(
     imageLag: lag,
     maxImageLag: MAX_NGC_LAG,
   });
-  if (!outcome.ok) throw strategyError(outcome.failure, target, candidates, jetsonNote);
+  if (!outcome.ok) throw strategyError(outcome.failure, target, candidates);
   const reason = strategySentence(outcome.reason, outcome.strategy, target, candidates, lag);
   return {
     strategy: outcome.strategy,
@@ -217,7 +202,7 @@ function containerConflicts(
   const torch = torchPinConflicts(requirements, pinChange ?? container.movedPin);
   const conflicts = [
     ...torch.conflicts,
-    ...applyProtection(torch.others, choice.protected, choice.image.image, true).conflicts,
+    ...applyProtection(torch.others, choice.protected, choice.ref, true).conflicts,
   ];
   const imagePython = choice.image.python;
   for (const pin of pythonPins)
@@ -286,20 +271,47 @@ function readPlanInputs(project: ProjectFacts, target: TargetMachine, options: I
   return { requirements, torchRequirement, routes, pythonPins, duplicates, notes };
 }
 
+/**
+ * A project managed by pixi alone (a pixi.toml, no pyproject.toml or requirements files) keeps its
+ * workspace natively: pixi.toml is edited and `pixi install` run, never a uv venv beside it.
+ */
+function nativeEnvironment(project: ProjectFacts): "uv" | "pixi" {
+  const pixiOnly =
+    project.pyproject === null &&
+    project.requirementsFiles.length === 0 &&
+    (project.condaManifests ?? []).some((m) => m.kind === "pixi" && m.path.endsWith("pixi.toml"));
+  return pixiOnly ? "pixi" : "uv";
+}
+
+/** Package versions uv.lock holds (one per name where it locks exactly one). */
+function lockedVersions(project: ProjectFacts): Map<string, string> {
+  const out = new Map<string, string>();
+  const packages = project.uvLock?.packages ?? [];
+  for (const entry of packages) {
+    if (!entry.version) continue;
+    const name = normalizeName(entry.name);
+    const versions = new Set(packages.filter((p) => normalizeName(p.name) === name).map((p) => p.version));
+    if (versions.size === 1) out.set(name, entry.version);
+  }
+  return out;
+}
+
 /** What runs on the target, for the pin policy: native builds' series and running images' torch. */
 function runnableTorch(kb: KnowledgeBase, target: TargetMachine): RunnableTorch {
   const query = {
     computeCapability: target.computeCapability,
+    gpuName: target.gpuName,
     driverVersion: target.driverVersion ?? NEWEST_DRIVER,
     cpuArch: target.cpuArch,
   };
   return {
+    knownSeries: kb.data.torchBuilds.map((row) => row.torch),
     nativeSeries: kb
       .evaluateTorchBuilds(query)
       .choices.filter((c) => c.runs === "sass")
       .map((c) => c.build.torch),
     imageTorches: kb
-      .judgeNgcImages(query)
+      .ngcImageVerdicts({ ...query, driverVersion: target.driverVersion })
       .filter((v) => v.runs)
       .map((v) => v.image.torch),
   };
@@ -324,12 +336,14 @@ function weighCandidates(
     torchRequirement,
     torchSpecifier: policy.specifier,
     pinChanged: policy.change !== null,
+    environment: nativeEnvironment(project),
     wantedPython: options.python,
     pythonLimits: [
       ...(project.pyproject?.requiresPython
         ? [{ specifier: project.pyproject.requiresPython, raw: null, origin: null }]
         : []),
       ...pythonPins,
+      ...dependencyPythonLimits(kb, requirements, lockedVersions(project)),
     ],
     requirements,
     routes,
@@ -361,8 +375,24 @@ function chosenBase(strategy: Strategy, candidates: Candidates): ChosenBase {
 
 function protectedBy(base: ChosenBase): { packages: ProtectedPackage[]; name: string } {
   return base.strategy === "container"
-    ? { packages: base.choice.protected, name: base.choice.image.image }
+    ? { packages: base.choice.protected, name: base.choice.ref }
     : { packages: base.choice.protected, name: "the planned torch" };
+}
+
+/**
+ * A driver past the last branch that supports the GPU (Volta ends with R580) runs nothing on it,
+ * whatever the build: said before any candidate is weighed.
+ */
+function refuseUnsupportedDriver(kb: KnowledgeBase, target: TargetMachine): void {
+  if (!target.driverVersion) return;
+  const gpu = kb.gpu(target.gpuName);
+  if (!gpu) return;
+  const check = kb.checkDriverForGpu(gpu, target.driverVersion);
+  if (check.verdict === "too-new")
+    throw new UserError(
+      `driver ${target.driverVersion} does not support ${target.gpuName}: ${check.reason}`,
+      "plan for a driver of a supported branch with --driver (nvidia-smi shows yours)",
+    );
 }
 
 /** Natively there is no service to add: a Jupyter server on the host would run outside any container. */
@@ -401,7 +431,7 @@ function planWarnings(inputs: PlanInputs, base: ChosenBase, options: InitOptions
   for (const pin of inputs.requirements.filter((r) => r.normalizedName === "numpy" && r.specifier !== ""))
     if (image && image.numpy === null)
       warnings.push(
-        `${pin.raw}: the knowledge base does not know the numpy of ${image.image}; the build pins the image's own numpy and pip stops there if it is outside ${pin.specifier}`,
+        `${pin.raw}: the knowledge base does not know the numpy of ${base.strategy === "container" ? base.choice.ref : image.image}; the build pins the image's own numpy and pip stops there if it is outside ${pin.specifier}`,
       );
   return warnings;
 }
@@ -449,9 +479,10 @@ export function makePlan(
 ): Plan {
   // First: a name that cannot be written into the generated files stops init before anything else.
   const named = projectName(project.pyproject?.name, basename(project.dir));
+  refuseUnsupportedDriver(kb, target);
   const inputs = readPlanInputs(project, target, options);
   const candidates = weighCandidates(kb, project, target, options, inputs);
-  const { strategy, decision } = pickStrategy(options, target, candidates, jetsonImagesNote(kb, target));
+  const { strategy, decision } = pickStrategy(options, target, candidates);
   refuseNativeJupyter(options, strategy);
   const base = chosenBase(strategy, candidates);
   const guarded = protectedBy(base);
@@ -475,7 +506,20 @@ export function makePlan(
     strategy,
     sourceBuilds.askedJitPackages.length > 0,
   );
+  const lineChanges: LineChange[] = [
+    ...(candidates.pinChange
+      ? [
+          {
+            origin: candidates.pinChange.origin,
+            from: candidates.pinChange.from,
+            to: candidates.pinChange.to,
+          },
+        ]
+      : []),
+    ...(base.strategy === "native" ? base.outcome.pythonLineChanges : []),
+  ];
   const common: PlanBase = {
+    lineChanges,
     project: {
       dir: project.dir,
       name: named.name,

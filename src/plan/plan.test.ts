@@ -39,8 +39,9 @@ test("DGX Spark on driver 580: the image its driver runs natively beats a newer 
   );
 });
 
-test("RTX 5070 Ti on driver 580: a container on 25.10; on 570 the newest image that runs is too old and auto says why", () => {
-  assert.equal(containerOf(plan("torchvision\n", "rtx-5070-ti", "580", "container"))?.image.tag, "25.10");
+test("RTX 5070 Ti on driver 580: a container on 25.11; on 570 the newest image that runs is too old and auto says why", () => {
+  // 25.11: the newest image whose torch arch list has sm_120 and whose CUDA (13.0) 580 runs natively.
+  assert.equal(containerOf(plan("torchvision\n", "rtx-5070-ti", "580", "container"))?.image.tag, "25.11");
   const auto = plan("torchvision\n", "rtx-5070-ti", "570", "auto");
   assert.equal(auto.strategy, "native");
   assert.match(decision(auto, "strategy"), /25\.03, .*\d+ minor releases behind the native torch 2\.\d+/);
@@ -61,8 +62,8 @@ test("auto on an H100 (captured on the device machine): an NGC image several min
   assert.equal(result.strategy, "native");
   assert.match(
     decision(result, "strategy"),
-    /25\.08, .*torch 2\.8\.0a0\+34c6371d24\.nv25\.08.*\d+ minor releases behind the native torch 2\.\d+/,
+    /25\.11, .*torch 2\.10\.0a0\+b558c986e8\.nv25\.11.*\d+ minor releases behind the native torch 2\.\d+/,
   );
   // Asked for, the container is planned on the newest image that runs natively on driver 580.
-  assert.equal(containerOf(plan("torch\n", "h100", "580.159.04", "container"))?.image.tag, "25.08");
+  assert.equal(containerOf(plan("torch\n", "h100", "580.159.04", "container"))?.image.tag, "25.11");
 });

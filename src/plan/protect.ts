@@ -36,7 +36,7 @@ export function applyProtection(
       conflicts.push({
         requirement,
         provided,
-        message: `${requirement.raw} (${requirement.origin}) would replace ${baseName}'s ${kept.name} ${provided} with a build from ${requirement.url}; left out`,
+        message: `${requirement.raw} (${requirement.origin}) would replace ${baseName}'s ${kept.name}${kept.version ? ` ${kept.version}` : ""} with a build from ${requirement.url}; left out (${kept.why})`,
       });
     } else if (reportUnknown && kept.version === null && requirement.specifier !== "") {
       conflicts.push({

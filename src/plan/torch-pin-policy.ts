@@ -10,7 +10,8 @@
  */
 import type { ProjectFacts, Requirement } from "../facts/schema.js";
 import { satisfies } from "../util/pep440.js";
-import { compareVersions, majorMinor, versionParts } from "../util/version.js";
+import { compareVersions, majorMinor } from "../util/version.js";
+import { anchorSeries, nearestSeries } from "../project/nearest-series.js";
 import { seriesAccepts } from "../project/series.js";
 import { torchPin } from "../project/torch-pin.js";
 import type { PinConflict } from "./types.js";
@@ -35,32 +36,16 @@ export interface TorchPinPolicy {
 
 /** What runs on the target, as the policy weighs it. */
 export interface RunnableTorch {
+  /** Every release series the KB knows a build of, on any GPU ("2.14"): the edge of what can be judged. */
+  knownSeries: string[];
   /** Release series of builds with code for the GPU ("2.9"). */
   nativeSeries: string[];
   /** The torch of each image that runs ("2.9.0a0+50eac811a6"), judged as pip judges an installed one. */
   imageTorches: string[];
 }
 
-/** The release series a specifier is about: the highest release it names ("==2.5.1" -> 2.5, "<2.8" -> 2.8). */
-function anchorSeries(specifier: string): string | null {
-  const releases = [...specifier.matchAll(/\d+(?:\.\d+)+/g)].map((m) => majorMinor(m[0]));
-  return releases.sort(compareVersions).pop() ?? null;
-}
-
-/** Distance between two series in minor releases (majors count as 100). */
-function seriesDistance(a: string, b: string): number {
-  const [aMajor = 0, aMinor = 0] = versionParts(a);
-  const [bMajor = 0, bMinor = 0] = versionParts(b);
-  return Math.abs(aMajor * 100 + aMinor - (bMajor * 100 + bMinor));
-}
-
-/** The runnable series nearest the pin; on a tie, the newer one. */
-function nearestSeries(anchor: string, runnable: string[]): string | null {
-  const sorted = [...new Set(runnable)].sort(compareVersions).reverse();
-  let best: string | null = null;
-  for (const series of sorted)
-    if (best === null || seriesDistance(series, anchor) < seriesDistance(best, anchor)) best = series;
-  return best;
+function newestKnown(runnable: RunnableTorch): string {
+  return [...runnable.knownSeries].sort(compareVersions).pop() ?? "0";
 }
 
 /** The manifest line with the new series, in its own syntax (a conda spec in pixi.toml, PEP 508 elsewhere). */
@@ -102,7 +87,11 @@ export function decideTorchPin(
   const pool =
     runnable.nativeSeries.length > 0 ? runnable.nativeSeries : runnable.imageTorches.map(majorMinor);
   const anchor = anchorSeries(specifier);
-  const series = anchor ? nearestSeries(anchor, pool) : null;
+  // A pin on releases newer than any the KB knows (torch>=2.15) is about what gpuprep cannot judge:
+  // it stays, and the plan says what it does not know instead of claiming nothing runs.
+  if (!anchor || compareVersions(anchor, newestKnown(runnable)) > 0)
+    return { requirement, specifier, change: null };
+  const series = nearestSeries(specifier, pool);
   if (!series) return { requirement, specifier, change: null };
   const line = changedLine(project, requirement, series);
   return {

@@ -129,6 +129,8 @@ export interface InitOptions {
 
 export interface ContainerChoice {
   image: NgcImageRow;
+  /** The reference to pull: the tag's image for this CPU, or its -igpu image on a Jetson. */
+  ref: string;
   protected: ProtectedPackage[];
   /**
    * Modules the project requires that the image itself provides (torchvision ...), imported at the
@@ -139,6 +141,11 @@ export interface ContainerChoice {
 
 export interface NativeChoice {
   build: TorchBuildRow;
+  /**
+   * The environment the project keeps: a uv venv, or its own pixi workspace (pixi.toml edited to a
+   * torch that runs, then `pixi install`), so a pixi project stays one (issue 22 item 6).
+   */
+  environment: "uv" | "pixi";
   /** Python for the venv, "3.12". */
   python: string;
   /** The uv index name the project's pyproject gets for torch, e.g. "pytorch-cu130". */
@@ -146,8 +153,18 @@ export interface NativeChoice {
   protected: ProtectedPackage[];
 }
 
+/** A manifest line the plan changed (a pin no build on the GPU satisfies), said once as a diff. */
+export interface LineChange {
+  /** "pixi.toml:12", "requirements.txt:1" */
+  origin: string;
+  from: string;
+  to: string;
+}
+
 /** What every plan has, whichever the strategy. */
 export interface PlanBase {
+  /** Pins the plan changed because nothing on the GPU satisfies them; a pixi plan writes them into pixi.toml. */
+  lineChanges: LineChange[];
   project: { dir: string; name: string; hasPyproject: boolean; requirementsFiles: string[] };
   target: TargetMachine;
   /** The driver the chosen setup needs at least (the host's when known). */

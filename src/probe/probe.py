@@ -1,10 +1,11 @@
 # gpuprep probe: run by the *target* Python (any CPython >= 3.8, stdlib only); prints one JSON
 # document {"host": ..., "python": ...} matching ProbeOutputSchema in src/facts/schema.ts.
 #
-# CLI contract:  python3 - [--fast] [--child-timeout SECONDS] [--nonce HEX]
+# CLI contract:  python3 - [--fast] [--gpu-health] [--child-timeout SECONDS] [--nonce HEX]
 #                          [--extensions "MODULE=DIST,... ..."] [--import MODULE]... < probe.py
 #   --extensions: the known extensions (gpuprep passes the KB's import-checks table), each
 #   import-checked when installed; --import: a module the user named, import-checked in any case.
+#   --gpu-health: also the passive GPU health counters (host.gpuHealth; fleet asks for them).
 #   stdout: the JSON document on one line; run by gpuprep, that line is the payload frame
 #   "@gpuprep-frame NONCE probe {...}" of frame.py, with the nonce from GPUPREP_FRAME_CHANNEL (a
 #   line gpuprep puts before this file), so a sitecustomize or extension that prints a {"host"
@@ -357,6 +358,170 @@ def nvidia_facts(children):
         if facts["driverVersion"] is None:
             match = re.search(r"Driver Version:\s*([0-9.]+)", header["stdout"])
             facts["driverVersion"] = match.group(1) if match else None
+    return facts
+
+
+# ---------------------------------------------------------------- passive GPU health (--gpu-health)
+# Read-only counters the driver keeps, as DCGM's health watches and NVIDIA's debug guide read them:
+# ECC counts, retired pages, remapped rows, clock event (throttle) reasons and the fabric state
+# from `nvidia-smi -q -x`, NVLink error counters from `nvidia-smi nvlink -e`, Xid events from the
+# kernel log (`dmesg`), and `dcgmi health -c -j` where DCGM is installed. Nothing is run on the GPU.
+
+
+def start_gpu_health():
+    smi = shutil.which("nvidia-smi")
+    dmesg = shutil.which("dmesg")
+    dcgmi = shutil.which("dcgmi")
+    return {
+        "xml": Child([smi, "-q", "-x"], 20) if smi else None,
+        "nvlink": Child([smi, "nvlink", "-e"], 20) if smi else None,
+        "dmesg": Child([dmesg], 20) if dmesg else None,
+        "dcgmi": Child([dcgmi, "health", "-c", "-j"], 20) if dcgmi else None,
+    }
+
+
+def smi_count(text):
+    """'0' -> 0, '3 bank(s)' -> 3; N/A, [N/A] and empty -> None."""
+    match = re.match(r"^\s*(\d+)", text or "")
+    return int(match.group(1)) if match else None
+
+
+def smi_flag(text):
+    value = (text or "").strip().lower()
+    return True if value in ("yes", "active") else False if value in ("no", "not active") else None
+
+
+def xml_text(node, path):
+    found = node.find(path) if node is not None else None
+    return found.text.strip() if found is not None and found.text is not None else None
+
+
+def ecc_counts(gpu, section):
+    """Correctable and uncorrectable counts of one ECC section, SRAM and DRAM summed (older
+    drivers name them single_bit/double_bit)."""
+    node = gpu.find("ecc_errors/" + section)
+    if node is None:
+        return {"correctable": None, "uncorrectable": None}
+    sums = {"correctable": None, "uncorrectable": None}
+    for child in node:
+        tag = child.tag
+        kind = ("uncorrectable" if "uncorrectable" in tag or tag.startswith("double_bit")
+                else "correctable" if "correctable" in tag or tag.startswith("single_bit") else None)
+        count = smi_count(child.text) if kind else None
+        if count is None:
+            for leaf in child:  # <single_bit><total>0</total></single_bit>
+                if leaf.tag == "total":
+                    count = smi_count(leaf.text)
+        if kind and count is not None:
+            sums[kind] = (sums[kind] or 0) + count
+    return sums
+
+
+def gpu_health_entry(gpu):
+    reasons = gpu.find("clocks_event_reasons")
+    if reasons is None:
+        reasons = gpu.find("clocks_throttle_reasons")  # drivers before 535
+    active = []
+    for child in (reasons if reasons is not None else []):
+        if smi_flag(child.text):
+            active.append(re.sub(r"^clocks_(event|throttle)_reason_", "", child.tag))
+    remap = gpu.find("remapped_rows")
+    return {
+        "pciBusId": xml_text(gpu, "pci/pci_bus_id") or gpu.get("id"),
+        "uuid": xml_text(gpu, "uuid"),
+        "eccMode": xml_text(gpu, "ecc_mode/current_ecc"),
+        "eccVolatile": ecc_counts(gpu, "volatile"),
+        "eccAggregate": ecc_counts(gpu, "aggregate"),
+        "retiredPages": {
+            "singleBit": smi_count(xml_text(gpu, "retired_pages/multiple_single_bit_retirement/retired_count")),
+            "doubleBit": smi_count(xml_text(gpu, "retired_pages/double_bit_retirement/retired_count")),
+            "pending": smi_flag(xml_text(gpu, "retired_pages/pending_retirement")),
+        },
+        "remappedRows": None if remap is None else {
+            "correctable": smi_count(xml_text(remap, "remapped_row_corr")),
+            "uncorrectable": smi_count(xml_text(remap, "remapped_row_unc")),
+            "pending": smi_flag(xml_text(remap, "remapped_row_pending")),
+            "failure": smi_flag(xml_text(remap, "remapped_row_failure")),
+        },
+        "clockEventReasons": active,
+        "fabric": {"state": nvidia_string(xml_text(gpu, "fabric/state") or ""),
+                   "status": nvidia_string(xml_text(gpu, "fabric/status") or "")},
+        "nvlinkErrors": None,
+    }
+
+
+def nvlink_errors(text):
+    """`nvidia-smi nvlink -e`: per GPU (in order), each counter summed over the links."""
+    per_gpu = []
+    for line in text.splitlines():
+        if re.match(r"^GPU \d+:", line):
+            per_gpu.append({})
+            continue
+        for link, name, value in re.findall(r"Link (\d+): ([A-Za-z][A-Za-z -]*?): (\d+)", line):
+            if per_gpu:
+                key = name.strip()
+                per_gpu[-1][key] = per_gpu[-1].get(key, 0) + int(value)
+    return per_gpu
+
+
+XID_LINE = re.compile(r"NVRM: Xid \((?:PCI:)?([^)]*)\): (\d+),\s*(.*)")
+
+
+def xid_events(text):
+    events = {}
+    for line in text.splitlines():
+        match = XID_LINE.search(line)
+        if not match:
+            continue
+        key = (match.group(1), int(match.group(2)))
+        entry = events.setdefault(key, {"pci": key[0], "code": key[1], "count": 0, "last": ""})
+        entry["count"] += 1
+        entry["last"] = match.group(3).strip()[:200]
+    return sorted(events.values(), key=lambda e: (e["pci"], e["code"]))
+
+
+def collected_error(raw, what):
+    if raw is None:
+        return "%s is not on PATH" % what
+    if "spawnError" in raw:
+        return raw["spawnError"]
+    if raw["timedOut"]:
+        return "%s did not answer within 20s" % what
+    if raw["code"] != 0:
+        text = (raw["stderr"] + "\n" + raw["stdout"]).strip()
+        return text.splitlines()[0][:200] if text else "%s exited with %s" % (what, raw["code"])
+    return None
+
+
+def gpu_health_facts(started):
+    import xml.etree.ElementTree as ElementTree
+    raw = {name: child.collect() if child else None for name, child in started.items()}
+    facts = {"status": "ok", "error": collected_error(raw["xml"], "nvidia-smi"), "gpus": [],
+             "xids": {"status": "ok", "error": None, "events": []},
+             "dcgm": {"status": "not-installed", "overall": None, "exitCode": None, "output": None}}
+    if facts["error"] is None:
+        try:
+            root = ElementTree.fromstring(raw["xml"]["stdout"])
+            facts["gpus"] = [gpu_health_entry(gpu) for gpu in root.findall("gpu")]
+        except ElementTree.ParseError as error:
+            facts["error"] = "nvidia-smi -q -x printed no readable XML (%s)" % error
+    if facts["error"] is not None:
+        facts["status"] = "failed"
+    if raw["nvlink"] is not None and collected_error(raw["nvlink"], "nvidia-smi nvlink") is None:
+        for entry, counters in zip(facts["gpus"], nvlink_errors(raw["nvlink"]["stdout"])):
+            entry["nvlinkErrors"] = counters
+    error = collected_error(raw["dmesg"], "dmesg")
+    if error is None:
+        facts["xids"]["events"] = xid_events(raw["dmesg"]["stdout"])
+    else:
+        facts["xids"].update(status="unreadable", error=error)
+    if raw["dcgmi"] is not None:
+        dcgm = raw["dcgmi"]
+        text = dcgm.get("stdout", "") + dcgm.get("stderr", "")
+        match = re.search(r'"?Overall Health"?\s*[:|]\s*"?([A-Za-z]+)', text)
+        facts["dcgm"] = {"status": "failed" if collected_error(dcgm, "dcgmi") else "ok",
+                         "overall": match.group(1) if match else None,
+                         "exitCode": dcgm.get("code"), "output": tail(text, 1000) or None}
     return facts
 
 
@@ -912,12 +1077,15 @@ def cache_dir_facts():
 
 
 def parse_args(argv):
-    options = {"fast": False, "timeout": 60.0, "extensions": [], "imports": [], "nonce": None}
+    options = {"fast": False, "timeout": 60.0, "extensions": [], "imports": [], "nonce": None,
+               "gpu_health": False}
     args = list(argv)
     while args:
         arg = args.pop(0)
         if arg == "--fast":
             options["fast"] = True
+        elif arg == "--gpu-health":
+            options["gpu_health"] = True
         elif arg == "--child-timeout" and args:
             options["timeout"] = float(args.pop(0))
         elif arg == "--extensions" and args and re.match(r"^(\s*[\w.]+=[\w.,-]*)*\s*$", args[0]):
@@ -956,6 +1124,7 @@ def main():
     options = parse_args(sys.argv[1:])
     fast, timeout, nonce = options["fast"], options["timeout"], nonce or options["nonce"]
     nvidia_children = start_nvidia_smi()
+    health_children = start_gpu_health() if options["gpu_health"] else None
     toolkit = start_toolkit()
     interpreter = interpreter_facts()
     sys_path = interpreter["sysPath"]
@@ -981,6 +1150,8 @@ def main():
 
     dists = distributions(sys_path)
     host = host_facts(nvidia_children)
+    if health_children is not None:
+        host["gpuHealth"] = gpu_health_facts(health_children)
     python = {
         "interpreter": interpreter,
         "distributions": dists,

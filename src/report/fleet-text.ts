@@ -1,7 +1,9 @@
 /** Human fleet report: groups and how they differ, nodes not checked, drift, the worst findings. */
 import { paintSeverity, type Style } from "./style.js";
 import { FINGERPRINT_LABELS } from "../fleet/fingerprint.js";
-import { describeDifference, nodeListText } from "../fleet/drift.js";
+import { describeDifference } from "../fleet/rule-kit.js";
+import { nodeListText } from "../fleet/hostlist.js";
+import type { NodeCheck } from "../fleet/check.js";
 import type { FingerprintField, FleetReport, MergedFinding, NodeGroup } from "../fleet/types.js";
 import type { Severity } from "../rule-helpers/types.js";
 
@@ -55,6 +57,7 @@ export function renderFleetText(report: FleetReport, style: Style): string {
       `gpuprep fleet ${report.mode} — ${s.nodes} node${s.nodes === 1 ? "" : "s"} via ${report.transport}: ${s.ok} checked, ${s.notOk} not, ${s.groups} group${s.groups === 1 ? "" : "s"}`,
     ),
   );
+  lines.push(style.dim(`Judged against ${report.reference.description}.`));
   lines.push("");
   if (report.groups.length > 0) {
     lines.push(style.bold("Groups (nodes with the same GPU, driver, Python, torch, NCCL, extensions)"));
@@ -109,4 +112,21 @@ export function renderSubmittedJob(
 ): string {
   const dir = jobDir ? ` --job-dir ${jobDir}` : "";
   return `submitted job ${job.jobId} (script ${job.script}); when it has run: gpuprep fleet collect ${job.jobId}${dir}\n`;
+}
+
+/**
+ * `fleet check --node`: one line, what NHC puts in a drain reason and node-problem-detector in a
+ * condition's message (it keeps the first max_output_length characters, 80 in its example config).
+ */
+export function renderNodeCheckLine(check: NodeCheck): string {
+  const reference = check.report.reference.source ?? "the baseline";
+  if (check.problems.length === 0) return `gpuprep: OK: ${check.node} matches ${reference}\n`;
+  const worst = check.problems.some((p) => p.severity === "error") ? "FAIL" : "WARN";
+  const what = check.problems.map((p) => `${p.ruleId.replace(/^fleet-/, "")}: ${firstSentence(p.message)}`);
+  return `gpuprep: ${worst}: ${check.node}: ${what.join("; ")}\n`.replace(/[\r\t]/g, " ");
+}
+
+function firstSentence(text: string): string {
+  const cut = text.search(/\. [A-Z]/);
+  return (cut > 0 ? text.slice(0, cut) : text.replace(/\.$/, "")).slice(0, 160);
 }

@@ -27,6 +27,15 @@ export interface HtmlBar {
   status?: HtmlStatus;
   /** Text after the bar; defaults to the value with the unit. */
   valueText?: string;
+  /** Thresholds drawn across the bar's row as dashed lines (pass / warn limits), in the bar's unit. */
+  marks?: Array<{ value: number; label: string }>;
+}
+
+/** One entry of a chart's legend: a bar colour (by status), the grey reference, or a threshold line. */
+export interface HtmlLegendEntry {
+  kind: "bar" | "reference" | "mark";
+  status?: HtmlStatus;
+  label: string;
 }
 
 export interface HtmlBarsSection {
@@ -35,6 +44,7 @@ export interface HtmlBarsSection {
   unit: string;
   bars: HtmlBar[];
   note?: string;
+  legend?: HtmlLegendEntry[];
 }
 
 export interface HtmlTextSection {
@@ -78,6 +88,9 @@ th{background:#f6f8fa;font-weight:600}
 .status{font-weight:600;text-transform:uppercase;font-size:12px}
 .s-pass{color:var(--pass)}.s-warn{color:var(--warn)}.s-fail{color:var(--fail)}.s-skip{color:var(--skip)}.s-info{color:var(--info)}
 .note{color:#59636e;font-size:12px;margin:6px 0}
+.legend{display:flex;flex-wrap:wrap;gap:14px;font-size:12px;color:#59636e;margin:4px 0 8px}
+.legend .sw{display:inline-block;width:18px;height:10px;border-radius:2px;vertical-align:middle;margin-right:5px}
+.legend .mk{display:inline-block;width:0;height:14px;border-left:2px dashed #1f2328;vertical-align:middle;margin:0 8px 0 6px}
 svg text{font:12px system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;fill:#1f2328}
 @media print{body{padding:0}}
 `;
@@ -119,7 +132,10 @@ export function renderBarsSvg(section: HtmlBarsSection): string {
   const rowHeight = 26;
   const width = labelWidth + barArea + valueWidth;
   const height = section.bars.length * rowHeight + 8;
-  const scale = Math.max(1e-12, ...section.bars.map((b) => Math.max(b.value, b.reference ?? 0)));
+  const scale = Math.max(
+    1e-12,
+    ...section.bars.map((b) => Math.max(b.value, b.reference ?? 0, ...(b.marks ?? []).map((m) => m.value))),
+  );
   const rows = section.bars.map((bar, index) => {
     const y = 4 + index * rowHeight;
     const w = Math.max(1, (bar.value / scale) * barArea);
@@ -129,14 +145,30 @@ export function renderBarsSvg(section: HtmlBarsSection): string {
         : "";
     const fill = BAR_COLORS[bar.status ?? "info"];
     const text = bar.valueText ?? `${formatNumber(bar.value)} ${section.unit}`;
+    const marks = (bar.marks ?? []).map((mark) => {
+      const x = (labelWidth + (mark.value / scale) * barArea).toFixed(1);
+      return `<line x1="${x}" x2="${x}" y1="${y + 1}" y2="${y + rowHeight - 3}" stroke="#1f2328" stroke-width="1.5" stroke-dasharray="3 2"><title>${escapeHtml(mark.label)}</title></line>`;
+    });
     return [
       `<text x="${labelWidth - 8}" y="${y + 16}" text-anchor="end">${escapeHtml(bar.label)}</text>`,
       ref,
       `<rect x="${labelWidth}" y="${y + 6}" width="${w.toFixed(1)}" height="12" fill="${fill}" rx="2"><title>${escapeHtml(text)}</title></rect>`,
+      ...marks,
       `<text x="${labelWidth + barArea + 8}" y="${y + 16}">${escapeHtml(text)}</text>`,
     ].join("");
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeHtml(section.title)}" viewBox="0 0 ${width} ${height}" width="100%" preserveAspectRatio="xMinYMin meet">${rows.join("\n")}</svg>`;
+}
+
+/** The legend above a chart: HTML swatches (not SVG shapes), so charts keep one rect per bar. */
+export function renderLegend(entries: HtmlLegendEntry[]): string {
+  const items = entries.map((entry) => {
+    const label = escapeHtml(entry.label);
+    if (entry.kind === "mark") return `<span><span class="mk"></span>${label}</span>`;
+    const color = entry.kind === "reference" ? "#e6e9ed" : BAR_COLORS[entry.status ?? "info"];
+    return `<span><span class="sw" style="background:${color}"></span>${label}</span>`;
+  });
+  return `<div class="legend">${items.join("")}</div>`;
 }
 
 function renderSection(section: HtmlSection): string {
@@ -144,7 +176,8 @@ function renderSection(section: HtmlSection): string {
   let body: string;
   if (section.kind === "table") body = renderTable(section);
   else if (section.kind === "bars") {
-    body = section.bars.length ? renderBarsSvg(section) : `<p class="note">nothing measured</p>`;
+    const legend = section.legend?.length ? renderLegend(section.legend) : "";
+    body = section.bars.length ? legend + renderBarsSvg(section) : `<p class="note">nothing measured</p>`;
   } else body = section.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join("\n");
   const note = "note" in section && section.note ? `<p class="note">${escapeHtml(section.note)}</p>` : "";
   return `<section>${title}\n${body}\n${note}</section>`;

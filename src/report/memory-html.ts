@@ -5,6 +5,7 @@
  * offline, and can be attached to a ticket as one file.
  */
 import { escapeHtml } from "./html.js";
+import { largestBatchLine } from "./memory-text.js";
 import type { MemoryReport } from "../memory/report-types.js";
 import type { MemoryBreakdown, MemoryEstimate, MeasuredTrial } from "../memory/types.js";
 
@@ -124,7 +125,8 @@ function verdictBlock(report: MemoryReport): string {
     : `<span class="nofit">Does not fit</span>: ${gib(-v.headroomBytes)} missing of ${gib(report.device.usableBytes)} usable`;
   const facts = [
     `${escapeHtml(report.device.name)}: ${gib(report.device.totalBytes)}, usable ${gib(report.device.usableBytes)} after a ${(report.device.marginFraction * 100).toFixed(0)} % margin (${escapeHtml(report.device.source)})`,
-    v.maxBatch !== null ? `largest batch by the estimate: ${v.maxBatch}` : "",
+    escapeHtml(largestBatchLine(report)),
+    report.traceFallback ? `tier: formula - ${escapeHtml(report.traceFallback)}` : "",
     report.measuredMaxBatch !== null ? `largest batch measured: ${report.measuredMaxBatch}` : "",
     report.bestThroughputBatch !== null ? `best time per sample at batch ${report.bestThroughputBatch}` : "",
     report.scaledRule ? `seed 001's rule: ${escapeHtml(scaledRuleLine(report.scaledRule))}` : "",
@@ -139,6 +141,92 @@ function trialsTable(trials: MeasuredTrial[]): string {
       `<tr>${cell(String(t.batch))}${cell(t.status)}${cell(t.peakAllocatedBytes === null ? "—" : gib(t.peakAllocatedBytes))}${cell(t.peakReservedBytes === null ? "—" : gib(t.peakReservedBytes))}${cell(t.stepMs === null ? "—" : `${t.stepMs.toFixed(1)} ms`)}${cell(t.error ?? "")}</tr>`,
   );
   return `<table><thead><tr><th>batch</th><th>result</th><th>peak allocated</th><th>peak reserved</th><th>step time</th><th>error</th></tr></thead><tbody>${rows.join("\n")}</tbody></table>`;
+}
+
+/** Geometry of the memory-against-batch chart, exported so tests check the drawing. */
+export const CURVE = { left: 70, width: 760, top: 20, height: 240 };
+
+/**
+ * Memory against batch size: the estimate's curve (total on the device per estimated batch), the
+ * measured trials (peak reserved, a cross where they failed), the usable line and the answer.
+ * Batches on a log2 axis, bytes linear from 0.
+ */
+export function batchCurve(report: MemoryReport): string {
+  const points = report.estimates
+    .filter((e) => e.tier !== "measured" && e.tier !== "scaled-rule")
+    .sort((a, b) => a.batch - b.batch);
+  const trials = report.trials.filter((t) => t.peakReservedBytes !== null);
+  if (points.length < 2 && trials.length === 0) return "";
+  const { left, width, top, height } = CURVE;
+  const batches = [...points.map((p) => p.batch), ...trials.map((t) => t.batch), report.searchRange.min];
+  const lo = Math.log2(Math.max(1, Math.min(...batches)));
+  const hi = Math.max(lo + 1, Math.log2(Math.max(...batches, report.searchRange.min + 1)));
+  const ymax = Math.max(
+    report.device.totalBytes,
+    ...points.map((p) => p.totalBytes),
+    ...trials.map((t) => t.peakReservedBytes ?? 0),
+    1,
+  );
+  const x = (b: number) => left + ((Math.log2(Math.max(1, b)) - lo) / (hi - lo)) * width;
+  const y = (bytes: number) => top + height - (bytes / ymax) * height;
+  const parts: string[] = [];
+  parts.push(
+    `<line x1="${left}" y1="${top + height}" x2="${left + width}" y2="${top + height}" stroke="#57606a"></line>`,
+  );
+  const path = points
+    .map((p, i) => `${i ? "L" : "M"}${x(p.batch).toFixed(1)},${y(p.totalBytes).toFixed(1)}`)
+    .join(" ");
+  if (points.length > 1)
+    parts.push(
+      `<path class="estimate-curve" d="${path}" fill="none" stroke="#0969da" stroke-width="2"></path>`,
+    );
+  for (const p of points)
+    parts.push(
+      `<circle class="estimate-point" data-batch="${p.batch}" data-bytes="${p.totalBytes}" cx="${x(p.batch).toFixed(1)}" cy="${y(p.totalBytes).toFixed(1)}" r="3.5" fill="#0969da"><title>${escapeHtml(`${p.tier} estimate, batch ${p.batch}: ${gib(p.totalBytes)}`)}</title></circle>`,
+    );
+  for (const t of trials) {
+    const cx = x(t.batch).toFixed(1);
+    const cy = y(t.peakReservedBytes ?? 0).toFixed(1);
+    const label = escapeHtml(
+      `measured batch ${t.batch}: ${t.status}, ${gib(t.peakReservedBytes ?? 0)} reserved`,
+    );
+    parts.push(
+      t.status === "ok"
+        ? `<rect class="trial" data-batch="${t.batch}" x="${Number(cx) - 4}" y="${Number(cy) - 4}" width="8" height="8" fill="#1a7f37"><title>${label}</title></rect>`
+        : `<text class="trial-failed" data-batch="${t.batch}" x="${cx}" y="${cy}" text-anchor="middle" fill="#cf222e">×<title>${label}</title></text>`,
+    );
+  }
+  const uy = y(report.device.usableBytes).toFixed(1);
+  parts.push(
+    `<line class="usable" x1="${left}" y1="${uy}" x2="${left + width}" y2="${uy}" stroke="#cf222e" stroke-dasharray="5 3"></line>`,
+  );
+  parts.push(
+    `<text x="${left + width}" y="${Number(uy) - 4}" text-anchor="end">usable ${escapeHtml(gib(report.device.usableBytes))}</text>`,
+  );
+  const answer = report.verdict.maxBatch;
+  if (answer !== null) {
+    const ax = x(answer).toFixed(1);
+    parts.push(
+      `<line class="answer" x1="${ax}" y1="${top}" x2="${ax}" y2="${top + height}" stroke="#1a7f37" stroke-dasharray="2 2"></line>`,
+    );
+    parts.push(
+      `<text x="${ax}" y="${top + height + 14}" text-anchor="middle">${escapeHtml(`largest: ${answer}`)}</text>`,
+    );
+  }
+  parts.push(
+    `<text x="${left}" y="${top + height + 30}">batch (log scale) ${batches.length ? Math.min(...batches) : ""}</text>`,
+  );
+  parts.push(`<text x="${left - 6}" y="${top + 8}" text-anchor="end">${escapeHtml(gib(ymax))}</text>`);
+  return `<h2>Memory against batch size</h2><svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="memory against batch size" viewBox="0 0 ${left + width + 20} ${top + height + 40}" width="100%">${parts.join("\n")}</svg>`;
+}
+
+function alternativesTable(report: MemoryReport): string {
+  if (report.alternatives.length === 0) return "";
+  const rows = report.alternatives.map(
+    (a) =>
+      `<tr><td>${escapeHtml(a.change)}</td><td>${a.batch}</td><td>${gib(a.totalBytes)}</td><td class="${a.fits ? "fits" : "nofit"}">${a.fits ? "would fit" : "would not fit"}</td></tr>`,
+  );
+  return `<h2>What would fit</h2><table><thead><tr><th>change</th><th>batch</th><th>estimated total</th><th></th></tr></thead><tbody>${rows.join("\n")}</tbody></table>`;
 }
 
 /** The memory section alone, for embedding in a larger report. */
@@ -162,6 +250,8 @@ export function renderMemorySection(report: MemoryReport): string {
     report.estimates.length
       ? breakdownChart(report) + breakdownTable(report)
       : `<p class="note">no estimate</p>`,
+    batchCurve(report),
+    alternativesTable(report),
     report.trials.length ? `<h2>Measured trials</h2>${trialsTable(report.trials)}` : "",
     report.notes.length
       ? `<ul class="note">${report.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>`

@@ -34,6 +34,15 @@ function accuracyLabel(estimate: MemoryEstimate): string {
   return `measured accuracy: median ${a.medianAbsErrorPct} %, p95 ${a.p95AbsErrorPct} % (${a.source})`;
 }
 
+/** The same words in text, JSON (verdict.maxBatch, searchRange) and HTML. */
+export function largestBatchLine(report: MemoryReport): string {
+  const { min, max } = report.searchRange;
+  const tier = report.estimates.find((e) => e.tier === "measured")
+    ? "measured"
+    : (report.estimates[0]?.tier ?? "");
+  return `largest batch that fits in ${min}..${max} (${tier}): ${report.verdict.maxBatch ?? "none"}`;
+}
+
 function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
   return rows.map(
@@ -44,7 +53,10 @@ function table(rows: string[][]): string[] {
 export function renderMemoryText(report: MemoryReport, style: Style): string {
   const out: string[] = [];
   const { verdict, device } = report;
-  const shown = report.estimates.find((e) => e.batch === verdict.maxBatch) ?? report.estimates[0];
+  // The estimate the verdict judged: the one whose total leaves the verdict's headroom.
+  const shown =
+    report.estimates.find((e) => device.usableBytes - e.totalBytes === verdict.headroomBytes) ??
+    report.estimates[0];
   out.push(style.bold(`gpuprep memory: ${report.model.name}`));
   const w = report.work;
   out.push(
@@ -59,12 +71,9 @@ export function renderMemoryText(report: MemoryReport, style: Style): string {
   if (device.totalBytes === 0) {
     out.push(style.yellow("verdict: no GPU to judge against (pass --target NAME or --from facts.json)"));
   } else if (verdict.fits) {
-    // One traced batch is a yes/no for that batch; several are a search for the largest.
-    const at =
-      verdict.maxBatch !== null && report.estimates.length > 1
-        ? `largest batch that fits: ${verdict.maxBatch}`
-        : `batch ${shown?.batch}`;
-    out.push(style.green(`verdict: fits - ${at}, ${formatBytes(verdict.headroomBytes)} to spare`));
+    out.push(
+      style.green(`verdict: fits at batch ${shown?.batch}, ${formatBytes(verdict.headroomBytes)} to spare`),
+    );
   } else {
     out.push(
       style.red(
@@ -72,6 +81,12 @@ export function renderMemoryText(report: MemoryReport, style: Style): string {
       ),
     );
   }
+  if (device.totalBytes > 0) out.push(largestBatchLine(report));
+  if (report.traceFallback) out.push(style.yellow(`tier: formula - ${report.traceFallback}`));
+  for (const alt of report.alternatives)
+    out.push(
+      `  ${alt.fits ? "would fit" : "would not fit"}: ${alt.change} (batch ${alt.batch}: ${formatBytes(alt.totalBytes)})`,
+    );
   out.push(
     `device: ${device.name}, ${formatBytes(device.totalBytes)} (${device.source})` +
       `${device.unified ? ", unified memory" : ""}; usable ${formatBytes(device.usableBytes)} after a ${Math.round(device.marginFraction * 100)} % margin`,
@@ -96,7 +111,7 @@ export function renderMemoryText(report: MemoryReport, style: Style): string {
     for (const note of shown.notes) out.push(style.dim(`  - ${note}`));
     if (report.estimates.length > 1) {
       out.push(
-        `  traced batches: ${report.estimates.map((e) => `${e.batch} -> ${formatBytes(e.totalBytes)}`).join(", ")}`,
+        `  estimated batches: ${report.estimates.map((e) => `${e.batch} -> ${formatBytes(e.totalBytes)}`).join(", ")}`,
       );
     }
     out.push("");

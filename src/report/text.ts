@@ -31,14 +31,20 @@ export function renderText(facts: Facts, findings: Finding[], style: Style): str
   const lines: string[] = [];
   const row = (label: string, value: string) =>
     lines.push(`  ${style.dim(label.padEnd(8))}${oneLine(value)}`);
-  lines.push(style.bold(`gpuprep doctor — ${oneLine(m.target)}`));
+  const named = facts.target.python === "(none)" ? (facts.target.ref ?? "a named machine") : null;
+  lines.push(style.bold(`gpuprep doctor — ${oneLine(named ?? m.target)}`));
   row("os", `${m.os} (${m.cpuArch})`);
   if (m.gpus.length === 0) row("gpu", "none");
   for (const gpu of m.gpus) row("gpu", gpu);
   row("driver", m.driver + (m.driverCuda !== "-" ? `, supports CUDA <= ${m.driverCuda}` : ""));
-  row("python", m.python);
-  row("torch", m.torch);
-  row("numpy", m.numpy);
+  if (named) {
+    // doctor --target: a machine named from the KB, where nothing was gathered.
+    row("python", "not gathered there: only the project's manifests are judged");
+  } else {
+    row("python", m.python);
+    row("torch", m.torch);
+    row("numpy", m.numpy);
+  }
   const overlay = knowledgeBaseOverlay();
   if (overlay)
     row(

@@ -1,6 +1,7 @@
 /** ValidateReport -> text table, HtmlReport and JUnit suites. */
 import type { Style } from "./style.js";
-import type { HtmlBar, HtmlReport, HtmlSection } from "./html.js";
+import type { HtmlBar, HtmlLegendEntry, HtmlReport, HtmlSection } from "./html.js";
+import { jitRows } from "../validate/judge-jit.js";
 import type { JUnitSuite } from "./junit.js";
 import { SdpaDataSchema } from "../validate/payload.js";
 import type { Status, ValidateReport, ValidationItem } from "../validate/report.js";
@@ -37,6 +38,76 @@ function sharedRule(item: ValidationItem): string {
   return ` [${item.ruleId}]${item.docs ? ` ${item.docs}` : ""}`;
 }
 
+/** "bf16 GEMM  yes  ran  710 TFLOP/s  72%": the feature matrix as rows of cells. */
+export function featureRows(report: ValidateReport): string[][] {
+  return (report.featureMatrix ?? []).map((cell) => [
+    cell.feature,
+    cell.arch === "not-on-arch" ? "not on this architecture" : cell.arch === "yes" ? "yes" : "no figure",
+    cell.available === null ? "-" : cell.available ? "yes" : "no",
+    cell.ran ? (cell.ok === false ? "wrong result" : "ran") : "not run",
+    cell.measured ? `${formatValue(cell.measured.value)} ${cell.measured.unit}` : "",
+    cell.ratio !== undefined ? `${(cell.ratio * 100).toFixed(0)}% of ${formatValue(cell.peak ?? 0)}` : "",
+    cell.note,
+  ]);
+}
+
+/** Items that carry the kernels their operation ran: title, backend, busiest kernel. */
+export function provenanceRows(report: ValidateReport): string[][] {
+  return report.items
+    .filter((i) => i.provenance)
+    .map((i) => [i.title, i.provenance?.backend ?? "", (i.provenance?.kernels ?? []).join(" | ")]);
+}
+
+/** Each JIT smoke: first call with and without driver JIT, and the verdict. */
+export function jitTableRows(report: ValidateReport): string[][] {
+  const ms = (smoke: { ok: boolean; firstCallMs?: number | null; error?: string | null } | null) =>
+    !smoke ? "not run" : `${smoke.ok ? "ok" : "FAILED"} ${smoke.firstCallMs?.toFixed(1) ?? "?"} ms`;
+  return jitRows(report.payload).map((row) => [
+    row.name,
+    row.what,
+    ms(row.normal),
+    ms(row.noJit),
+    row.verdict,
+  ]);
+}
+
+function textTable(rows: string[][], header: string[], width = 60): string[] {
+  const all = [header, ...rows].map((row) =>
+    row.map((cell) => (cell.length > width ? `${cell.slice(0, width - 1)}~` : cell)),
+  );
+  const widths = header.map((_, c) => Math.max(...all.map((row) => (row[c] ?? "").length)));
+  return all.map((row) => `  ${row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join("  ")}`.trimEnd());
+}
+
+function extraSections(report: ValidateReport, style: Style): string[] {
+  const lines: string[] = [];
+  const features = featureRows(report);
+  if (features.length > 0) {
+    lines.push(style.bold("Feature matrix (architecture from the knowledge base)"));
+    lines.push(
+      ...textTable(
+        features,
+        ["feature", "architecture", "in torch", "run", "measured", "of dense peak", "note"],
+        48,
+      ),
+    );
+    lines.push("");
+  }
+  const kernels = provenanceRows(report);
+  if (kernels.length > 0) {
+    lines.push(style.bold("Kernel provenance (torch.profiler)"));
+    lines.push(...textTable(kernels, ["operation", "backend", "kernels, busiest first"], 90));
+    lines.push("");
+  }
+  const jit = jitTableRows(report);
+  if (jit.length > 0) {
+    lines.push(style.bold("JIT check: first call with driver JIT / with CUDA_DISABLE_PTX_JIT=1"));
+    lines.push(...textTable(jit, ["call", "library", "with JIT", "without JIT", "verdict"]));
+    lines.push("");
+  }
+  return lines;
+}
+
 export function renderText(report: ValidateReport, style: Style): string {
   const paint: Record<Status, (t: string) => string> = {
     pass: style.green,
@@ -59,9 +130,10 @@ export function renderText(report: ValidateReport, style: Style): string {
     }
     lines.push("");
   }
+  lines.push(...extraSections(report, style));
   const s = report.summary;
   lines.push(
-    `${s.pass} passed, ${s.warn} warnings, ${s.fail} failed, ${s.skip} skipped, ${s.info} reported (${(report.payload.durationMs / 1000).toFixed(1)} s)`,
+    `${s.pass} passed, ${s.warn} warnings, ${s.fail} failed, ${s.skip} skipped, ${s.info} reported (${(report.payload.durationMs / 1000).toFixed(1)} s; captured ${report.createdAt}${report.judgedAt ? `, judged ${report.judgedAt}` : ""})`,
   );
   return lines.join("\n");
 }
@@ -81,45 +153,83 @@ export function toJUnitSuites(report: ValidateReport): JUnitSuite[] {
   }));
 }
 
+/**
+ * One bar per backend and shape. The judged one (sdpa.fused: the best fused backend at the
+ * largest bf16 shape) has its verdict's colour and the least speedup drawn across it; the others
+ * are shown, not judged (blue), and a wrong result is red wherever it is.
+ */
 function sdpaBars(report: ValidateReport): HtmlBar[] {
   const result = report.payload.benchmarks.results.find((r) => r.name === "sdpa" && r.data);
   if (!result) return [];
   const parsed = SdpaDataSchema.safeParse(result.data);
   if (!parsed.success) return [];
+  const fused = report.items.find((i) => i.id === "bench.sdpa.fused");
+  const judged = /best: (\w+) [\d.]+x over manual attention at (\S+) B(\d+) H(\d+) S(\d+) D(\d+)/.exec(
+    fused?.reason ?? "",
+  );
   const bars: HtmlBar[] = [];
   for (const c of parsed.data.cases) {
     if (!c.manual?.medianMs) continue;
-    const shape = `${c.dtype === "bfloat16" ? "bf16" : "fp16"} S${c.seq} D${c.headDim}`;
+    const shape = `${c.dtype === "bfloat16" ? "bf16" : c.dtype === "float16" ? "fp16" : c.dtype} S${c.seq} D${c.headDim}`;
     bars.push({
       label: `manual ${shape}`,
       value: 1,
       status: "skip",
       valueText: `1.00x (${c.manual.medianMs.toFixed(2)} ms)`,
     });
+    const thisShape =
+      judged &&
+      judged[2] === c.dtype &&
+      `${judged[3]}x${judged[4]}x${judged[5]}x${judged[6]}` === `${c.batch}x${c.heads}x${c.seq}x${c.headDim}`;
     for (const [name, run] of [...Object.entries(c.backends), ["default", c.default] as const]) {
       if (!run || !run.speedup || !run.medianMs) continue;
-      bars.push({
+      const isJudged = Boolean(thisShape && judged?.[1] === name && fused);
+      const bar: HtmlBar = {
         label: `${name} ${shape}`,
         value: run.speedup,
-        status: run.ok === false ? "fail" : "pass",
-        valueText: `${run.speedup.toFixed(2)}x (${run.medianMs.toFixed(2)} ms)`,
-      });
+        status: run.ok === false ? "fail" : isJudged ? (fused?.status ?? "info") : "info",
+        valueText: `${run.speedup.toFixed(2)}x (${run.medianMs.toFixed(2)} ms)${isJudged ? " judged" : ""}`,
+      };
+      if (isJudged && fused?.reference)
+        bar.marks = [
+          { value: fused.reference.value, label: `pass from ${fused.reference.value}x manual` },
+          { value: 1, label: "warn from 1x manual" },
+        ];
+      bars.push(bar);
     }
   }
   return bars;
+}
+
+const JUDGED_LEGEND: HtmlLegendEntry[] = [
+  { kind: "bar", status: "pass", label: "judged: pass" },
+  { kind: "bar", status: "warn", label: "judged: warn" },
+  { kind: "bar", status: "fail", label: "judged: fail" },
+  { kind: "bar", status: "info", label: "shown, not judged" },
+];
+
+function peakBar(i: ValidationItem): HtmlBar {
+  const bar: HtmlBar = {
+    label: i.title,
+    value: (i.ratio ?? 0) * 100,
+    reference: 100,
+    status: i.limits ? i.status : "info",
+    valueText: `${figure(i)} (${((i.ratio ?? 0) * 100).toFixed(0)}%)`,
+  };
+  // A limit of 0 (the feature matrix never fails on speed) has no line to draw.
+  if (i.limits)
+    bar.marks = [
+      { value: i.limits.pass * 100, label: `pass from ${(i.limits.pass * 100).toFixed(0)}%` },
+      { value: i.limits.warn * 100, label: `warn from ${(i.limits.warn * 100).toFixed(0)}%` },
+    ].filter((mark) => mark.value > 0);
+  return bar;
 }
 
 export function toHtmlReport(report: ValidateReport): HtmlReport {
   const s = report.summary;
   const peakBars: HtmlBar[] = report.items
     .filter((i) => i.measured && i.reference && i.ratio !== undefined && i.category !== "sdpa")
-    .map((i) => ({
-      label: i.title,
-      value: (i.ratio ?? 0) * 100,
-      reference: 100,
-      status: i.status,
-      valueText: `${figure(i)} (${((i.ratio ?? 0) * 100).toFixed(0)}%)`,
-    }));
+    .map(peakBar);
   const row = (i: ValidationItem) => [{ text: i.status, status: i.status }, i.title, figure(i), i.reason];
   const sections: HtmlSection[] = [
     {
@@ -127,6 +237,11 @@ export function toHtmlReport(report: ValidateReport): HtmlReport {
       title: "Achieved vs peak",
       unit: "% of peak",
       bars: peakBars,
+      legend: [
+        ...JUDGED_LEGEND,
+        { kind: "reference", label: "the peak (100%)" },
+        { kind: "mark", label: "each judged bar's pass and warn limits" },
+      ],
       note: [
         report.gpu?.peak
           ? `GPU peaks: ${report.gpu.peak.name} from the knowledge base (${report.gpu.peak.sources.join(", ")}).`
@@ -139,8 +254,14 @@ export function toHtmlReport(report: ValidateReport): HtmlReport {
       title: "Attention backends (speedup over manual attention)",
       unit: "x",
       bars: sdpaBars(report),
-      note: "Manual attention is softmax(QK^T / sqrt(d)) V with the scores materialised; each backend forced with torch.nn.attention.sdpa_kernel.",
+      legend: [
+        ...JUDGED_LEGEND,
+        { kind: "bar", status: "skip", label: "manual attention (1x)" },
+        { kind: "mark", label: "the judged bar's limits (least speedup for this GPU; 1x)" },
+      ],
+      note: "Manual attention is softmax(QK^T / sqrt(d)) V with the scores materialised; each backend forced with torch.nn.attention.sdpa_kernel. Judged: the best fused backend at the largest bf16 shape.",
     },
+    ...optionalTables(report),
     {
       kind: "table",
       title: "Checks",
@@ -158,7 +279,7 @@ export function toHtmlReport(report: ValidateReport): HtmlReport {
   ];
   return {
     title: "gpuprep validate",
-    subtitle: `${headline(report)}; ${report.createdAt}`,
+    subtitle: `${headline(report)}; captured ${report.createdAt}${report.judgedAt ? `, judged again ${report.judgedAt}` : ""}`,
     summary: [
       { label: "passed", value: s.pass, status: "pass" },
       { label: "warnings", value: s.warn, status: "warn" },
@@ -170,4 +291,45 @@ export function toHtmlReport(report: ValidateReport): HtmlReport {
     ],
     sections,
   };
+}
+
+/** The feature matrix, kernel provenance and JIT tables, where the run has them. */
+function optionalTables(report: ValidateReport): HtmlSection[] {
+  const sections: HtmlSection[] = [];
+  const features = featureRows(report);
+  if (features.length > 0)
+    sections.push({
+      kind: "table",
+      title: "Feature matrix",
+      columns: [
+        "feature",
+        "architecture (knowledge base)",
+        "in this torch",
+        "run",
+        "measured",
+        "of dense peak",
+        "note",
+      ],
+      rows: features,
+      note: "\"not on this architecture\" comes from the knowledge base's GPU row (NVIDIA's datasheets and architecture whitepapers), never from a failed call: such a format is not called.",
+    });
+  const kernels = provenanceRows(report);
+  if (kernels.length > 0)
+    sections.push({
+      kind: "table",
+      title: "Kernel provenance",
+      columns: ["operation", "backend", "kernels (torch.profiler), busiest first"],
+      rows: kernels,
+      note: "SDPA: flash, cudnn, efficient or math; GEMM: cuBLAS, cuBLASLt or CUTLASS, read from the kernel names (src/validate/provenance.ts).",
+    });
+  const jit = jitTableRows(report);
+  if (jit.length > 0)
+    sections.push({
+      kind: "table",
+      title: "JIT check",
+      columns: ["call", "library", "with driver JIT", "with CUDA_DISABLE_PTX_JIT=1", "verdict"],
+      rows: jit,
+      note: "Both children run with CUDA_CACHE_DISABLE=1, so a first call pays the compile a fresh machine pays. native: ran both ways; jit-dependent: ran only through the driver's JIT of PTX.",
+    });
+  return sections;
 }

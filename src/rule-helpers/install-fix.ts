@@ -10,6 +10,7 @@ import { installCommands } from "../kb/queries/torch.js";
 import { compareVersions, versionParts } from "../util/version.js";
 import type { Fix } from "./types.js";
 import { seriesAccepts } from "../project/series.js";
+import { nearestSeries } from "../project/nearest-series.js";
 import type { InstallPrediction } from "../project/install-prediction.js";
 import { pythonCmd } from "./view.js";
 
@@ -37,7 +38,13 @@ export function bestWheel(
     .filter((c) => c.runs === "sass");
   const keeping = choices.find((c) => seriesAccepts(c.build.torch, specifier));
   if (keeping) return { choice: keeping, keepsPin: true };
-  return choices[0] ? { choice: choices[0], keepsPin: false } : null;
+  // No build the pin allows runs: the nearest series that does, as init's pin policy changes it.
+  const nearest = nearestSeries(
+    specifier,
+    choices.map((c) => c.build.torch),
+  );
+  const changed = choices.find((c) => c.build.torch === nearest) ?? choices[0];
+  return changed ? { choice: changed, keepsPin: false } : null;
 }
 
 function wheelFix(

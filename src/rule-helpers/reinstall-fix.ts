@@ -14,10 +14,19 @@ import type { ComputeCapability } from "../kb/compat.js";
 import { normalizeName } from "../util/package-name.js";
 import { pythonCmd } from "./view.js";
 
-export type Installer = "pip" | "uv" | "conda";
+export type Installer = "pip" | "uv" | "conda" | "pixi";
+
+/**
+ * A pixi workspace's environment (.pixi/envs/NAME): a pip install there is undone by the next
+ * `pixi install`, so its fixes are pixi.toml lines and pixi commands (issue 22 item 8).
+ */
+function isPixiEnvironment(facts: Facts): boolean {
+  return /\/\.pixi\/envs\/[^/]+\/?$/.test(facts.python.interpreter.prefix);
+}
 
 /** How packages get into this environment: the interpreter's kind, then the package's INSTALLER. */
 export function installerFor(facts: Facts, distribution: string | null): Installer {
+  if (isPixiEnvironment(facts)) return "pixi";
   const kind = facts.python.interpreter.kind;
   const installedBy = distribution
     ? facts.python.distributions.find((d) => d.normalizedName === normalizeName(distribution))?.installer
@@ -72,10 +81,29 @@ function nameOf(requirement: string): string {
   return requirement.replace(/^"/, "").split(/[\s<>=!~;[@"]/)[0] ?? requirement;
 }
 
-/** `<python> -m pip install ...`, or `uv pip install --python <python> ...` where uv manages the environment. */
+/** pixi: the packages as pixi.toml's [pypi-dependencies] lines (with their index), then `pixi install`. */
+function pixiCommand(packages: string[], options: InstallOptions): string {
+  const index = (options.trailing ?? []).join(" ").match(/--index-url (\S+)/)?.[1];
+  if (!index) return `pixi add --pypi ${packages.join(" ")}`;
+  const lines = packages.map((p) => {
+    const requirement = p.replace(/^"|"$/g, "");
+    const name = nameOf(requirement);
+    const version = requirement.slice(name.length) || "*";
+    return `${name} = { version = "${version}", index = "${index}" }`;
+  });
+  return `# pixi.toml, under [pypi-dependencies]: ${lines.join("; ")}; then: pixi install`;
+}
+
+/**
+ * `<python> -m pip install ...`, or `uv pip install --python <python> ...` where uv manages the
+ * environment, pixi's own commands in a pixi environment, and ensurepip first where the
+ * environment has no pip (a venv made with --without-pip).
+ */
 export function installCommand(facts: Facts, packages: string[], options: InstallOptions = {}): string {
   const python = pythonCmd(facts);
-  const uv = installerFor(facts, packages.length === 1 ? nameOf(packages[0]!) : null) === "uv";
+  const installer = installerFor(facts, packages.length === 1 ? nameOf(packages[0]!) : null);
+  if (installer === "pixi") return pixiCommand(packages, options);
+  const uv = installer === "uv";
   const args = [
     ...(options.flags ?? []),
     ...(options.noCache ? [uv ? "--no-cache" : "--no-cache-dir"] : []),
@@ -89,9 +117,9 @@ export function installCommand(facts: Facts, packages: string[], options: Instal
     ...(options.trailing ?? []),
   ];
   const env = options.env ? `${options.env} ` : "";
-  return uv
-    ? `${env}uv pip install --python ${python} ${args.join(" ")}`
-    : `${env}${python} -m pip install ${args.join(" ")}`;
+  if (uv) return `${env}uv pip install --python ${python} ${args.join(" ")}`;
+  const hasPip = facts.python.distributions.some((d) => d.normalizedName === "pip");
+  return `${hasPip ? "" : `${python} -m ensurepip --upgrade && `}${env}${python} -m pip install ${args.join(" ")}`;
 }
 
 /** `pip check` for this environment's installer: are the installed packages' requirements met? */

@@ -5,6 +5,10 @@
  * driver's newest native CUDA (kb.newestNativeCuda) and PyTorch's index naming.
  */
 import type { Facts } from "../facts/schema.js";
+import { projectRequirements } from "../project/requirements.js";
+import { seriesAccepts } from "../project/series.js";
+import { torchConstraints } from "../project/torch-constraints.js";
+import { installCommand } from "./reinstall-fix.js";
 import type { KnowledgeBase } from "../kb/index.js";
 import { formatComputeCapability } from "../kb/compat.js";
 import { installCommands } from "../kb/queries/torch.js";
@@ -26,19 +30,38 @@ function checkCommand(facts: Facts): string {
   return `${pythonCmd(facts)} -c "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.get_arch_list())"`;
 }
 
-/** The KB's best build for this machine's first GPU, or null when it cannot be asked or has none. */
+/**
+ * The KB's best build for this machine's first GPU, or null when it cannot be asked or has none.
+ * With a project, the best build its torch pin and its companion pins (torchvision==0.24.1 means
+ * torch 2.9.1) accept, so the environment fix names the torch the project fix names; where none
+ * does, the best build, with the constraints it does not meet.
+ */
 function bestBuild(facts: Facts, kb: KnowledgeBase) {
   const device = deviceCapabilities(facts)[0];
   const driver = facts.host.nvidia.driverVersion;
   const cpuArch = facts.host.cpuArch;
   if (!device || !driver || (cpuArch !== "x86_64" && cpuArch !== "aarch64")) return null;
-  const choice = kb.torchBuildsFor({
+  const choices = kb.torchBuildsFor({
     computeCapability: formatComputeCapability(device.cc),
     driverVersion: driver,
     cpuArch,
     python: facts.python.interpreter.version,
-  })[0];
-  return choice ? { choice, device } : null;
+  });
+  const constraints = facts.project
+    ? torchConstraints(projectRequirements(facts.project).requirements, kb)
+    : [];
+  const keeping = choices.find((c) => constraints.every((k) => seriesAccepts(c.build.torch, k.specifier)));
+  const choice = keeping ?? choices[0];
+  if (!choice) return null;
+  return { choice, device, honoured: keeping ? constraints : [], unmet: keeping ? [] : constraints };
+}
+
+/** " (it keeps torch==2.7.1 (requirements.txt:1))", or what no build here meets; "" without a project pin. */
+function constraintNote(best: NonNullable<ReturnType<typeof bestBuild>>): string {
+  if (best.honoured.length > 0) return ` (it keeps ${best.honoured.map((c) => c.from).join(" and ")})`;
+  if (best.unmet.length > 0)
+    return ` (no build that runs here meets ${best.unmet.map((c) => c.from).join(" and ")}: change the pin as \`gpuprep init\` says)`;
+  return "";
 }
 
 /**
@@ -49,13 +72,14 @@ export function torchBuildAdvice(facts: Facts, kb: KnowledgeBase, needArch: stri
   const python = pythonCmd(facts);
   const best = bestBuild(facts, kb);
   if (best) {
-    const { build, reasons, pip } = best.choice;
+    const { build, reasons } = best.choice;
+    const pin = `torch==${build.torch}.*`;
     return {
       summary:
         `Install torch ${build.torch} ${build.variant} (${build.platform}), the best published build for ` +
-        `${best.device.name}: ${reasons.join("; ")}.`,
+        `${best.device.name}${constraintNote(best)}: ${reasons.join("; ")}.`,
       commands: [
-        `${python} -m ${pip.replace(/^pip install /, "pip install --force-reinstall ")}`,
+        installCommand(facts, [`"${pin}"`], { reinstall: true, trailing: [`--index-url ${build.indexUrl}`] }),
         checkCommand(facts),
       ],
     };
@@ -113,6 +137,7 @@ export function torchInstallAdvice(facts: Facts, kb: KnowledgeBase): TorchInstal
   if (!best) return null;
   const { build, reasons } = best.choice;
   const { pip, uv } = installCommands(build, undefined, true);
+  const note = constraintNote(best);
   const python = pythonCmd(facts);
   const cpuArch = facts.host.cpuArch === "aarch64" ? "aarch64" : "x86_64";
   const preferred = kb.preferredNgcImage({
@@ -144,7 +169,7 @@ export function torchInstallAdvice(facts: Facts, kb: KnowledgeBase): TorchInstal
   return {
     summary:
       `Install torch ${build.torch} ${build.variant} (${build.platform}) from ${build.indexUrl}, the best published build for ` +
-      `${best.device.name}: ${reasons.join("; ")}` +
+      `${best.device.name}${note}: ${reasons.join("; ")}` +
       container +
       ".",
     commands,

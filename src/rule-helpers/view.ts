@@ -68,5 +68,7 @@ export function shellQuote(text: string): string {
 
 /** The interpreter as the user should type it in a fix. */
 export function pythonCmd(facts: Facts): string {
+  // A machine named from the KB (doctor --target) has no interpreter gathered: the project's own.
+  if (facts.target.python === "(none)") return "python";
   return shellQuote(facts.python.interpreter.executable);
 }

@@ -91,3 +91,13 @@ export const RULES: readonly Rule[] = [
 export function ruleById(id: string): Rule | undefined {
   return RULES.find((rule) => rule.id === id);
 }
+
+/**
+ * The rules that judge only the project's manifests against a machine's GPU, driver and CPU: what
+ * `doctor --target NAME` runs, where no Python environment was gathered.
+ */
+export const PROJECT_RULE_IDS = [
+  "project-torch-arch-not-covered",
+  "project-torch-cpu-only",
+  "project-torch-pin-mismatch",
+];

@@ -5,9 +5,10 @@ import type { RunResult } from "./types.js";
  * ran: the command ran to an exit status (its RunResult says how it went);
  * down: the scheduler reports the node down / drained / not responding, so it was not asked;
  * unreachable: it was asked but never started the command (launch failed, pod never scheduled);
- * hung: it started but did not finish within the per-node limit and was killed or abandoned.
+ * hung: it started but did not finish within the per-node limit and was killed or abandoned;
+ * failed: the node itself failed while the command ran (the scheduler's "node failure").
  */
-export type NodeRunState = "ran" | "down" | "unreachable" | "hung";
+export type NodeRunState = "ran" | "down" | "unreachable" | "hung" | "failed";
 
 export interface NodeRun {
   node: string;
@@ -21,7 +22,7 @@ export interface NodeRun {
 }
 
 export interface FleetTransport {
-  kind: "slurm" | "kube";
+  kind: "slurm" | "kube" | "ssh";
   /** "Slurm partition gpu (srun)", "Kubernetes context prod". */
   describe(): string;
   /** The Python command on the nodes ("python3", a venv's python, the image's python). */

@@ -112,8 +112,35 @@ export class KubeApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The server's Retry-After (seconds) on a 429 or 503, when it sent one. */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
+  }
+}
+
+/**
+ * Waits out the API server's throttling: a 429 (Too Many Requests, API Priority and Fairness) or
+ * a 503 with Retry-After is tried again after the time it asks for (else 1, 2, 4, 8, 16 s, with
+ * jitter), up to `tries` times in all; any other answer is final.
+ */
+export async function withThrottleRetry<T>(
+  attempt: () => Promise<T>,
+  tries = 6,
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const throttled =
+        error instanceof KubeApiError &&
+        (error.status === 429 || (error.status === 503 && error.retryAfterSeconds !== null));
+      if (!throttled || i >= tries) throw error;
+      const asked = error.retryAfterSeconds;
+      const backoff = 2 ** (i - 1) * 1000;
+      await sleep(Math.min(30_000, asked !== null ? asked * 1000 : backoff + Math.random() * 250));
+    }
   }
 }
 
@@ -172,7 +199,14 @@ export function kubeApi(creds: KubeCredentials, timeoutMs = 30_000, deadlineMs =
             } catch {
               // not a Status object
             }
-            reject(new KubeApiError(status, `${method} ${path}: ${status} ${message}`));
+            const retryAfter = Number(res.headers["retry-after"]);
+            reject(
+              new KubeApiError(
+                status,
+                `${method} ${path}: ${status} ${message}`,
+                Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : null,
+              ),
+            );
           }
         });
       });
@@ -188,15 +222,17 @@ export function kubeApi(creds: KubeCredentials, timeoutMs = 30_000, deadlineMs =
       if (payload) req.write(payload);
       req.end();
     });
+  const retried = (method: string, path: string, body?: unknown) =>
+    withThrottleRetry(() => call(method, path, body));
   const json = async <T>(method: string, path: string, body?: unknown) =>
-    JSON.parse(await call(method, path, body)) as T;
+    JSON.parse(await retried(method, path, body)) as T;
   return {
     get: (path) => json("GET", path),
     post: (path, body) => json("POST", path, body),
     delete: async (path) => {
-      await call("DELETE", path);
+      await retried("DELETE", path);
     },
-    text: (path) => call("GET", path),
+    text: (path) => retried("GET", path),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The probe on every GPU node of a Kubernetes cluster: one Job per node (pinned by nodeName,
- * one GPU requested so the device plugin gives the container the node's driver and a GPU), the
- * result read from each pod's log in the same frames Slurm uses. Nodes are chosen from their
+ * all of its GPUs requested so the device plugin gives the container the node's driver and every
+ * GPU), the result read from each pod's log in the same frames Slurm uses. Nodes are chosen from their
  * labels, GPU Feature Discovery's nvidia.com/gpu.* among them, which the report keeps.
  */
 import { stringify as toYaml } from "yaml";
@@ -24,9 +24,15 @@ export interface KubeSelection {
   selector?: string;
   kubeconfig?: string;
   context?: string;
-  /** GPUs requested per pod (default 1). */
-  gpus?: number;
+  /** The non-root user the probe runs as (a restricted namespace refuses root); default 1000. */
+  runAsUser?: number;
 }
+
+/** The probe's user by default: any non-root UID works, the probe reads and never writes the image. */
+export const DEFAULT_RUN_AS_USER = 1000;
+
+/** Jobs created at once; the API server's 429 answers are waited out (kube-api.ts). */
+const CREATE_CONCURRENCY = 8;
 
 export interface KubeNode {
   name: string;
@@ -72,6 +78,13 @@ export function jobName(nonce: string, index: number): string {
   return `gpuprep-fleet-${nonce.slice(0, 8)}-${index}`;
 }
 
+/**
+ * The probe's Job on one node, fit for a namespace enforcing the Pod Security "restricted" profile
+ * (https://kubernetes.io/docs/concepts/security/pod-security-standards/): non-root, no privilege
+ * escalation, every capability dropped, seccomp RuntimeDefault, a read-only root filesystem with an
+ * emptyDir at /tmp for the wrapper's and the bootstrap's temporary files. It asks for all of the
+ * node's GPUs (`gpus`, its nvidia.com/gpu capacity), so the probe sees every one of them.
+ */
 export function jobManifest(
   selection: KubeSelection,
   node: string,
@@ -79,9 +92,10 @@ export function jobManifest(
   nonce: string,
   limitSeconds: number,
   command: string[],
+  gpus = 1,
 ): Record<string, unknown> {
   const labels = { "app.kubernetes.io/name": "gpuprep-fleet", [RUN_LABEL]: nonce.slice(0, 8) };
-  const gpus = selection.gpus ?? 1;
+  const user = selection.runAsUser ?? DEFAULT_RUN_AS_USER;
   return {
     apiVersion: "batch/v1",
     kind: "Job",
@@ -97,12 +111,33 @@ export function jobManifest(
           restartPolicy: "Never",
           nodeName: node,
           tolerations: [{ operator: "Exists" }],
+          automountServiceAccountToken: false,
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: user,
+            runAsGroup: user,
+            seccompProfile: { type: "RuntimeDefault" },
+          },
+          volumes: [{ name: "tmp", emptyDir: {} }],
           containers: [
             {
               name: "probe",
               image: selection.image,
               command,
-              env: [{ name: "GPUPREP_NODE", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } }],
+              env: [
+                { name: "GPUPREP_NODE", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
+                // The root filesystem is read-only: temporary files and HOME go to the emptyDir.
+                { name: "TMPDIR", value: "/tmp" },
+                { name: "HOME", value: "/tmp" },
+              ],
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                runAsNonRoot: true,
+                capabilities: { drop: ["ALL"] },
+                seccompProfile: { type: "RuntimeDefault" },
+              },
+              volumeMounts: [{ name: "tmp", mountPath: "/tmp" }],
               ...(gpus > 0 ? { resources: { limits: { "nvidia.com/gpu": String(gpus) } } } : {}),
             },
           ],
@@ -110,6 +145,11 @@ export function jobManifest(
       },
     },
   };
+}
+
+/** All of a node's GPUs: its advertised nvidia.com/gpu capacity (none where GFD labels it without one). */
+export function gpusFor(node: KubeNode): number {
+  return node.gpuCapacity;
 }
 
 export interface KubeTransportOptions {
@@ -126,6 +166,56 @@ function connect(options: KubeTransportOptions): { api: KubeApi; creds: KubeCred
     options.credentials ??
     readKubeconfig(kubeconfigPath(options.selection.kubeconfig), options.selection.context);
   return { api: options.api ?? kubeApi(creds), creds };
+}
+
+/**
+ * One Job per node, CREATE_CONCURRENCY at a time, each POST retried while the API server answers
+ * 429 (kube-api.ts waits its Retry-After). A node whose Job cannot be created is unreachable with
+ * the API's reason; when the very first one fails and nothing else was created, the whole run
+ * stops with that reason (credentials, RBAC, admission).
+ */
+async function createJobs(
+  api: KubeApi,
+  creds: KubeCredentials,
+  selection: KubeSelection,
+  asked: KubeNode[],
+  nonce: string,
+  limit: number,
+  command: string[],
+  runs: Map<string, NodeRun>,
+): Promise<Map<string, { node: KubeNode; name: string }>> {
+  const jobs = new Map<string, { node: KubeNode; name: string }>();
+  const failures: Array<{ index: number; node: KubeNode; error: unknown }> = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < asked.length) {
+      const index = next++;
+      const node = asked[index] as KubeNode;
+      const manifest = jobManifest(selection, node.name, index, nonce, limit, command, gpusFor(node));
+      try {
+        await api.post(`/apis/batch/v1/namespaces/${selection.namespace}/jobs`, manifest);
+        jobs.set(jobName(nonce, index), { node, name: jobName(nonce, index) });
+      } catch (error) {
+        failures.push({ index, node, error });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CREATE_CONCURRENCY, asked.length) }, worker));
+  if (jobs.size === 0 && failures.length > 0 && runs.size === 0) {
+    const first = failures.sort((a, b) => a.index - b.index)[0];
+    throw apiUserError(creds, first?.error);
+  }
+  for (const { node, error } of failures) {
+    runs.set(node.name, {
+      node: node.name,
+      state: "unreachable",
+      reason: `Job not created: ${(error as Error).message}`,
+      result: null,
+      durationMs: null,
+      labels: node.labels,
+    });
+  }
+  return jobs;
 }
 
 export async function listGpuNodes(api: KubeApi, selection: KubeSelection): Promise<KubeNode[]> {
@@ -194,24 +284,7 @@ export function kubeTransport(options: KubeTransportOptions): FleetTransport {
       const nonce = newNonce();
       const limit = Math.ceil(nodeTimeoutMs / 1000);
       const command = nodeWrapperArgv(nonce, limit, [python, "-c", pythonBootstrap(script), ...args]);
-      const jobs = new Map<string, { node: KubeNode; name: string }>();
-      for (const [index, node] of asked.entries()) {
-        const manifest = jobManifest(selection, node.name, index, nonce, limit, command);
-        try {
-          await api.post(`/apis/batch/v1/namespaces/${selection.namespace}/jobs`, manifest);
-          jobs.set(jobName(nonce, index), { node, name: jobName(nonce, index) });
-        } catch (error) {
-          if (index === 0 && runs.size === 0) throw apiUserError(creds, error);
-          runs.set(node.name, {
-            node: node.name,
-            state: "unreachable",
-            reason: `Job not created: ${(error as Error).message}`,
-            result: null,
-            durationMs: null,
-            labels: node.labels,
-          });
-        }
-      }
+      const jobs = await createJobs(api, creds, selection, asked, nonce, limit, command, runs);
       try {
         await collectPods(api, selection.namespace, nonce, jobs, runs, limit, options.pollMs ?? 2000);
       } finally {
@@ -333,23 +406,24 @@ export async function printKubeManifests(
   const nonce = newNonce();
   const limit = Math.ceil(nodeTimeoutMs / 1000);
   const command = nodeWrapperArgv(nonce, limit, [python, "-c", pythonBootstrap(script), ...args]);
-  let nodes: string[];
+  let nodes: KubeNode[];
   try {
     const { api, creds } = connect({ selection, python, ...options });
-    nodes = (
-      await listGpuNodes(api, selection).catch((error: unknown) => {
-        throw apiUserError(creds, error);
-      })
-    ).map((n) => n.name);
+    nodes = await listGpuNodes(api, selection).catch((error: unknown) => {
+      throw apiUserError(creds, error);
+    });
   } catch (error) {
-    // No cluster reachable: still show the manifest, for a placeholder node, and say so.
+    // No cluster reachable (no kubeconfig at all, too): still show the manifest, for a placeholder
+    // node with one GPU, and say so.
     if (!(error instanceof UserError)) throw error;
     process.stderr.write(
       `gpuprep: note: ${error.message}; showing the manifest for a placeholder node NODE\n`,
     );
-    nodes = ["NODE"];
+    nodes = [{ name: "NODE", labels: {}, gpuCapacity: 1, ready: true, unschedulable: false }];
   }
   return nodes
-    .map((node, i) => toYaml(jobManifest(selection, node, i, nonce, limit, command), { lineWidth: 0 }))
+    .map((node, i) =>
+      toYaml(jobManifest(selection, node.name, i, nonce, limit, command, gpusFor(node)), { lineWidth: 0 }),
+    )
     .join("---\n");
 }

@@ -12,6 +12,7 @@ import { gunzipSync } from "node:zlib";
 import { deflateSync } from "node:zlib";
 import { randomBytes } from "node:crypto";
 import type { RunResult } from "./types.js";
+import type { NodeRun } from "./fleet-types.js";
 import { CWD_IMPORT_GUARD } from "./python-guard.js";
 
 /** stdout kept per node; a probe result is ~50-200 KB. */
@@ -113,27 +114,33 @@ interface Partial {
   failure: string | null;
 }
 
-/** The line a frame line starts with, after the carrier's own prefix (srun's "12: "). */
-const LABEL = /^\s*(\d+): /;
+/**
+ * The carrier's own prefix on each line: srun --label's task rank ("12: "), pdsh's and clush's
+ * host name ("gpu07: "), or none (one node per stream: ssh, a pod log).
+ */
+const LABELS = { rank: /^\s*(\d+): /, host: /^([^\s:]+): / } as const;
+export type FrameLabel = keyof typeof LABELS | "none";
 
 /**
- * Frames by key: the srun task rank when `labelled`, else "0" (one node per stream). Lines that
- * are not ours (srun's own messages, a banner) are returned apart. Never throws.
+ * Frames by key: the srun task rank or the host name the carrier prefixed, else "0" (one node per
+ * stream). Lines that are not ours (the carrier's own messages, a banner) are returned apart.
+ * Never throws. `labelled: true` is "rank" (srun), false is "none".
  */
 export function parseFrames(
   text: string,
   nonce: string,
-  labelled: boolean,
+  labelled: boolean | FrameLabel,
 ): { frames: Map<string, NodeFrame>; otherLines: string[] } {
+  const mode: FrameLabel = labelled === true ? "rank" : labelled === false ? "none" : labelled;
   const partials = new Map<string, Partial>();
   const otherLines: string[] = [];
   const tag = `@gpuprep ${nonce} `;
   for (const raw of text.split("\n")) {
     let line = raw;
     let key = "0";
-    if (labelled) {
-      // Unlabelled lines come from the batch script itself, not from a node.
-      const label = LABEL.exec(line);
+    if (mode !== "none") {
+      // Unlabelled lines come from the batch script or the carrier itself, not from a node.
+      const label = LABELS[mode].exec(line);
       if (!label) {
         if (line.trim() !== "" && otherLines.length < 1000) otherLines.push(line.slice(0, 500));
         continue;
@@ -224,5 +231,53 @@ export function frameRunResult(frame: NodeFrame, limitSeconds: number): RunResul
     code: killed ? null : frame.exitCode,
     signal: killed ? "SIGKILL" : null,
     timedOut: killed,
+  };
+}
+
+/**
+ * One node's frame as a NodeRun: a wrapper that could not start is unreachable, a frame cut off
+ * before its end hung (killed at the limit when the carrier was), a frame with unreadable data ran
+ * and failed, a complete one ran (or hung, when the wrapper's timeout killed the command).
+ */
+export function nodeRunFromFrame(
+  node: string,
+  frame: NodeFrame,
+  limitSeconds: number,
+  carrierKilled: boolean,
+): NodeRun {
+  const base = { node, durationMs: frame.durationMs };
+  if (frame.failure)
+    return {
+      ...base,
+      state: "unreachable",
+      reason: `the node wrapper failed: ${frame.failure}`,
+      result: null,
+      durationMs: null,
+    };
+  if (!frame.complete || frame.exitCode === null) {
+    return {
+      ...base,
+      state: "hung",
+      reason: carrierKilled
+        ? `started but sent no result within the ${limitSeconds}s per-node limit`
+        : "its output was cut off before the end",
+      result: null,
+      durationMs: null,
+    };
+  }
+  if (frame.decodeError) {
+    return {
+      ...base,
+      state: "ran",
+      reason: frame.decodeError,
+      result: { stdout: "", stderr: frame.decodeError, code: frame.exitCode, signal: null, timedOut: false },
+    };
+  }
+  const result = frameRunResult(frame, limitSeconds);
+  return {
+    ...base,
+    state: result.timedOut ? "hung" : "ran",
+    reason: result.timedOut ? `killed at the ${limitSeconds}s per-node limit` : null,
+    result,
   };
 }

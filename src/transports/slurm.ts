@@ -9,7 +9,7 @@ import { hasControlCharacters, quotedForMessage } from "../util/single-line.js";
 import { CommandNotFoundError, runWithInput } from "./spawn.js";
 import type { RunResult } from "./types.js";
 import type { FleetTransport, NodeRun } from "./fleet-types.js";
-import { frameRunResult, newNonce, nodeWrapperArgv, parseFrames, pythonBootstrap } from "./node-frame.js";
+import { newNonce, nodeRunFromFrame, nodeWrapperArgv, parseFrames, pythonBootstrap } from "./node-frame.js";
 
 export interface SlurmSelection {
   partition?: string;
@@ -173,7 +173,8 @@ export function srunArgv(
   insideAllocation: boolean,
   nodeCommand: string[],
 ): string[] {
-  const args = ["--label", "--kill-on-bad-exit=0", "--job-name=gpuprep-fleet"];
+  // --no-kill: a node that fails mid-run ends only its own task, not the step on every node.
+  const args = ["--label", "--kill-on-bad-exit=0", "--no-kill", "--job-name=gpuprep-fleet"];
   // Outside an allocation srun would queue forever on a busy cluster; --submit is for that.
   if (!insideAllocation) args.push(`--immediate=${selection.allocationWaitSeconds ?? 60}`);
   return [...args, ...stepOptions(selection, nodes), ...nodeCommand];
@@ -192,12 +193,110 @@ export function insideAllocation(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env["SLURM_JOB_ID"] ?? env["SLURM_JOBID"]);
 }
 
-/** Which nodes to ask and which to report down without asking. */
+/** An active reservation as `scontrol show reservation -o` lists it. */
+export interface SlurmReservation {
+  name: string;
+  /** The hostlist expression of its nodes (expanded by scontrol when needed). */
+  nodes: string;
+  maint: boolean;
+}
+
+export function parseReservations(stdout: string): SlurmReservation[] {
+  const out: SlurmReservation[] = [];
+  for (const line of stdout.split("\n")) {
+    const name = /ReservationName=(\S+)/.exec(line)?.[1];
+    const nodes = /\bNodes=(\S+)/.exec(line)?.[1];
+    const state = /\bState=(\S+)/.exec(line)?.[1];
+    if (!name || !nodes || nodes === "(null)" || (state && state !== "ACTIVE")) continue;
+    out.push({ name, nodes, maint: /\bFlags=\S*\bMAINT\b/.test(line) });
+  }
+  return out;
+}
+
+/** The reservation the user asked srun to run in (-- --reservation=NAME), if any. */
+export function reservationOf(selection: SlurmSelection): string | null {
+  const args = selection.extraSrunArgs ?? [];
+  for (const [i, arg] of args.entries()) {
+    const inline = /^--reservation=(.+)$/.exec(arg);
+    if (inline) return inline[1] ?? null;
+    if (arg === "--reservation") return args[i + 1] ?? null;
+  }
+  return null;
+}
+
+/** States a node in the user's own reservation may be in and still run the step. */
+const RESERVED_STATE = /^(maint|reserved|planned)$/i;
+
+async function reservedNodes(exec: Exec): Promise<Map<string, SlurmReservation>> {
+  const result = await exec("scontrol", ["show", "reservation", "-o"], 60_000);
+  const byNode = new Map<string, SlurmReservation>();
+  if (result.code !== 0) return byNode;
+  for (const reservation of parseReservations(result.stdout)) {
+    for (const node of await expandHostlist(exec, reservation.nodes)) byNode.set(node, reservation);
+  }
+  return byNode;
+}
+
+/**
+ * A node's reason for not being asked, or null when it is asked: down, drained or not responding
+ * nodes; nodes in a reservation the run does not use (a MAINT reservation reads "maint" in sinfo);
+ * with -- --reservation=NAME, the nodes outside it (a job in a reservation runs only on its nodes).
+ */
+function whyNotAsked(
+  node: SlurmNode,
+  reservation: SlurmReservation | undefined,
+  chosen: string | null,
+): string | null {
+  const state = node.state.replace(/\*$/, "");
+  if (chosen !== null && reservation?.name === chosen) {
+    if (node.state.endsWith("*")) return `Slurm reports it ${node.state} (not responding)`;
+    return nodeIsAvailable(node) || RESERVED_STATE.test(state)
+      ? null
+      : `Slurm reports it ${node.state}${node.reason ? ` (${node.reason})` : ""}`;
+  }
+  if (reservation && (RESERVED_STATE.test(state) || reservation.maint)) {
+    const kind = reservation.maint ? "maintenance reservation" : "reservation";
+    return `in ${kind} ${reservation.name}; pass -- --reservation=${reservation.name} to check it`;
+  }
+  if (chosen !== null) return `not in reservation ${chosen} (a job in it runs only on its nodes)`;
+  return nodeIsAvailable(node)
+    ? null
+    : `Slurm reports it ${node.state}${node.reason ? ` (${node.reason})` : ""}`;
+}
+
+/** A partition Slurm starts no job in (sinfo %a: down, drain, inactive) stops the run at once. */
+export async function checkPartition(exec: Exec, selection: SlurmSelection): Promise<void> {
+  const args = ["-h", "-o", "%P|%a"];
+  if (selection.partition) args.push("-p", selection.partition);
+  const rows = (await checked(exec, "sinfo", args))
+    .split("\n")
+    .map((l) => l.split("|"))
+    .filter(([name]) => name);
+  // Without -p, only the default partition (marked *) decides.
+  const row = selection.partition ? rows[0] : rows.find(([name]) => name?.endsWith("*"));
+  const availability = row?.[1]?.trim();
+  if (availability && availability !== "up") {
+    const name = (row?.[0] ?? "").replace(/\*$/, "");
+    throw new UserError(
+      `partition ${name} is ${availability.toUpperCase()}: Slurm starts no job there`,
+      `ask for another partition (-p), or bring it up: scontrol update PartitionName=${name} State=UP`,
+    );
+  }
+}
+
+export interface NodePlan {
+  /** The nodes to ask (null: --nodes N, Slurm picks). */
+  ask: string[] | null;
+  /** Nodes not asked, each with why. */
+  down: Array<SlurmNode & { why: string }>;
+}
+
+/** Which nodes to ask and which to report as not checked, with why. */
 export async function planNodes(
   exec: Exec,
   selection: SlurmSelection,
   env: NodeJS.ProcessEnv,
-): Promise<{ ask: string[] | null; down: SlurmNode[] }> {
+): Promise<NodePlan> {
   let names: string[] | undefined;
   if (selection.nodelist) names = await expandHostlist(exec, selection.nodelist);
   else if (insideAllocation(env) && env["SLURM_JOB_NODELIST"])
@@ -218,21 +317,31 @@ export async function planNodes(
       "check the partition with `sinfo`",
     );
   }
-  const down = known.filter((n) => !nodeIsAvailable(n));
-  const ask = known.filter(nodeIsAvailable).map((n) => n.name);
-  // --nodes N: Slurm picks N among the responsive nodes (or refuses); down ones are still reported.
+  const chosen = reservationOf(selection);
+  const reservations = await reservedNodes(exec);
+  if (chosen !== null && ![...reservations.values()].some((r) => r.name === chosen))
+    throw new UserError(
+      `Slurm has no active reservation ${chosen}`,
+      "list them with `scontrol show reservation`",
+    );
+  const down: NodePlan["down"] = [];
+  const ask: string[] = [];
+  for (const node of known) {
+    const why = whyNotAsked(node, reservations.get(node.name), chosen);
+    if (why === null) ask.push(node.name);
+    else down.push({ ...node, why });
+  }
+  // --nodes N: Slurm picks N among the responsive nodes (or refuses); the others are still reported.
   if (selection.nodes !== undefined && !selection.nodelist) return { ask: null, down };
   return { ask, down };
 }
 
-function downRun(node: SlurmNode): NodeRun {
-  return {
-    node: node.name,
-    state: "down",
-    reason: `Slurm reports it ${node.state}${node.reason ? ` (${node.reason})` : ""}; not asked`,
-    result: null,
-    durationMs: null,
-  };
+function downRun(node: NodePlan["down"][number]): NodeRun {
+  return { node: node.name, state: "down", reason: `${node.why}; not asked`, result: null, durationMs: null };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** srun's own complaint about one node ("srun: error: n4: task 3: Exited ..."), if any. */
@@ -258,48 +367,28 @@ export function nodeRunsFromOutput(
   const runs = new Map<string, NodeRun>();
   for (const [rank, frame] of frames) {
     const node = frame.node ?? `task ${rank}`;
-    if (frame.failure) {
-      runs.set(node, {
-        node,
-        state: "unreachable",
-        reason: `the node wrapper failed: ${frame.failure}`,
-        result: null,
-        durationMs: null,
-      });
-    } else if (!frame.complete || frame.exitCode === null) {
-      runs.set(node, {
-        node,
-        state: "hung",
-        reason: carrierKilled
-          ? `started but sent no result within the ${limitSeconds}s per-node limit`
-          : "its output was cut off before the end",
-        result: null,
-        durationMs: null,
-      });
-    } else if (frame.decodeError) {
-      runs.set(node, {
-        node,
-        state: "ran",
-        reason: frame.decodeError,
-        result: {
-          stdout: "",
-          stderr: frame.decodeError,
-          code: frame.exitCode,
-          signal: null,
-          timedOut: false,
-        },
-        durationMs: frame.durationMs,
-      });
-    } else {
-      const result = frameRunResult(frame, limitSeconds);
-      runs.set(node, {
-        node,
-        state: result.timedOut ? "hung" : "ran",
-        reason: result.timedOut ? `killed at the ${limitSeconds}s per-node limit` : null,
-        result,
-        durationMs: frame.durationMs,
-      });
-    }
+    runs.set(node, nodeRunFromFrame(node, frame, limitSeconds, carrierKilled));
+  }
+  // A node Slurm declared failed while it ran (srun: "Node failure on n3"), or whose wrapper was
+  // killed under it (the wrapper itself always exits 0): the node crashed; its frame, if any, was
+  // cut off. Named so, not "hung" (issue 26 item 8).
+  for (const node of expected) {
+    const run = runs.get(node);
+    const failure =
+      complaints.find((l) => new RegExp(`Node failure on ${escapeRegExp(node)}\\b`).test(l)) ??
+      (run && run.state === "hung" && !carrierKilled
+        ? complaints.find((l) =>
+            new RegExp(`\\b${escapeRegExp(node)}: task \\d+: (Killed|Terminated)`).test(l),
+          )
+        : undefined);
+    if (!failure || run?.state === "ran") continue;
+    runs.set(node, {
+      node,
+      state: "failed",
+      reason: `the node failed during the run (${failure.replace(/^srun: (error: )?/, "srun: ").slice(0, 200)})`,
+      result: null,
+      durationMs: null,
+    });
   }
   for (const node of expected) {
     if (runs.has(node)) continue;
@@ -318,14 +407,17 @@ export function nodeRunsFromOutput(
   return [...runs.values()];
 }
 
-/** srun refused the whole step: no frame at all and an allocation error. */
-function allocationRefused(result: RunResult): string | null {
-  const text = result.stderr + "\n" + result.stdout;
-  const match =
-    /(Unable to allocate resources[^\n]*|invalid (partition|account)[^\n]*|Invalid (account|partition|qos)[^\n]*|Job violates accounting[^\n]*|Requested node configuration is not available[^\n]*)/i.exec(
-      text,
-    );
-  return match ? match[0].trim() : null;
+/**
+ * srun's own lines when it ran no node at all: its allocation error ("Unable to allocate
+ * resources: ...") and what it said before it ("Partition in DOWN state", "Required node not
+ * available (down, drained or reserved)"), joined on one line.
+ */
+export function srunRefusal(result: RunResult): string {
+  const lines = `${result.stderr}\n${result.stdout}`
+    .split("\n")
+    .map((l) => l.trim().replace(/^srun: (error: )?/, ""))
+    .filter((l) => l !== "" && !/queued and waiting for resources|^job \d+ queued/.test(l));
+  return [...new Set(lines)].slice(0, 3).join("; ").slice(0, 400) || `srun exited ${String(result.code)}`;
 }
 
 export function slurmTransport(options: SlurmTransportOptions): FleetTransport {
@@ -344,6 +436,7 @@ export function slurmTransport(options: SlurmTransportOptions): FleetTransport {
     describe: () =>
       `Slurm${where.length ? ` ${where.join(", ")}` : ""} (srun${insideAllocation(env) ? " in job " + String(env["SLURM_JOB_ID"]) : ""})`,
     async runPythonOnNodes(script, args, nodeTimeoutMs) {
+      if (!insideAllocation(env)) await checkPartition(exec, selection);
       const plan = await planNodes(exec, selection, env);
       if (selection.containerImage && !(await pyxisAvailable(exec))) {
         throw new UserError(
@@ -360,6 +453,18 @@ export function slurmTransport(options: SlurmTransportOptions): FleetTransport {
       const grace = options.launchGraceSeconds ?? 30;
       const allocationWait = insideAllocation(env) ? 0 : (selection.allocationWaitSeconds ?? 60);
       const result = await exec("srun", argv, (limitSeconds + grace + allocationWait) * 1000);
+      // No node framed anything and srun failed: the step never started anywhere (a refused
+      // allocation, a partition or node it would not use). One line, exit 2; not N "unreachable".
+      if (
+        !result.timedOut &&
+        result.code !== 0 &&
+        parseFrames(result.stdout, nonce, true).frames.size === 0
+      ) {
+        throw new UserError(
+          `srun ran on no node: ${srunRefusal(result)}`,
+          "check --partition/--account/--nodes/--nodelist with `sinfo`; on a busy cluster use --submit",
+        );
+      }
       const runs = nodeRunsFromOutput(
         result.stdout,
         result.stderr,
@@ -369,12 +474,9 @@ export function slurmTransport(options: SlurmTransportOptions): FleetTransport {
         result.timedOut,
       );
       if (runs.length === 0) {
-        const refused = allocationRefused(result);
         throw new UserError(
-          `srun ran on no node: ${refused ?? (firstLine(result.stderr) || `exit ${String(result.code)}`)}`,
-          refused
-            ? "check --partition/--account/--nodes with `sinfo`; on a busy cluster use --submit"
-            : "try the same srun by hand: srun -N1 hostname",
+          `srun ran on no node: ${srunRefusal(result)}`,
+          "try the same srun by hand: srun -N1 hostname",
         );
       }
       return [...runs, ...downRuns];

@@ -26,6 +26,8 @@ export const READ_LIMITS = {
    * (google/vit-base-patch16-224-in21k). 16 MiB is far above any, far below "read whole".
    */
   modelConfig: 16 * MiB,
+  /** peft's adapter_config.json: a dozen keys and a list of module names. */
+  adapterConfig: 1 * MiB,
   /** refs/main of the HF cache: one 40-character commit hash. */
   hfRef: 256,
   /** A kubeconfig with many contexts and inline certificates stays below 1 MiB. */

@@ -19,6 +19,7 @@ import {
   sdpaMinSpeedup,
 } from "./thresholds.js";
 import { describeRun } from "./judge-checks.js";
+import { judgeFeatures } from "./judge-features.js";
 
 export interface BenchContext {
   peak: GpuPeak | null;
@@ -42,6 +43,8 @@ const TITLES: Record<string, string> = {
   membw: "device memory bandwidth",
   transfer: "pinned host <-> device bandwidth",
   nccl: "NCCL all-reduce bus bandwidth",
+  features: "feature matrix (fp8, int8, mxfp8, nvfp4 GEMMs)",
+  kernels: "kernel provenance (torch.profiler)",
 };
 
 export function judgeBenchmarks(payload: Payload, context: BenchContext): ValidationItem[] {
@@ -64,7 +67,9 @@ export function judgeBenchmarks(payload: Payload, context: BenchContext): Valida
 function judgeOne(result: BenchResult, payload: Payload, context: BenchContext): ValidationItem[] {
   const title = TITLES[result.name] ?? result.name;
   if (result.skipped) return [item(result.name, result.name, title, "skip", result.skipped)];
-  if (result.error) return [item(result.name, result.name, title, "fail", `raised ${result.error}`)];
+  // The kernel capture only names kernels: a profiler that cannot run is reported, not a failure.
+  const failed: Status = result.name === "kernels" ? "info" : "fail";
+  if (result.error) return [item(result.name, result.name, title, failed, `raised ${result.error}`)];
   switch (result.name) {
     case "matmul":
       return judgeMatmul(MatmulDataSchema.parse(result.data), context);
@@ -76,6 +81,8 @@ function judgeOne(result: BenchResult, payload: Payload, context: BenchContext):
       return judgeSdpa(SdpaDataSchema.parse(result.data), context);
     case "nccl":
       return [judgeNccl(NcclDataSchema.parse(result.data))];
+    case "features":
+      return judgeFeatures(payload, context.peak);
     default:
       return [];
   }
@@ -139,6 +146,7 @@ function judgeMatmul(data: z.infer<typeof MatmulDataSchema>, context: BenchConte
       measured,
       reference,
       ratio,
+      limits: MATMUL_LIMITS,
     });
   });
 }
@@ -160,6 +168,7 @@ function judgeMembw(data: z.infer<typeof MembwDataSchema>, context: BenchContext
     measured,
     reference: { value: peak, unit: "GB/s", what: `${context.peak.name} memory bandwidth` },
     ratio,
+    limits: MEMBW_LIMITS,
   });
 }
 
@@ -232,6 +241,7 @@ function judgeTransfer(data: z.infer<typeof TransferDataSchema>, payload: Payloa
             measured,
             reference: { value: link.gbps, unit: "GB/s", what: `${link.text} raw rate` },
             ratio,
+            limits: TRANSFER_LIMITS,
           },
         ),
       );
@@ -353,6 +363,8 @@ function judgeSdpaOverall(data: z.infer<typeof SdpaDataSchema>, context: BenchCo
         measured: { value: speedup, unit: "x manual" },
         reference: { value: minimum, unit: "x manual", what: "least speedup expected on this GPU" },
         ratio: speedup / minimum,
+        // As ratios of the expected speedup: pass from the minimum, warn from 1x manual.
+        limits: { pass: 1, warn: 1 / minimum },
       },
     ),
   ];

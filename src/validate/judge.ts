@@ -14,9 +14,14 @@ import {
 import { fromJudgment, judgeChecks, sdpaSwitches } from "./judge-checks.js";
 import { judgeTf32 } from "../judge/tf32.js";
 import { judgeBenchmarks } from "./judge-benchmarks.js";
+import { attachProvenance, judgeDefaultSdpa } from "./judge-kernels.js";
+import { judgeJit } from "./judge-jit.js";
+import { judgeMfu } from "./judge-mfu.js";
+import { featureMatrix } from "./judge-features.js";
 
 export interface JudgeOptions {
   transport: string;
+  /** The capture's own time, when a saved run is judged again (--from): kept, and judgedAt added. */
   createdAt?: string;
   /** Judge against these peaks instead of the knowledge base's (tests; a GPU the KB lacks). */
   peak?: GpuPeak | null;
@@ -27,21 +32,30 @@ export function judgePayload(payload: Payload, kb: KnowledgeBase, options: Judge
   const device = env?.devices[0] ?? null;
   const peak = options.peak !== undefined ? options.peak : device ? gpuPeakFor(kb, device.name) : null;
   const ccMajor = device ? device.capability[0] : null;
-  const items = [
-    ...judgeChecks(payload, kb),
-    ...tf32Setting(payload),
-    ...(env ? sdpaSwitches(env) : []),
-    ...judgeBenchmarks(payload, { peak, ccMajor }),
-  ];
+  const items = attachProvenance(
+    [
+      ...judgeChecks(payload, kb),
+      ...tf32Setting(payload),
+      ...(env ? sdpaSwitches(env) : []),
+      ...judgeJit(payload),
+      ...judgeBenchmarks(payload, { peak, ccMajor }),
+      ...judgeDefaultSdpa(payload),
+      ...judgeMfu(payload, peak),
+    ],
+    payload,
+  );
+  const matrix = featureMatrix(payload, peak);
   return {
     ...makeEnvelope(REPORT_SCHEMA_ID, REPORT_SCHEMA_VERSION, knowledgeBaseOverlay()),
     createdAt: options.createdAt ?? new Date().toISOString(),
+    ...(options.createdAt ? { judgedAt: new Date().toISOString() } : {}),
     transport: options.transport,
     python: payload.python,
     torch: env ? { version: env.torch.version, cuda: env.torch.cuda ?? null } : null,
     gpu: device ? { name: device.name, computeCapability: device.capability.join("."), peak } : null,
     summary: summarize(items),
     items,
+    ...(matrix.length > 0 ? { featureMatrix: matrix } : {}),
     payload,
   };
 }

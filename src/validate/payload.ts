@@ -12,6 +12,8 @@ import { frameChannel, readFrame, scriptChannel } from "../transports/payload-fr
 import { localTransport } from "../transports/local.js";
 import type { Transport } from "../transports/types.js";
 import { importChecks } from "../kb/import-checks.js";
+import { loadKnowledgeBase } from "../kb/index.js";
+import { formatsByCapability } from "./peaks.js";
 
 export const PAYLOAD_SCHEMA_ID = "gpuprep.validate.payload";
 export const PAYLOAD_SCHEMA_VERSION = 1;
@@ -139,6 +141,100 @@ export const NcclDataSchema = z.looseObject({
     .optional(),
 });
 
+/** One op's kernels as torch.profiler saw them (the CPU test mode: aten operators). */
+export const KernelListSchema = z.object({
+  kernels: z.array(z.object({ name: z.string(), count: z.number(), us: z.number() })).optional(),
+  distinct: num,
+  error: str,
+});
+
+export const KernelOpSchema = KernelListSchema.extend({
+  op: z.enum(["matmul", "sdpa", "feature"]),
+  dtype: str,
+  n: num,
+  shape: z.array(z.number()).optional(),
+  mask: str,
+  backend: str,
+  feature: str,
+});
+
+export const KernelsDataSchema = z.looseObject({
+  ops: z.array(KernelOpSchema),
+  preferredBlas: str,
+  profiler: str,
+});
+
+export const FeatureCellSchema = TimingSchema.partial().extend({
+  feature: z.string(),
+  format: z.string(),
+  /** The knowledge base says this compute capability has no such format: not called. */
+  notOnArch: z.boolean().optional(),
+  available: z.boolean().optional(),
+  reason: str,
+  m: num,
+  n: num,
+  k: num,
+  tflops: num,
+  relError: num,
+  ok: z.boolean().optional(),
+  error: str,
+});
+
+export const FeaturesDataSchema = z.looseObject({
+  capability: z.array(z.number()).nullable(),
+  formatsFromKb: z.boolean(),
+  cells: z.array(FeatureCellSchema),
+});
+
+export const JitSmokeSchema = z.object({
+  name: z.string(),
+  what: z.string(),
+  ok: z.boolean(),
+  error: str,
+  firstCallMs: num,
+  secondCallMs: num,
+  libraries: z.array(z.string()).optional(),
+});
+
+const JitRunSchema = z.object({
+  run: ChildRunSchema,
+  env: z.record(z.string(), z.string()),
+  smokes: z.array(JitSmokeSchema),
+});
+
+export const JitSchema = z.object({ normal: JitRunSchema, noJit: JitRunSchema });
+
+export const MfuResultSchema = z.looseObject({
+  error: str,
+  kind: str,
+  path: z.string().optional(),
+  modelType: str,
+  modelClass: str,
+  attnImplementation: str,
+  parameters: num,
+  matmulWeights: num,
+  layers: num,
+  heads: num,
+  headDim: num,
+  seqLen: num,
+  batch: num,
+  tokensPerStep: num,
+  flopsPerToken: num,
+  steps: num,
+  medianStepMs: num,
+  tokensPerSecond: num,
+  achievedTflops: num,
+  lossFinite: z.boolean().optional(),
+  peakMemoryBytes: num,
+  kernels: KernelListSchema.optional(),
+});
+
+export const MfuSchema = z.object({
+  run: ChildRunSchema.nullable(),
+  result: MfuResultSchema.nullable(),
+  skipped: str,
+});
+
 const SmiGpuSchema = z.looseObject({
   index: z.number().nullable(),
   name: z.string(),
@@ -146,6 +242,7 @@ const SmiGpuSchema = z.looseObject({
   pcie_link_gen_max: num,
   pcie_link_width_current: num,
   pcie_link_width_max: num,
+  driver_version: str,
 });
 
 export const PayloadSchema = z.object({
@@ -169,6 +266,8 @@ export const PayloadSchema = z.object({
       }),
     )
     .nullable(),
+  /** Where it ran (NGC image variables, machine); absent in payloads from before issue 27. */
+  host: z.object({ machine: z.string(), env: z.record(z.string(), z.string()) }).optional(),
   model: z.object({ run: ChildRunSchema, result: ModelSchema.nullable() }).nullable(),
   benchmarks: z.object({
     run: ChildRunSchema.nullable(),
@@ -176,6 +275,10 @@ export const PayloadSchema = z.object({
     running: str,
     wanted: z.array(z.string()),
   }),
+  /** The JIT check (absent before issue 27; null when not selected). */
+  jit: JitSchema.nullable().optional(),
+  /** The training step built from --model's config (absent before issue 27; null without one). */
+  mfu: MfuSchema.nullable().optional(),
   durationMs: z.number(),
 });
 
@@ -184,8 +287,21 @@ export type PayloadEnv = z.infer<typeof EnvSchema>;
 export type BenchResult = z.infer<typeof BenchResultSchema>;
 export type ChildRun = z.infer<typeof ChildRunSchema>;
 
-export const BENCHMARK_NAMES = ["sdpa", "matmul", "membw", "transfer", "nccl"] as const;
-export const CHECK_NAMES = ["extensions", "model"] as const;
+export type KernelOp = z.infer<typeof KernelOpSchema>;
+export type FeatureCellData = z.infer<typeof FeatureCellSchema>;
+export type JitSmoke = z.infer<typeof JitSmokeSchema>;
+export type MfuResult = z.infer<typeof MfuResultSchema>;
+
+export const BENCHMARK_NAMES = [
+  "sdpa",
+  "matmul",
+  "features",
+  "membw",
+  "transfer",
+  "nccl",
+  "kernels",
+] as const;
+export const CHECK_NAMES = ["extensions", "model", "jit", "mfu"] as const;
 export const ONLY_NAMES = [...BENCHMARK_NAMES, ...CHECK_NAMES, "checks", "benchmarks"] as const;
 
 export interface PayloadOptions {
@@ -196,7 +312,14 @@ export interface PayloadOptions {
   device?: "cuda" | "cpu";
   /** Modules to import-check; payloadArgs() fills in the KB's import-checks table when absent. */
   extensions?: string[];
-  timeouts?: Partial<Record<"env" | "bench" | "extension" | "model", number>>;
+  timeouts?: Partial<Record<"env" | "bench" | "extension" | "model" | "jit" | "mfu", number>>;
+  /** The MFU step's sequence length and batch (defaults: min(2048, the model's context), 8). */
+  seqLen?: number;
+  batch?: number;
+  /** "module:function" smokes of the user's own extensions for the JIT check. */
+  jitSmokes?: string[];
+  /** Per compute capability, the tensor formats the KB says it has (the feature matrix runs only those). */
+  formats?: Record<string, Record<string, boolean>>;
 }
 
 /**
@@ -205,7 +328,8 @@ export interface PayloadOptions {
  */
 export function payloadArgs(options: PayloadOptions): string[] {
   const extensions = options.extensions ?? importChecks().map((row) => row.module);
-  return [JSON.stringify({ ...options, extensions })];
+  const formats = options.formats ?? formatsByCapability(loadKnowledgeBase());
+  return [JSON.stringify({ ...options, extensions, formats })];
 }
 
 /** Parse the payload's stdout (or a saved copy); a clear UserError when it is not one. */

@@ -2,6 +2,7 @@
 import type { Payload } from "./payload.js";
 import type { Envelope } from "../json-envelope.js";
 import type { Status } from "../judge/vocabulary.js";
+import type { PeakFormat, PrecisionPeak } from "../kb/types.js";
 
 // One vocabulary with doctor's severities (src/judge/vocabulary.ts maps one to the other).
 export type { Status } from "../judge/vocabulary.js";
@@ -32,12 +33,47 @@ export interface ValidationItem {
   reference?: Figure & { what: string };
   /** measured / reference. */
   ratio?: number;
+  /** Where the status comes from a ratio: the pass and warn limits it was held against (drawn in HTML). */
+  limits?: { pass: number; warn: number };
+  /** Which kernels the operation ran (torch.profiler) and the backend they mean. */
+  provenance?: Provenance;
+}
+
+export interface Provenance {
+  /**
+   * SDPA: flash, cudnn, efficient, math; GEMM: cuBLAS, cuBLASLt, CUTLASS; cpu (the CPU test mode);
+   * none (the profiler saw no kernel); unknown (kernels none of the rules name).
+   */
+  backend: string;
+  /** The busiest kernels (at most five), as the profiler names them. */
+  kernels: string[];
+}
+
+/** One cell of the feature matrix: a format or backend on this GPU with this build. */
+export interface FeatureCell {
+  /** "bf16 GEMM", "fp8 e4m3 GEMM", "SDPA flash", "NCCL all-reduce". */
+  feature: string;
+  /** The knowledge base's format key (bf16, fp8, int8, ...), null for SDPA and NCCL. */
+  format: string | null;
+  /** What the knowledge base says of the architecture: it has the format, it has not, or no figure. */
+  arch: "yes" | "not-on-arch" | "unknown";
+  /** This torch exposes it (API and dtype); null where not asked. */
+  available: boolean | null;
+  ran: boolean;
+  ok: boolean | null;
+  measured?: Figure;
+  /** The KB's dense peak for the format. */
+  peak?: number;
+  ratio?: number;
+  note: string;
 }
 
 export interface GpuPeak {
   /** The knowledge base's name for the GPU. */
   name: string;
   tflops: { bf16: number | null; fp16: number | null; tf32: number | null; fp32: number | null };
+  /** Every precision's dense and sparse peak, or "not-on-arch" (the KB row's peaks). */
+  formats?: Partial<Record<PeakFormat, PrecisionPeak | "not-on-arch">>;
   memoryBandwidthGBs: number | null;
   sources: string[];
 }
@@ -57,6 +93,10 @@ export interface ValidateReport extends Envelope {
   gpu: { name: string; computeCapability: string; peak: GpuPeak | null } | null;
   summary: Record<Status, number>;
   items: ValidationItem[];
+  /** When a saved run was judged again (--from, --compare); createdAt stays the capture's time. */
+  judgedAt?: string;
+  /** Each format and backend: available, ran, speed vs the KB's peak, or not on this architecture. */
+  featureMatrix?: FeatureCell[];
   /** The raw payload: lets `--from` judge it again and keeps every figure the items leave out. */
   payload: Payload;
 }

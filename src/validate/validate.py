@@ -10,10 +10,14 @@ in this same file, so a crash or a hang becomes a
 recorded result instead of a failure of the tool. The benchmark child prints one JSON line per
 finished benchmark, so the ones done before a crash survive it.
 
-Options (all optional): quick (bool), only (list of names), model (path), device ("cuda", or
+Options (all optional): quick (bool), only (list of names), model (path: weights to load, and a
+config to build and train for MFU), seqLen / batch (the MFU step's shape), device ("cuda", or
 "cpu" which runs every benchmark on the CPU at toy sizes: a test mode for machines without a GPU),
-timeouts ({env, bench, extension, model} in seconds), extensions (the module names to import-check:
-gpuprep passes the knowledge base's import-checks table; none without it).
+timeouts ({env, bench, extension, model, jit, mfu} in seconds), extensions (the module names to
+import-check: gpuprep passes the knowledge base's import-checks table; none without it),
+jitSmokes (["module:function", ...]: no-argument functions of the user's own extensions to call in
+the JIT check), formats ({"9.0": {"fp8": true, "mxfp8": false, ...}}: which tensor formats the
+knowledge base says each compute capability has; the feature matrix runs only those).
 
 Timing follows the usual rules: CUDA events around each run, warm-up first, median of many runs,
 random inputs (never zeros), and buffers rotated so the inputs of one run are not in L2.
@@ -29,10 +33,11 @@ import time
 SCHEMA = "gpuprep.validate.payload"
 SCHEMA_VERSION = 1
 
-BENCHMARKS = ["sdpa", "matmul", "membw", "transfer", "nccl"]
-CHECK_GROUPS = ["extensions", "model"]
+# "kernels" comes last: it attaches the profiler (CUPTI), which must not be there while anything is timed.
+BENCHMARKS = ["sdpa", "matmul", "features", "membw", "transfer", "nccl", "kernels"]
+CHECK_GROUPS = ["extensions", "model", "jit"]
 
-DEFAULT_TIMEOUTS = {"env": 180, "bench": 600, "extension": 120, "model": 600}
+DEFAULT_TIMEOUTS = {"env": 180, "bench": 600, "extension": 120, "model": 600, "jit": 240, "mfu": 600}
 
 # The torch-environment child (src/probe/torch_env.py, shared with doctor's probe). This payload
 # travels as one file, so the build puts the file's text here; run from src/ it is missing.
@@ -42,6 +47,8 @@ if TORCH_ENV_SOURCE is None:
     sys.exit(2)
 # Its top level only defines names: this file uses its RESULT_MARK and sdpa_api from the same text.
 TORCH_ENV = {"__name__": "gpuprep_torch_env"}
+# The MFU child's model building and training steps (src/validate/train_step.py), inlined the same way.
+TRAIN_STEP_SOURCE = None  # @inline train_step.py
 exec(compile(TORCH_ENV_SOURCE, "torch_env.py", "exec"), TORCH_ENV)
 RESULT_MARK = TORCH_ENV["RESULT_MARK"]
 sdpa_api = TORCH_ENV["sdpa_api"]
@@ -115,10 +122,10 @@ def run_command(command, timeout, grace=2.0):
     return proc.returncode, decode(out), decode(err)
 
 
-def run_child(section, options, timeout, on_line=None):
+def run_child(section, options, timeout, on_line=None, env=None):
     """Run one section of this file in a child interpreter; return a ChildRun-like dict."""
     command = [sys.executable, os.path.abspath(__file__), "--child", section, json.dumps(options)]
-    return run_child_command(command, timeout, on_line)
+    return run_child_command(command, timeout, on_line, env)
 
 
 def run_torch_env(options, timeout):
@@ -152,11 +159,11 @@ def env_view(shared):
     return env
 
 
-def run_child_command(command, timeout, on_line=None):
+def run_child_command(command, timeout, on_line=None, env=None):
     started = time.time()
     # Its own process group, so a timeout also ends what it started (the NCCL ranks).
     proc = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=env
     )
     lines = []
     stderr_chunks = []
@@ -278,6 +285,7 @@ def query_nvidia_smi():
         "pcie.link.width.max",
         "clocks.sm",
         "clocks.max.sm",
+        "driver_version",
     ]
     command = ["nvidia-smi", "--query-gpu=" + ",".join(fields), "--format=csv,noheader,nounits"]
     try:
@@ -298,7 +306,7 @@ def query_nvidia_smi():
         row = {}
         for field, cell in zip(fields, cells):
             key = field.replace(".", "_")
-            if field in ("name", "pci.bus_id"):
+            if field in ("name", "pci.bus_id", "driver_version"):
                 row[key] = cell
             else:
                 try:
@@ -332,6 +340,7 @@ def parent_main(options):
         "python": {"executable": sys.executable, "version": ".".join(map(str, sys.version_info[:3]))},
         "options": options,
         "nvidiaSmi": query_nvidia_smi(),
+        "host": host_facts(),
     }
     document["env"] = run_torch_env({"matmul": True}, timeouts["env"])
     if document["env"]["result"] is not None:
@@ -342,15 +351,90 @@ def parent_main(options):
     else:
         document["extensions"] = None
 
-    if options.get("model") and selected(options, "model"):
-        document["model"] = section_result(run_child("model", {"path": options["model"]}, timeouts["model"]))
+    model = options.get("model")
+    if model and selected(options, "model") and model_has_weights(model):
+        document["model"] = section_result(run_child("model", {"path": model}, timeouts["model"]))
     else:
         document["model"] = None
 
     wanted = [name for name in BENCHMARKS if selected(options, name)]
     document["benchmarks"] = run_benchmarks(options, wanted, timeouts["bench"])
+    document["jit"] = run_jit(options, timeouts["jit"]) if selected(options, "jit") else None
+    document["mfu"] = run_mfu(options, timeouts["mfu"]) if model and selected(options, "mfu") else None
     document["durationMs"] = round((time.time() - started) * 1000)
     return document
+
+
+def host_facts():
+    """Where the run happened, for comparing two runs: the NGC image's own version variables (set
+    in NVIDIA's PyTorch containers), the CUDA toolkit an image declares, the machine."""
+    import platform
+
+    keys = ["NVIDIA_PYTORCH_VERSION", "PYTORCH_VERSION", "PYTORCH_BUILD_VERSION", "CUDA_VERSION",
+            "NVIDIA_BUILD_ID", "CUDA_MODULE_LOADING", "CUDA_DISABLE_PTX_JIT", "CUDA_FORCE_PTX_JIT"]
+    return {
+        "machine": platform.machine(),
+        "env": dict((key, os.environ[key]) for key in keys if key in os.environ),
+    }
+
+
+def model_has_weights(path):
+    """A weights file, or a directory with weight files: what the load check reads. A config.json
+    alone (or a directory with only a config) is built for the MFU step instead."""
+    if os.path.isfile(path):
+        return not path.endswith(".json")
+    return os.path.isdir(path) and bool(weight_files(path))
+
+
+def model_config_path(path):
+    if path.endswith(".json") and os.path.isfile(path):
+        return path
+    if os.path.isdir(path) and os.path.isfile(os.path.join(path, "config.json")):
+        return os.path.join(path, "config.json")
+    return None
+
+
+def run_mfu(options, timeout):
+    """The model built from its config and trained for a few timed steps, in a child of its own."""
+    config = model_config_path(options["model"])
+    if config is None:
+        return {"run": None, "result": None,
+                "skipped": "no config.json at %s: the training step is built from the model's config" % options["model"]}
+    child = {"path": config, "seqLen": options.get("seqLen"), "batch": options.get("batch"),
+             "device": options.get("device")}
+    record = section_result(run_child("mfu", child, timeout))
+    record["skipped"] = None
+    return record
+
+
+def run_jit(options, timeout):
+    """The JIT check: the same smoke calls in two children, one as the user runs them and one with
+    CUDA_DISABLE_PTX_JIT=1, where the driver may not compile PTX: what works only in the first ran
+    through driver JIT. Both have CUDA_CACHE_DISABLE=1, so a first call's latency includes the
+    compile a fresh machine pays (the JIT cache would hide it on a second run)."""
+    base = dict(os.environ)
+    base["CUDA_CACHE_DISABLE"] = "1"
+    base.pop("CUDA_FORCE_PTX_JIT", None)
+    base.pop("CUDA_DISABLE_PTX_JIT", None)
+    child = {"smokes": options.get("jitSmokes") or [], "device": options.get("device")}
+    runs = {}
+    for label, extra in (("normal", {}), ("noJit", {"CUDA_DISABLE_PTX_JIT": "1"})):
+        env = dict(base)
+        env.update(extra)
+        events = []
+        run = run_child("jit", child, timeout, lambda line: collect_event(events, line), env)
+        run.pop("lines")
+        runs[label] = {"run": run, "env": extra, "smokes": [e["result"] for e in events if e.get("event") == "result"]}
+    return runs
+
+
+def collect_event(events, line):
+    line = line.strip()
+    if line.startswith("{"):
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            pass
 
 
 def run_benchmarks(options, wanted, timeout):
@@ -511,6 +595,7 @@ class Bench:
 
     def __init__(self, torch, options):
         self.torch = torch
+        self.options = options
         self.quick = bool(options.get("quick"))
         self.cpu_mode = options.get("device") == "cpu"
         self.device = torch.device("cpu" if self.cpu_mode else "cuda")
@@ -602,23 +687,26 @@ def rel_error(torch, got, reference):
 MATMUL_TOLERANCE = {"bfloat16": 2e-2, "float16": 5e-3, "tf32": 5e-3, "float32": 1e-4}
 
 
+def matmul_plan(b):
+    if b.cpu_mode:
+        return [("bfloat16", 128), ("float32", 128)]
+    if b.quick:
+        return [("bfloat16", 8192), ("float16", 8192), ("tf32", 8192)]
+    return [
+        ("bfloat16", 8192),
+        ("bfloat16", 4096),
+        ("bfloat16", 2048),
+        ("float16", 8192),
+        ("float16", 4096),
+        ("tf32", 8192),
+        ("tf32", 4096),
+        ("float32", 4096),
+    ]
+
+
 def bench_matmul(b):
     torch = b.torch
-    if b.cpu_mode:
-        plan = [("bfloat16", 128), ("float32", 128)]
-    elif b.quick:
-        plan = [("bfloat16", 8192), ("float16", 8192), ("tf32", 8192)]
-    else:
-        plan = [
-            ("bfloat16", 8192),
-            ("bfloat16", 4096),
-            ("bfloat16", 2048),
-            ("float16", 8192),
-            ("float16", 4096),
-            ("tf32", 8192),
-            ("tf32", 4096),
-            ("float32", 4096),
-        ]
+    plan = matmul_plan(b)
     results = []
     saved_tf32 = torch.backends.cuda.matmul.allow_tf32
     try:
@@ -745,6 +833,15 @@ def sdpa_context(torch, api, backend):
     return torch.backends.cuda.sdp_kernel(**flags)
 
 
+def sdpa_plan(b):
+    """(shapes as (batch, heads, seq, head dim), dtypes) for the mode."""
+    if b.cpu_mode:
+        return [(2, 4, 128, 32)], ["bfloat16"]
+    if b.quick:
+        return [(4, 16, 4096, 64)], ["bfloat16"]
+    return [(8, 16, 1024, 64), (4, 16, 4096, 64), (2, 16, 4096, 128)], ["bfloat16", "float16"]
+
+
 def manual_attention(torch, q, k, v):
     scale = 1.0 / (q.shape[-1] ** 0.5)
     scores = torch.matmul(q, k.transpose(-2, -1)) * scale
@@ -756,15 +853,7 @@ def bench_sdpa(b):
 
     torch = b.torch
     api = sdpa_api(torch)
-    if b.cpu_mode:
-        shapes = [(2, 4, 128, 32)]
-        dtypes = ["bfloat16"]
-    elif b.quick:
-        shapes = [(4, 16, 4096, 64)]
-        dtypes = ["bfloat16"]
-    else:
-        shapes = [(8, 16, 1024, 64), (4, 16, 4096, 64), (2, 16, 4096, 128)]
-        dtypes = ["bfloat16", "float16"]
+    shapes, dtypes = sdpa_plan(b)
     result = {"api": api, "cases": []}
     if api == "none":
         result["error"] = "torch %s has no scaled_dot_product_attention (added in torch 2.0)" % torch.__version__
@@ -911,12 +1000,329 @@ def bench_nccl(b):
     return {"worldSize": world, "backend": backend, "sizes": rows}
 
 
+# --------------------------------------------------------------------------- features and kernels
+
+
+class Unavailable(Exception):
+    """This torch does not expose the API or dtype a feature needs (not a failed call)."""
+
+
+# The format each feature cell uses, as the knowledge base names it (peaks and "not on this
+# architecture" come from there): fp8 for both FP8 encodings, int8, and the Blackwell block-scaled
+# formats MXFP8 (8-bit elements, one power-of-two scale per 32) and NVFP4 (4-bit, an FP8 scale per 16).
+FEATURE_FORMATS = {"fp8-e4m3": "fp8", "fp8-e5m2": "fp8", "int8": "int8", "mxfp8": "mxfp8", "nvfp4": "nvfp4"}
+
+# Relative-error limits against float64 of the same (exactly representable) inputs: only the
+# accumulation and the bf16 output are rounded. int8 must be exact (int32 sums of small products).
+FEATURE_TOLERANCE = {"fp8-e4m3": 2e-2, "fp8-e5m2": 2e-2, "int8": 0.0, "mxfp8": 2e-2, "nvfp4": 2e-2}
+
+# E2M1 (FP4) values by 4-bit code: sign in the top bit.
+FP4_VALUES = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
+
+
+def device_formats(b):
+    """What the knowledge base says this GPU's compute capability has ({"fp8": True, ...}), or
+    None where it does not know the capability: then every format torch exposes is tried."""
+    if b.cpu_mode:
+        return None
+    cc = "%d.%d" % b.torch.cuda.get_device_capability(0)
+    return (b.options.get("formats") or {}).get(cc)
+
+
+def feature_size(b):
+    return 256 if b.cpu_mode else 8192
+
+
+def scaled_mm_output(out):
+    # torch 2.1-2.3 returned (output, amax).
+    return out[0] if isinstance(out, tuple) else out
+
+
+def fp8_operands(b, n, a_name, b_name):
+    torch = b.torch
+    for name in (a_name, b_name):
+        if not hasattr(torch, name):
+            raise Unavailable("torch %s has no torch.%s" % (torch.__version__, name))
+    if not hasattr(torch, "_scaled_mm"):
+        raise Unavailable("torch %s has no torch._scaled_mm (added in 2.1)" % torch.__version__)
+    sets = b.rotation(2 * n * n)
+    lhs = [b.randn((n, n), torch.float32).to(getattr(torch, a_name)) for _ in range(sets)]
+    # cuBLASLt wants the second operand column-major: an (N, K) row-major tensor, transposed.
+    rhs = [b.randn((n, n), torch.float32).to(getattr(torch, b_name)).t() for _ in range(sets)]
+    one = torch.ones((), device=b.device, dtype=torch.float32)
+
+    def call(i):
+        return scaled_mm_output(torch._scaled_mm(lhs[i % sets], rhs[i % sets], scale_a=one, scale_b=one, out_dtype=torch.bfloat16))
+
+    return sets, call, lambda: (lhs[0].float(), rhs[0].float())
+
+
+def int8_operands(b, n):
+    torch = b.torch
+    if not hasattr(torch, "_int_mm"):
+        raise Unavailable("torch %s has no torch._int_mm (added in 2.2)" % torch.__version__)
+    sets = b.rotation(2 * n * n)
+    draw = lambda: torch.randint(-128, 128, (n, n), dtype=torch.int8, device=b.device)  # noqa: E731
+    lhs = [draw() for _ in range(sets)]
+    rhs = [draw() for _ in range(sets)]
+    return sets, lambda i: torch._int_mm(lhs[i % sets], rhs[i % sets]), lambda: (lhs[0], rhs[0])
+
+
+def block_scales(torch, count, dtype_name, value_byte, device):
+    """count block scales of one value (uniform scales make their swizzled layout irrelevant)."""
+    raw = torch.full((count,), value_byte, dtype=torch.uint8, device=device)
+    return raw.view(getattr(torch, dtype_name))
+
+
+def blockwise_on_cpu(b):
+    if b.cpu_mode:
+        raise Unavailable("the CPU test mode has no block-scaled GEMMs (torch runs them on CUDA only)")
+
+
+def mxfp8_operands(b, n):
+    torch = b.torch
+    blockwise_on_cpu(b)
+    if not hasattr(torch, "float8_e8m0fnu") or not hasattr(torch, "_scaled_mm"):
+        raise Unavailable("torch %s has no float8_e8m0fnu block scales for torch._scaled_mm" % torch.__version__)
+    lhs = b.randn((n, n), torch.float32).to(torch.float8_e4m3fn)
+    rhs = b.randn((n, n), torch.float32).to(torch.float8_e4m3fn).t()
+    # One E8M0 scale (127 = 2^0) per 32 elements of each row.
+    scale_a = block_scales(torch, n * n // 32, "float8_e8m0fnu", 127, b.device)
+    scale_b = block_scales(torch, n * n // 32, "float8_e8m0fnu", 127, b.device)
+
+    def call(i):
+        return scaled_mm_output(torch._scaled_mm(lhs, rhs, scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16))
+
+    return 1, call, lambda: (lhs.float(), rhs.float())
+
+
+def nvfp4_operands(b, n):
+    torch = b.torch
+    blockwise_on_cpu(b)
+    if not hasattr(torch, "float4_e2m1fn_x2") or not hasattr(torch, "_scaled_mm"):
+        raise Unavailable("torch %s has no float4_e2m1fn_x2 for torch._scaled_mm" % torch.__version__)
+    table = torch.tensor(FP4_VALUES, device=b.device, dtype=torch.float64)
+
+    def packed():
+        # Both nibbles of a byte hold the same code, so the reference does not depend on their order.
+        codes = torch.randint(0, 16, (n, n // 2), dtype=torch.uint8, device=b.device)
+        values = table[codes.long()].repeat_interleave(2, dim=1)
+        return (codes | (codes << 4)).view(torch.float4_e2m1fn_x2), values
+
+    lhs, lhs_values = packed()
+    rhs, rhs_values = packed()
+    # One FP8 E4M3 scale (0x38 = 1.0) per 16 elements.
+    scale_a = block_scales(torch, n * n // 16, "float8_e4m3fn", 0x38, b.device)
+    scale_b = block_scales(torch, n * n // 16, "float8_e4m3fn", 0x38, b.device)
+
+    def call(i):
+        return scaled_mm_output(torch._scaled_mm(lhs, rhs.t(), scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16))
+
+    return 1, call, lambda: (lhs_values, rhs_values.t())
+
+
+FEATURE_OPERANDS = {
+    "fp8-e4m3": lambda b, n: fp8_operands(b, n, "float8_e4m3fn", "float8_e4m3fn"),
+    # E5M2 x E5M2 is not a cuBLASLt combination; E5M2 (gradients) x E4M3 is how training uses it.
+    "fp8-e5m2": lambda b, n: fp8_operands(b, n, "float8_e5m2", "float8_e4m3fn"),
+    "int8": int8_operands,
+    "mxfp8": mxfp8_operands,
+    "nvfp4": nvfp4_operands,
+}
+
+
+def feature_error(torch, name, call, reference):
+    """Relative error of the first rows against float64 of the same inputs."""
+    got = call(0)
+    lhs, rhs = reference()
+    rows = min(16, lhs.shape[0])
+    cols = min(256, rhs.shape[1])
+    expected = lhs[:rows].double() @ rhs[:, :cols].double()
+    actual = got[:rows, :cols].double()
+    if name == "int8":
+        return 0.0 if bool(torch.equal(actual, expected)) else max(rel_error(torch, actual, expected), 1e-9)
+    return rel_error(torch, actual, expected)
+
+
+def feature_case(b, name, n):
+    torch = b.torch
+    case = {"feature": name, "format": FEATURE_FORMATS[name], "m": n, "n": n, "k": n}
+    try:
+        sets, call, reference = FEATURE_OPERANDS[name](b, n)
+    except Unavailable as exc:
+        case.update(available=False, reason=str(exc))
+        return case
+    except Exception as exc:
+        case.update(available=True, error="preparing the inputs raised %s" % error_text(exc))
+        return case
+    case["available"] = True
+    try:
+        case["relError"] = feature_error(torch, name, call, reference)
+        limit = FEATURE_TOLERANCE[name]
+        case["ok"] = case["relError"] == 0.0 if limit == 0.0 else case["relError"] < limit
+        timing = b.time_ms(call)
+        case.update(timing)
+        case["rotatedSets"] = sets
+        case["tflops"] = 2.0 * n * n * n / (timing["medianMs"] * 1e-3) / 1e12
+    except Exception as exc:
+        case["error"] = error_text(exc)
+    return case
+
+
+def bench_features(b):
+    """The tensor formats beyond the matmul benchmark's: FP8 (both encodings) through
+    torch._scaled_mm, INT8 through torch._int_mm, MXFP8 / NVFP4 block-scaled GEMMs. A format the
+    knowledge base says this architecture lacks is not called: its cell says so from the KB."""
+    formats = device_formats(b)
+    n = feature_size(b)
+    cells = []
+    for name in ("fp8-e4m3", "fp8-e5m2", "int8", "mxfp8", "nvfp4"):
+        if formats is not None and formats.get(FEATURE_FORMATS[name]) is False:
+            cells.append({"feature": name, "format": FEATURE_FORMATS[name], "notOnArch": True})
+            continue
+        cells.append(feature_case(b, name, n))
+        empty_cache(b)
+    capability = None if b.cpu_mode else list(b.torch.cuda.get_device_capability(0))
+    return {"capability": capability, "formatsFromKb": formats is not None, "cells": cells}
+
+
+def capture_kernels(torch, run, cpu_mode, limit=40):
+    """The kernels one call of run() launched, from torch.profiler: [{name, count, us}] by time.
+    A first call outside the capture takes lazy loading, autotuning and plan building out of it.
+    On the CPU test mode the aten operators stand in for kernels."""
+    from torch.profiler import ProfilerActivity, profile
+
+    run()
+    if not cpu_mode:
+        torch.cuda.synchronize()
+    activities = [ProfilerActivity.CPU] + ([] if cpu_mode else [ProfilerActivity.CUDA])
+    with profile(activities=activities) as prof:
+        run()
+        if not cpu_mode:
+            torch.cuda.synchronize()
+    wanted = torch.autograd.DeviceType.CPU if cpu_mode else torch.autograd.DeviceType.CUDA
+    totals = {}
+
+    def add(name, us):
+        name = name[:300]
+        count, total = totals.get(name, (0, 0.0))
+        totals[name] = (count + 1, total + us)
+
+    events = prof.events()
+    for event in events:
+        if event.device_type != wanted:
+            continue
+        if cpu_mode and not event.name.startswith("aten::"):
+            continue
+        add(event.name, event.time_range.elapsed_us())
+    if not totals and not cpu_mode:
+        # Profilers that attach device kernels to their CPU operators only (older kineto paths).
+        for event in events:
+            for kernel in getattr(event, "kernels", None) or []:
+                add(kernel.name, getattr(kernel, "duration", 0.0))
+    ranked = sorted(totals.items(), key=lambda item: -item[1][1])
+    kernels = [{"name": name, "count": count, "us": round(us, 1)} for name, (count, us) in ranked[:limit]]
+    return {"kernels": kernels, "distinct": len(totals)}
+
+
+def kernel_record(b, op, run):
+    record = dict(op)
+    try:
+        record.update(capture_kernels(b.torch, run, b.cpu_mode))
+    except Exception as exc:
+        record["error"] = error_text(exc)
+    return record
+
+
+def matmul_kernel_ops(b):
+    """One matmul per precision at the largest size the matmul benchmark ran."""
+    torch = b.torch
+    largest = {}
+    for dtype_name, n in matmul_plan(b):
+        largest[dtype_name] = max(n, largest.get(dtype_name, 0))
+    records = []
+    saved = torch.backends.cuda.matmul.allow_tf32
+    try:
+        for dtype_name, n in largest.items():
+            torch.backends.cuda.matmul.allow_tf32 = dtype_name == "tf32"
+            dtype = torch.float32 if dtype_name in ("tf32", "float32") else getattr(torch, dtype_name)
+            lhs, rhs = b.randn((n, n), dtype), b.randn((n, n), dtype)
+            records.append(kernel_record(b, {"op": "matmul", "dtype": dtype_name, "n": n}, lambda: torch.matmul(lhs, rhs)))
+            lhs = rhs = None
+            empty_cache(b)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+    return records
+
+
+def sdpa_kernel_ops(b):
+    """SDPA at each shape and dtype the benchmark ran: the default call, each forced backend, manual."""
+    torch = b.torch
+    api = sdpa_api(torch)
+    if api == "none":
+        return []
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    shapes, dtypes = sdpa_plan(b)
+    records = []
+    for dtype_name in dtypes:
+        for shape in shapes:
+            q, k, v = (b.randn(shape, getattr(torch, dtype_name)) for _ in range(3))
+            op = {"op": "sdpa", "dtype": dtype_name, "shape": list(shape), "mask": "none"}
+            records.append(kernel_record(b, dict(op, backend="default"), lambda: sdpa(q, k, v)))
+            for name, backend in sdpa_backends(torch):
+                if backend is None:
+                    continue
+                context = lambda: sdpa_context(torch, api, backend)  # noqa: E731
+
+                def forced():
+                    with context():
+                        return sdpa(q, k, v)
+
+                records.append(kernel_record(b, dict(op, backend=name), forced))
+            records.append(kernel_record(b, dict(op, backend="manual"), lambda: manual_attention(torch, q, k, v)))
+            q = k = v = None
+            empty_cache(b)
+    return records
+
+
+def feature_kernel_ops(b):
+    formats = device_formats(b)
+    records = []
+    n = 256 if b.cpu_mode else 4096
+    for name in ("fp8-e4m3", "fp8-e5m2", "int8", "mxfp8", "nvfp4"):
+        if formats is not None and formats.get(FEATURE_FORMATS[name]) is False:
+            continue
+        try:
+            call = FEATURE_OPERANDS[name](b, n)[1]
+        except Exception:
+            continue  # the features benchmark reports why
+        records.append(kernel_record(b, {"op": "feature", "feature": name, "n": n}, lambda: call(0)))
+        call = None
+        empty_cache(b)
+    return records
+
+
+def bench_kernels(b):
+    """Kernel provenance: which kernels each benchmarked operation ran, by name, for the judge to
+    name the backend (flash, cuDNN, efficient, math; cuBLAS, cuBLASLt, CUTLASS)."""
+    torch = b.torch
+    preferred = None
+    try:
+        preferred = str(torch.backends.cuda.preferred_blas_library()).split(".")[-1]
+    except Exception:
+        pass
+    ops = matmul_kernel_ops(b) + sdpa_kernel_ops(b) + feature_kernel_ops(b)
+    return {"ops": ops, "preferredBlas": preferred, "profiler": "torch.profiler (%s)" % ("CPU operators" if b.cpu_mode else "CUPTI kernels")}
+
+
 BENCH_FUNCTIONS = {
     "sdpa": bench_sdpa,
     "matmul": bench_matmul,
     "membw": bench_membw,
     "transfer": bench_transfer,
     "nccl": bench_nccl,
+    "features": bench_features,
+    "kernels": bench_kernels,
 }
 
 
@@ -965,7 +1371,196 @@ def child_bench(options):
         emit({"event": "result", "result": data})
 
 
-CHILDREN = {"model": child_model, "bench": child_bench}
+# --------------------------------------------------------------------------- child: JIT check
+
+
+def mapped_libraries():
+    """The shared libraries this process has mapped (Linux /proc/self/maps; empty elsewhere)."""
+    found = set()
+    try:
+        with open("/proc/self/maps") as handle:
+            for line in handle:
+                parts = line.split(None, 5)
+                if len(parts) == 6 and ".so" in parts[5]:
+                    found.add(parts[5].strip())
+    except OSError:
+        pass
+    return found
+
+
+def sync_device(torch, device):
+    if device != "cpu":
+        torch.cuda.synchronize()
+
+
+def checked(ok, what):
+    if not ok:
+        raise RuntimeError("%s: the result differs from the reference" % what)
+
+
+def jit_smokes(torch, device, options):
+    """[(name, what it exercises, call)]: the kernel check, a GEMM per common precision, SDPA by
+    default and per backend, then each of the user's own "module:function" smokes."""
+    generator = torch.Generator().manual_seed(0)
+    a = torch.randn(1024, 1024, generator=generator)
+    b = torch.randn(1024, 1024, generator=generator)
+
+    def elementwise():
+        checked(bool(torch.allclose((a.to(device) * 2 + 1).cpu(), a * 2 + 1)), "elementwise kernel")
+
+    def gemm(dtype, tolerance):
+        def call():
+            got = (a.to(device, dtype) @ b.to(device, dtype)).double().cpu()
+            reference = a.to(dtype).double() @ b.to(dtype).double()
+            checked(float((got - reference).norm() / reference.norm()) < tolerance, "%s matmul" % dtype)
+        return call
+
+    smokes = [
+        ("cuda-init", "torch", lambda: torch.zeros(1, device=device)),
+        ("elementwise", "torch", elementwise),
+        ("gemm.bfloat16", "cuBLAS", gemm(torch.bfloat16, 2e-2)),
+        ("gemm.float32", "cuBLAS", gemm(torch.float32, 1e-2)),
+    ]
+    if sdpa_api(torch) != "none":
+        sdpa = torch.nn.functional.scaled_dot_product_attention
+        inputs = []
+
+        def attention_inputs():
+            # Made at the first attention smoke, not before: the CUDA context belongs to cuda-init.
+            if not inputs:
+                q, k, v = (torch.randn(1, 8, 256, 64, generator=generator).to(device, torch.bfloat16) for _ in range(3))
+                inputs.extend([q, k, v, manual_attention(torch, q.float(), k.float(), v.float())])
+            return inputs
+
+        def attention(backend):
+            def call():
+                q, k, v, reference = attention_inputs()
+                if backend is None:
+                    got = sdpa(q, k, v)
+                else:
+                    with sdpa_context(torch, sdpa_api(torch), backend):
+                        got = sdpa(q, k, v)
+                checked(float((got.float() - reference).norm() / reference.norm()) < 3e-2, "attention")
+            return call
+
+        smokes.append(("sdpa.default", "SDPA", attention(None)))
+        for name, backend in sdpa_backends(torch):
+            if backend is not None and name != "math":
+                smokes.append(("sdpa." + name, "SDPA " + name, attention(backend)))
+    for spec in options.get("smokes") or []:
+        smokes.append(("smoke." + spec, spec, user_smoke(spec)))
+    return smokes
+
+
+def user_smoke(spec):
+    """"module:function": import the module and call the function with no arguments."""
+    def call():
+        import importlib
+
+        module_name, _, function = spec.partition(":")
+        module = importlib.import_module(module_name)
+        getattr(module, function or "smoke")()
+    return call
+
+
+def timed_smoke(torch, device, name, what, call):
+    result = {"name": name, "what": what, "ok": False, "error": None}
+    before = mapped_libraries()
+    started = time.perf_counter()
+    try:
+        call()
+        sync_device(torch, device)
+        result["firstCallMs"] = round((time.perf_counter() - started) * 1000, 3)
+        again = time.perf_counter()
+        call()
+        sync_device(torch, device)
+        result["secondCallMs"] = round((time.perf_counter() - again) * 1000, 3)
+        result["ok"] = True
+    except Exception as exc:
+        result["firstCallMs"] = round((time.perf_counter() - started) * 1000, 3)
+        result["error"] = error_text(exc)[:500]
+    # The libraries this call brought in: where its kernels live.
+    result["libraries"] = sorted(os.path.basename(path) for path in mapped_libraries() - before)[:20]
+    return result
+
+
+def child_jit(options):
+    import warnings
+
+    warnings.simplefilter("ignore")
+    started = time.perf_counter()
+    try:
+        import torch
+    except Exception as exc:
+        emit({"event": "result", "result": {"name": "torch-import", "what": "torch", "ok": False, "error": error_text(exc)}})
+        return
+    emit({"event": "result", "result": {"name": "torch-import", "what": "torch", "ok": True, "error": None,
+                                        "firstCallMs": round((time.perf_counter() - started) * 1000, 3)}})
+    device = "cpu" if options.get("device") == "cpu" else "cuda"
+    try:
+        smokes = jit_smokes(torch, device, options)
+    except Exception as exc:
+        # Making the inputs already failed (CUDA does not initialise): one result says so.
+        emit({"event": "result", "result": {"name": "setup", "what": "torch", "ok": False, "error": error_text(exc)}})
+        return
+    for name, what, call in smokes:
+        emit({"event": "start", "name": name})
+        emit({"event": "result", "result": timed_smoke(torch, device, name, what, call)})
+
+
+# --------------------------------------------------------------------------- child: MFU
+
+
+def step_timer(torch, cpu_mode):
+    """timer(step, steps, budget_s) -> milliseconds per step; CUDA events around each step."""
+    def timer(step, steps, budget_s):
+        times = []
+        deadline = time.perf_counter() + budget_s
+        for _ in range(steps):
+            if cpu_mode:
+                started = time.perf_counter()
+                step()
+                times.append((time.perf_counter() - started) * 1000)
+            else:
+                start = torch.cuda.Event(enable_timing=True)
+                end = torch.cuda.Event(enable_timing=True)
+                start.record()
+                step()
+                end.record()
+                end.synchronize()
+                times.append(start.elapsed_time(end))
+            if time.perf_counter() > deadline and len(times) >= 3:
+                break
+        return times
+    return timer
+
+
+def child_mfu(options):
+    import warnings
+
+    warnings.simplefilter("ignore")
+    import torch
+
+    steps = {"__name__": "gpuprep_train_step"}
+    exec(compile(TRAIN_STEP_SOURCE, "train_step.py", "exec"), steps)
+    cpu_mode = options.get("device") == "cpu"
+    if not cpu_mode and not torch.cuda.is_available():
+        print(json.dumps({"error": "no CUDA device: torch.cuda.is_available() is False", "kind": "device"}))
+        return
+    device = "cpu" if cpu_mode else "cuda"
+    torch.manual_seed(0)
+    capture = lambda run: capture_kernels(torch, run, cpu_mode, limit=60)  # noqa: E731
+    try:
+        result = steps["run"](torch, options, device, step_timer(torch, cpu_mode), capture)
+    except steps["StepError"] as exc:
+        result = {"error": str(exc), "kind": exc.kind}
+    except Exception as exc:
+        oom = "out of memory" in str(exc).lower()
+        result = {"error": error_text(exc), "kind": "oom" if oom else "step"}
+    print(json.dumps(result))
+
+
+CHILDREN = {"model": child_model, "bench": child_bench, "jit": child_jit, "mfu": child_mfu}
 
 
 def main(argv):

@@ -25,14 +25,32 @@ const only = (rule: Rule, facts: Facts): Finding => {
 };
 
 /** What `gpuprep kb resolve` ranks first for this machine. */
-function resolverBest(facts: Facts) {
+function resolverChoices(facts: Facts) {
   const gpu = facts.host.nvidia.gpus[0]!;
   return kb.torchBuildsFor({
     computeCapability: gpu.computeCapability!,
     driverVersion: facts.host.nvidia.driverVersion!,
     cpuArch: facts.host.cpuArch as "x86_64" | "aarch64",
     python: facts.python.interpreter.version,
-  })[0]!;
+  });
+}
+
+function resolverBest(facts: Facts) {
+  return resolverChoices(facts)[0]!;
+}
+
+/**
+ * Where no build the pin allows runs, the fix moves the pin to the nearest series a build runs for
+ * (the newer on a tie), as init's pin policy does: computed here from the resolver's list.
+ */
+function nearestRunning(facts: Facts, series: string) {
+  const minor = (s: string) => Number(s.split(".")[0]) * 100 + Number(s.split(".")[1]);
+  const running = resolverChoices(facts).filter((c) => c.runs === "sass");
+  const distance = (c: (typeof running)[number]) => Math.abs(minor(c.build.torch) - minor(series));
+  const nearest = Math.min(...running.map(distance));
+  return running
+    .filter((c) => distance(c) === nearest)
+    .sort((a, b) => minor(b.build.torch) - minor(a.build.torch))[0]!;
 }
 
 test("seed 000: pixi + conda-forge torch 2.5.1 on GB10 is predicted, with the pixi.toml lines to change", () => {
@@ -91,7 +109,7 @@ test("issue 11: a pyproject routing torch to cu124 on an RTX 5090: error, with t
   );
   const [uv, pip] = findings as [Finding, Finding];
   assert.deepEqual(labels(uv).slice(1, 4), ["pyproject.toml:6", "pyproject.toml:25", "pyproject.toml:30"]);
-  const best = resolverBest(facts);
+  const best = nearestRunning(facts, "2.5");
   assert.ok(
     uv.fix.commands.includes(
       `# pyproject.toml:30: url = "https://download.pytorch.org/whl/cu124"  ->  url = "${best.build.indexUrl}"`,

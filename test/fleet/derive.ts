@@ -56,3 +56,45 @@ export const visibleDevices =
   (f) => {
     f.python.env["CUDA_VISIBLE_DEVICES"] = value;
   };
+
+/** A small deterministic generator, so a benchmark's fleet is the same on every run. */
+export function seeded(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/**
+ * What differs between real nodes of one environment (issue 26 item 5): every GPU's UUID; the
+ * probe's, torch's, each extension's and the binary scan's durations; MemAvailable and /dev/shm
+ * free; capturedAt; the driver module's line with its build date (a DKMS build per node); and,
+ * when the node has passive GPU health, its corrected ECC counters and whether the GPU idles.
+ */
+export const realisticVariation =
+  (random: () => number): Derivation =>
+  (f) => {
+    const hex = (n: number) =>
+      Array.from({ length: n }, () => Math.floor(random() * 16).toString(16)).join("");
+    for (const g of f.host.nvidia.gpus) g.uuid = `GPU-${hex(8)}-${hex(4)}-${hex(4)}-${hex(4)}-${hex(12)}`;
+    f.python.probe.durationMs = Math.round(3000 + random() * 3000);
+    f.python.torchLive.durationMs = Math.round(2500 + random() * 3000);
+    for (const e of f.python.extensions) e.durationMs = Math.round(2000 + random() * 4000);
+    f.binaries.durationMs = Math.round(2000 + random() * 2500);
+    if (f.host.memTotalBytes)
+      f.host.memAvailableBytes = Math.round(f.host.memTotalBytes * (0.5 + random() * 0.45));
+    if (f.host.shm.sizeBytes)
+      f.host.shm.freeBytes = Math.round(f.host.shm.sizeBytes * (0.8 + random() * 0.2));
+    const day = 1 + Math.floor(random() * 28);
+    f.capturedAt = `2026-11-${String(day).padStart(2, "0")}T${String(Math.floor(random() * 24)).padStart(2, "0")}:${String(Math.floor(random() * 60)).padStart(2, "0")}:00.000Z`;
+    if (f.host.nvidia.kernelModule)
+      f.host.nvidia.kernelModule = `${f.host.nvidia.kernelModule.replace(/\s+\S*\s*$/, "")} built 2026-10-${String(day).padStart(2, "0")} ${String(Math.floor(random() * 24)).padStart(2, "0")}:${String(Math.floor(random() * 60)).padStart(2, "0")}`;
+    const health = f.host.gpuHealth;
+    if (health)
+      for (const g of health.gpus) {
+        g.uuid = f.host.nvidia.gpus[0]?.uuid ?? g.uuid;
+        g.eccAggregate = { correctable: Math.floor(random() * 200), uncorrectable: 0 };
+        g.clockEventReasons = random() < 0.5 ? ["gpu_idle"] : [];
+      }
+  };

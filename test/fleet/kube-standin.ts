@@ -16,6 +16,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import { Job } from "kubernetes-models/batch/v1";
+import { restrictedViolations } from "./pod-security.js";
 
 export interface StandinNode {
   name: string;
@@ -56,8 +57,25 @@ function matches(selector: string | null, labels: Record<string, string>): boole
   });
 }
 
+export interface StandinOptions {
+  /**
+   * Namespaces labelled pod-security.kubernetes.io/enforce=restricted: the Job is accepted (Jobs
+   * are only warned about), but the Job controller's pod is refused when its spec breaks the
+   * profile (pod-security.ts), as the real admission refuses it; the Job's status says why.
+   */
+  restrictedNamespaces?: string[];
+  /** Answer this many Job creations with 429 Too Many Requests (Retry-After: 1) first. */
+  throttleJobCreates?: number;
+}
+
 export class KubeStandin {
   readonly jobs = new Map<string, Record<string, unknown>>();
+  /** nvidia.com/gpu each created pod asked for, by node. */
+  readonly gpusAsked = new Map<string, string>();
+  /** Why a Job's pod was refused, by Job name. */
+  readonly refused = new Map<string, string>();
+  private throttleLeft = 0;
+  private restricted = new Set<string>();
   readonly pods = new Map<string, Pod>();
   /** Every request, "METHOD path", for assertions. */
   readonly requests: string[] = [];
@@ -68,7 +86,7 @@ export class KubeStandin {
     private readonly nodes: StandinNode[],
   ) {}
 
-  static async start(nodes: StandinNode[]): Promise<KubeStandin> {
+  static async start(nodes: StandinNode[], options: StandinOptions = {}): Promise<KubeStandin> {
     const token = randomBytes(16).toString("hex");
     let standin: KubeStandin | null = null;
     const server = createServer((req, res) => {
@@ -80,6 +98,8 @@ export class KubeStandin {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : 0;
     standin = new KubeStandin(server, `http://127.0.0.1:${port}`, token, nodes);
+    standin.throttleLeft = options.throttleJobCreates ?? 0;
+    standin.restricted = new Set(options.restrictedNamespaces ?? []);
     return standin;
   }
 
@@ -134,6 +154,11 @@ export class KubeStandin {
       } catch (error) {
         return send(res, 422, status(422, "Invalid", `Job is invalid: ${(error as Error).message}`));
       }
+      if (this.throttleLeft > 0) {
+        this.throttleLeft--;
+        res.setHeader("retry-after", "1");
+        return send(res, 429, status(429, "TooManyRequests", "too many requests, please try again later"));
+      }
       const name = (body["metadata"] as { name: string }).name;
       if (this.jobs.has(name))
         return send(res, 409, status(409, "AlreadyExists", `jobs.batch "${name}" already exists`));
@@ -185,6 +210,15 @@ export class KubeStandin {
     const template = (
       body["spec"] as { template: { metadata?: { labels?: Record<string, string> }; spec: Pod["spec"] } }
     ).template;
+    const violations = this.restricted.has(namespace) ? restrictedViolations(template.spec) : [];
+    if (violations.length > 0) {
+      // The Job controller's pod creation is refused by admission: no pod, a FailedCreate event.
+      this.refused.set(
+        job,
+        `pods "${job}-x" is forbidden: violates PodSecurity "restricted:latest": ${violations.join(", ")}`,
+      );
+      return;
+    }
     const name = `${job}-${randomBytes(3).toString("hex").slice(0, 5)}`;
     const pod: Pod = {
       metadata: {
@@ -230,9 +264,11 @@ export class KubeStandin {
       template.spec["containers"] as Array<{
         command: string[];
         env?: Array<{ name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }>;
+        resources?: { limits?: Record<string, string> };
       }>
     )[0];
     if (!container) return;
+    this.gpusAsked.set(node.name, container.resources?.limits?.["nvidia.com/gpu"] ?? "0");
     const env: NodeJS.ProcessEnv = {
       PATH: process.env["PATH"],
       HOME: process.env["HOME"],

@@ -15,7 +15,9 @@ import { Job } from "kubernetes-models/batch/v1";
 import { KubeStandin } from "./kube-standin.js";
 import { makeNodeEnvironments } from "./slurm-cluster.js";
 import { jobManifest } from "../../src/transports/kube.js";
+import { KubeApiError, withThrottleRetry } from "../../src/transports/kube-api.js";
 import { nodeWrapperArgv } from "../../src/transports/node-frame.js";
+import { restrictedViolations } from "./pod-security.js";
 import type { FleetReport } from "../../src/fleet/types.js";
 
 const MAIN = join(import.meta.dirname, "..", "..", "src", "cli", "main.js");
@@ -36,7 +38,8 @@ before(async () => {
   const bins = makeNodeEnvironments(work);
   standin = await KubeStandin.start([
     // GFD says H100 and a driver; this machine has no GPU, so the label mismatch shows on k1.
-    { name: "k1", gpus: 1, labels: gfd("NVIDIA-H100-80GB-HBM3", "580.159.04"), env: { PATH: SYSTEM_PATH } },
+    // Four GPUs: its Job asks for all four, so the probe sees every GPU of the node.
+    { name: "k1", gpus: 4, labels: gfd("NVIDIA-H100-80GB-HBM3", "580.159.04"), env: { PATH: SYSTEM_PATH } },
     { name: "k2", gpus: 1, labels: {}, env: { PATH: `${bins.venvBin}:${SYSTEM_PATH}` } },
     { name: "k3", gpus: 1, labels: {}, env: { PATH: SYSTEM_PATH, CUDA_VISIBLE_DEVICES: "" } },
     { name: "k4", gpus: 1, labels: {}, pendingReason: "ImagePullBackOff" },
@@ -69,7 +72,7 @@ function gpuprep(
   });
 }
 
-test("the Job manifest validates against the Kubernetes OpenAPI schema; a broken one does not", () => {
+test("the Job manifest validates against the Kubernetes OpenAPI schema and the restricted profile; broken ones do not", () => {
   const manifest = jobManifest(
     { image: "nvcr.io/nvidia/pytorch:25.10-py3", namespace: "ml" },
     "gpu-7",
@@ -77,8 +80,39 @@ test("the Job manifest validates against the Kubernetes OpenAPI schema; a broken
     "0123456789abcdef",
     180,
     nodeWrapperArgv("n", 180, ["python3", "-c", "print(1)"]),
+    8,
   );
   assert.doesNotThrow(() => new Job(manifest as ConstructorParameters<typeof Job>[0]).validate());
+  const pod = (manifest as { spec: { template: { spec: Record<string, unknown> } } }).spec.template.spec;
+  assert.deepEqual(
+    restrictedViolations(pod),
+    [],
+    "admitted by a namespace enforcing Pod Security restricted",
+  );
+  assert.deepEqual(
+    (pod["containers"] as Array<{ resources: { limits: Record<string, string> } }>)[0]?.resources.limits,
+    { "nvidia.com/gpu": "8" },
+    "all of the node's GPUs",
+  );
+  // The checker sees each control: the manifest gpuprep used to write (no securityContext) breaks four.
+  const bare = structuredClone(pod) as {
+    securityContext?: unknown;
+    containers: Array<{ securityContext?: unknown }>;
+  };
+  delete bare.securityContext;
+  delete bare.containers[0]?.securityContext;
+  assert.deepEqual(
+    restrictedViolations(bare as Record<string, unknown>).map((v) => v.split(" (")[0]),
+    [
+      "allowPrivilegeEscalation != false",
+      "unrestricted capabilities",
+      "runAsNonRoot != true",
+      "seccompProfile",
+    ],
+  );
+  const root = structuredClone(pod) as { securityContext: { runAsUser: number } };
+  root.securityContext.runAsUser = 0;
+  assert.match(restrictedViolations(root as unknown as Record<string, unknown>).join(), /runAsUser=0/);
   const broken = structuredClone(manifest) as { spec: { backoffLimit: unknown } };
   broken.spec.backoffLimit = "none";
   assert.throws(
@@ -136,6 +170,102 @@ test("fleet doctor --kube: per-node results from pod logs, drift, GFD label mism
   );
   assert.equal(standin.jobs.size, 0, "every Job is deleted afterwards");
   assert.equal(standin.requests.filter((r) => r.startsWith("POST")).length, 5, "one Job per ready GPU node");
+  assert.equal(standin.gpusAsked.get("k1"), "4", "k1's Job asked for its 4 GPUs");
+  assert.equal(standin.gpusAsked.get("k2"), "1");
+});
+
+test("a restricted namespace admits the probe's pods; Job creation throttled with 429 is waited out", async () => {
+  const restricted = await KubeStandin.start(
+    [
+      { name: "r1", gpus: 2, labels: {}, env: { PATH: SYSTEM_PATH } },
+      { name: "r2", gpus: 2, labels: {}, env: { PATH: SYSTEM_PATH } },
+      { name: "r3", gpus: 2, labels: {}, env: { PATH: SYSTEM_PATH } },
+    ],
+    { restrictedNamespaces: ["ml"], throttleJobCreates: 3 },
+  );
+  const config = join(work, "restricted-kubeconfig");
+  writeFileSync(config, restricted.kubeconfig());
+  try {
+    const run = await gpuprep(
+      [
+        "fleet",
+        "doctor",
+        "--kube",
+        "--namespace",
+        "ml",
+        "--image",
+        "x",
+        "--fast",
+        "--node-timeout",
+        "30",
+        "--json",
+      ],
+      { KUBECONFIG: config },
+    );
+    assert.ok(run.status === 0 || run.status === 1, run.stderr);
+    const report = JSON.parse(run.stdout) as FleetReport;
+    assert.deepEqual(
+      report.nodes.map((n) => [n.node, n.status]),
+      [
+        ["r1", "ok"],
+        ["r2", "ok"],
+        ["r3", "ok"],
+      ],
+      JSON.stringify([...restricted.refused]),
+    );
+    assert.equal(restricted.refused.size, 0, "no pod refused by the restricted profile");
+    assert.equal(
+      restricted.requests.filter((r) => r.startsWith("POST")).length,
+      6,
+      "3 answered 429, each tried again",
+    );
+  } finally {
+    await restricted.stop();
+  }
+});
+
+test("the 429 backoff: Retry-After is honoured, other errors are final, and it gives up after 6 tries", async () => {
+  const waits: number[] = [];
+  const sleep = async (ms: number) => void waits.push(ms);
+  let calls = 0;
+  const throttledTwice = () =>
+    ++calls <= 2
+      ? Promise.reject(new KubeApiError(429, "429", calls === 1 ? 3 : null))
+      : Promise.resolve("ok");
+  assert.equal(await withThrottleRetry(throttledTwice, 6, sleep), "ok");
+  assert.equal(waits[0], 3000, "Retry-After: 3");
+  assert.ok((waits[1] ?? 0) >= 2000 && (waits[1] ?? 0) < 2300, "then 2 s of backoff");
+  await assert.rejects(
+    withThrottleRetry(() => Promise.reject(new KubeApiError(403, "forbidden")), 6, sleep),
+    /forbidden/,
+  );
+  let tries = 0;
+  await assert.rejects(
+    withThrottleRetry(() => (tries++, Promise.reject(new KubeApiError(429, "still"))), 6, sleep),
+    /still/,
+  );
+  assert.equal(tries, 6);
+});
+
+test("--dry-run needs no kubeconfig, for doctor and validate: the manifests for a placeholder node", async () => {
+  for (const sub of ["doctor", "validate"]) {
+    const run = await gpuprep(["fleet", sub, "--kube", "--image", "ghcr.io/me/train:1", "--dry-run"], {
+      KUBECONFIG: join(work, "none"),
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stderr, /showing the manifest for a placeholder node NODE/);
+    const docs = parseAllDocuments(run.stdout).map((d) => d.toJS() as Record<string, unknown>);
+    assert.equal(docs.length, sub === "validate" ? 2 : 1, "validate: the probe's Job and the payload's");
+    for (const doc of docs) {
+      assert.doesNotThrow(() => new Job(doc as ConstructorParameters<typeof Job>[0]).validate());
+      assert.deepEqual(
+        restrictedViolations(
+          (doc as { spec: { template: { spec: Record<string, unknown> } } }).spec.template.spec,
+        ),
+        [],
+      );
+    }
+  }
 });
 
 test("--selector picks nodes by label; bad credentials or an exec plugin: one line, exit 2", async () => {

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadCapture } from "../doctor/captures.js";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
-import { mergeFleet } from "../../src/fleet/merge.js";
+import { dedupeFindings, mergeFleet } from "../../src/fleet/merge.js";
 import { renderFleetText } from "../../src/report/fleet-text.js";
 import { fleetJUnitSuites } from "../../src/report/fleet-junit.js";
 import { makeStyle } from "../../src/report/style.js";
@@ -27,7 +27,7 @@ test("2 of 16 nodes on driver 550: drift judged with the KB (torch 2.11+cu130 fa
   assert.deepEqual(drift?.nodes, ["gpu15", "gpu16"]);
   assert.match(
     drift?.message ?? "",
-    /^2 of 16 nodes have driver 550\.54\.15; torch 2\.11\.0\+cu130 \(CUDA 13\.0, on gpu01, gpu02, gpu03 and \d+ more\) fails there/,
+    /^2 of 16 nodes have driver 550\.54\.15; torch 2\.11\.0\+cu130 \(CUDA 13\.0, on gpu\[01-16\]\) fails there/,
   );
   const tooOld = report.nodeFindings.filter((f) => f.ruleId === "torch-driver-too-old");
   assert.equal(tooOld.length, 1, "one merged finding, not one per node");
@@ -152,4 +152,39 @@ test("nothing a node sends can crash the merge: 300 randomly mangled snapshots",
   assert.equal(report.summary.nodes, 300);
   assert.ok(report.groups.length > 1);
   assert.ok(renderFleetText(report, makeStyle(false)).length > 0);
+});
+
+test("one failure measured differently on each node is one finding (issue 26 item 7)", () => {
+  const timeout = (ms: number) => (f: Parameters<Parameters<typeof nodeFrom>[2]>[0]) => {
+    f.python.torchLive = {
+      ...f.python.torchLive,
+      status: "timeout",
+      durationMs: ms,
+      exitCode: null,
+      error: null,
+      result: null,
+    };
+  };
+  const nodes = [45_000, 46_200, 47_100].map((ms, i) => nodeFrom(h100, `n${i + 1}`, timeout(ms)));
+  const report = mergeFleet(nodes, kb, { transport: "test", mode: "doctor" });
+  const failed = report.nodeFindings.filter((f) => f.ruleId === "torch-import-failed");
+  assert.equal(failed.length, 1);
+  assert.deepEqual(failed[0]?.nodes, ["n1", "n2", "n3"]);
+  // Findings whose messages differ only in a measured duration merge, giving the range.
+  const finding = (seconds: number) => ({
+    ...failed[0]!,
+    message: `import torch did not finish within ${seconds} s.`,
+  });
+  const merged = dedupeFindings([
+    { node: "a", findings: [finding(45)] },
+    { node: "b", findings: [finding(47)] },
+    { node: "c", findings: [{ ...finding(46), message: "import torch raised: ImportError" }] },
+  ]);
+  assert.deepEqual(
+    merged.map((f) => [f.message, f.nodes]),
+    [
+      ["import torch did not finish within 45–47 s.", ["a", "b"]],
+      ["import torch raised: ImportError", ["c"]],
+    ],
+  );
 });

@@ -28,6 +28,8 @@ test("srun: one task per node, labelled, never killed for one node's failure; py
   assert.deepEqual(argv, [
     "--label",
     "--kill-on-bad-exit=0",
+    // A node that fails mid-run ends its own task only (issue 26 item 8).
+    "--no-kill",
     "--job-name=gpuprep-fleet",
     "--immediate=30",
     "--nodes=2",
@@ -54,7 +56,7 @@ test("sbatch: the allocation as sbatch arguments, no #SBATCH line; the container
   assert.match(script, /^printf '@gpuprep %s nodes %s\\n' abc123 /m);
   assert.match(
     script,
-    /^srun --label --kill-on-bad-exit=0 '--container-image=nvcr\.io#nvidia\/pytorch:25\.10-py3' --container-mounts=\/data:\/data --gres=gpu:1 sh -c 'it'\\''s'$/m,
+    /^srun --nodes="\$SLURM_JOB_NUM_NODES" --ntasks="\$SLURM_JOB_NUM_NODES" --label --kill-on-bad-exit=0 --no-kill --ntasks-per-node=1 '--container-image=nvcr\.io#nvidia\/pytorch:25\.10-py3' --container-mounts=\/data:\/data --gres=gpu:1 sh -c 'it'\\''s'$/m,
   );
   assert.deepEqual(sbatchArgv(selection, ["g1"], "/jobs/gpuprep-fleet-%j.out", "/jobs/s.sbatch"), [
     "--parsable",

@@ -96,7 +96,17 @@ export class SlurmCluster {
     private readonly children: ChildProcess[],
   ) {}
 
-  static async start(nodes: SimNode[], options: { cpus?: number } = {}): Promise<SlurmCluster> {
+  /** The slurmd of each started node, to crash one (crashNode). */
+  private readonly daemons = new Map<string, ChildProcess>();
+
+  static async start(
+    nodes: SimNode[],
+    options: {
+      cpus?: number;
+      /** More slurm.conf lines (another partition, SchedulerParameters, ...). */
+      conf?: string[];
+    } = {},
+  ): Promise<SlurmCluster> {
     const dir = mkdtempSync(join(tmpdir(), "gpuprep-slurm-"));
     for (const sub of ["state", "log", "spool"]) mkdirSync(join(dir, sub));
     const children: ChildProcess[] = [];
@@ -185,6 +195,7 @@ export class SlurmCluster {
           "MaxJobCount=100000",
           ...nodeLines,
           `PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:${Math.max(4, nodes.length)}`,
+          ...(options.conf ?? []),
           "",
         ].join("\n"),
       );
@@ -193,7 +204,10 @@ export class SlurmCluster {
       for (const node of nodes) {
         if (node.start === false) continue;
         mkdirSync(join(dir, "spool", node.name), { recursive: true });
-        run(BIN.slurmd, ["-D", "-N", node.name, "-f", conf, "-d", BIN.slurmstepd]);
+        cluster.daemons.set(
+          node.name,
+          run(BIN.slurmd, ["-D", "-N", node.name, "-f", conf, "-d", BIN.slurmstepd]),
+        );
       }
       const started = nodes.filter((n) => n.start !== false).map((n) => n.name);
       await waitFor(
@@ -240,6 +254,30 @@ export class SlurmCluster {
       }
     }
     rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** A Slurm client command with this cluster's SLURM_CONF; throws with its stderr when it fails. */
+  slurm(command: string, args: string[]): string {
+    const run = spawnSync(command, args, { env: this.env, encoding: "utf8", timeout: 30_000 });
+    if (run.status !== 0) throw new Error(`${command} ${args.join(" ")}: ${run.stderr}`);
+    return run.stdout;
+  }
+
+  /**
+   * A node crashing mid-run, as the controller sees it: slurmctld marks it DOWN (what it does when
+   * the node stops answering; the harness's SlurmdTimeout is 300 s, so it is told at once), and its
+   * slurmd and every task on it are gone (SIGKILL).
+   */
+  crashNode(name: string): void {
+    this.slurm("scontrol", ["update", `NodeName=${name}`, "State=DOWN", "Reason=crashed (test)"]);
+    this.daemons.get(name)?.kill("SIGKILL");
+    for (const pid of processesWithEnv(`SLURMD_NODENAME=${name}`)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone already
+      }
+    }
   }
 
   /** Runs a gpuprep CLI command with this cluster's SLURM_CONF. */

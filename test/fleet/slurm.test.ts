@@ -189,7 +189,7 @@ test(
       "--json",
     ]);
     assert.equal(submit.status, 0, submit.stderr);
-    const job = JSON.parse(submit.stdout) as { jobId: string; script: string };
+    const job = JSON.parse(submit.stdout) as { jobId: string; script: string; asked: string[] };
     assert.deepEqual(schemaErrors(job), [], "the job document against schemas/gpuprep.fleet.job.v1");
     assert.match(job.jobId, /^\d+$/);
     // The allocation reaches sbatch as arguments (no #SBATCH line holds a user's value): Slurm's own
@@ -200,6 +200,7 @@ test(
       encoding: "utf8",
     }).stdout;
     assert.match(shown, /ReqNodeList=(n1,n2,n7|n\[1-2,7\])\s/, shown);
+    assert.deepEqual(job.asked, ["n1", "n2", "n7"]);
     const deadline = Date.now() + 120_000;
     while (Date.now() < deadline) {
       const queued = spawnSync("squeue", ["-h", "-j", job.jobId], {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { validationFindings } from "../../src/cli/fleet-validate.js";
+import { validationFindings } from "../../src/fleet/validate.js";
 import type { ValidateReport } from "../../src/validate/report.js";
 
 const FIXTURE = new URL("../../../test/fixtures/validate/report-h100.json", import.meta.url);

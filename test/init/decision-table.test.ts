@@ -59,7 +59,15 @@ type Expected =
       conflicts?: number;
       warning?: RegExp;
     }
-  | { strategy: "container"; image: string; torch: RegExp; builds: string[]; conflicts?: number }
+  | {
+      strategy: "container";
+      image: string;
+      /** The reference pulled, where the tag alone does not say it (a Jetson's -igpu image). */
+      ref?: string;
+      torch: RegExp;
+      builds: string[];
+      conflicts?: number;
+    }
   | { error: RegExp };
 
 interface Row {
@@ -89,8 +97,18 @@ const T28_CU128 = "torch-builds 2.8 cu128 linux-x86_64 (sm_70…sm_120, pythons 
 const FLASH =
   "extensions flash-attn: distribution github-releases+source, no index wheel -> source build; buildEnv FLASH_ATTN_CUDA_ARCHS values 80/90/100/120 (setup.py@ea6443c7)";
 
-const NGC_RUN =
-  "ngc-images coverage rule (kb-ngc): an image covers a GPU where a first-hand run on that capability and CPU is recorded or NVIDIA's floor is sourced; driver floors: 13.x images 580 (minor-version compatibility), the CUDA's own GA driver for native";
+/** docs/knowledge-base.md "NGC images": which platform image runs where (kb.ngcImageVerdicts), and which one a container plan takes. */
+const NGC_VERDICT =
+  "rule: an NGC platform image runs on a GPU where it is published and its torch arch list (read, or derived between two tags that agree) has a cubin for the GPU, or a first-hand run on that capability and CPU ran; a driver below its floor (CUDA 13.x images: 580, minor-version compatibility) does not run it; the plan takes the newest one the pin accepts that the driver runs natively (at or above its CUDA's GA driver), else the newest that runs";
+const NGC_2511 =
+  "ngc 25.11 (torch 2.10.0a0+b558c986e8, CUDA 13.0, floor 580): arch lists derived between the sourced 25.10 and 26.07 (amd64: sm_80 sm_86 sm_90 sm_100 sm_120 compute_120) and 25.10 and 26.08 (arm64: the same plus sm_110); 25.12 and newer carry CUDA 13.1 or later, which 580 runs only under minor-version compatibility";
+/** Issue 22 item 5: where some requirement's Pythons are not known, stay one minor below the newest Python that fits. */
+const STEP_DOWN = (names: string) =>
+  `rule: Python = one minor below the newest that fits where some requirement's Pythons are not known (plan/choose-python.ts; issue 22 item 5): ${names} no row in wheel-pythons`;
+
+/** Issue 22 item 5: a dependency whose requires-python the KB knows (package-requirements) is no unknown. */
+const KNOWN_PY = (name: string, spec: string) =>
+  `rule: Python = the newest that fits; ${name}'s requires-python (${spec}) is known (package-requirements: all its rows agree), so no step-down`;
 
 const ROWS: Row[] = [
   // --- Volta / Turing
@@ -99,8 +117,8 @@ const ROWS: Row[] = [
     driver: "535",
     project: "unpinned",
     strategy: "native",
-    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.14", builds: [] },
-    source: `${T214_CU126}: the newest wheel with sm_70 (cu128+ x86 rows from 2.11 and every cu130 row drop sm_70); cuda-toolkits 12.6 minor-compat floor 525.60.13 <= 535; ${SASS_NEWEST}; ${PY_NEWEST}`,
+    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.13", builds: [] },
+    source: `${T214_CU126}: the newest wheel with sm_70 (cu128+ x86 rows from 2.11 and every cu130 row drop sm_70); cuda-toolkits 12.6 minor-compat floor 525.60.13 <= 535; ${SASS_NEWEST}; ${STEP_DOWN("transformers and accelerate (requirements.txt) have")}: 3.13, not 3.14`,
   },
   {
     target: "v100",
@@ -115,8 +133,8 @@ const ROWS: Row[] = [
     driver: "550",
     project: "unpinned",
     strategy: "native",
-    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.14", builds: [] },
-    source: `${T214_CU126} has sm_75 and 2.14 cu130 too, but cuda-toolkits 13.0 needs 580 (13.x minor-compat floor 580) > 550; cu126 runs under 12.x minor-compat (525.60.13); ${SASS_NEWEST}`,
+    expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.13", builds: [] },
+    source: `${T214_CU126} has sm_75 and 2.14 cu130 too, but cuda-toolkits 13.0 needs 580 (13.x minor-compat floor 580) > 550; cu126 runs under 12.x minor-compat (525.60.13); ${SASS_NEWEST}; ${STEP_DOWN("transformers and accelerate have")}`,
   },
   {
     target: "t4",
@@ -167,7 +185,7 @@ const ROWS: Row[] = [
     project: "flashAttn",
     strategy: "native",
     expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
-    source: `${T214_CU126} (cu130 needs 580 > 570); ${FLASH} (8.6 builds sm_80, which runs on 8.6)`,
+    source: `${T214_CU126} (cu130 needs 580 > 570); ${FLASH} (8.6 builds sm_80, which runs on 8.6); ${KNOWN_PY("flash-attn", ">=3.9")}`,
   },
   {
     target: "rtx-3090",
@@ -218,7 +236,7 @@ const ROWS: Row[] = [
     project: "flashAttn",
     strategy: "native",
     expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
-    source: `${FLASH} (8.9 builds sm_80)`,
+    source: `${FLASH} (8.9 builds sm_80); ${KNOWN_PY("flash-attn", ">=3.9")}`,
   },
   {
     target: "rtx-4090",
@@ -268,7 +286,7 @@ const ROWS: Row[] = [
     strategy: "auto",
     expect: { strategy: "native", index: "cu126", torch: "2.14", python: "3.14", builds: [] },
     source:
-      "rule: auto prefers the plan that keeps every pin: the only image that runs on 9.0 in the KB (ngc 23.02) would not use the cu126 route, native keeps it; torch-builds 2.14 cu126 has sm_90",
+      "rule: auto prefers the plan that keeps every pin: the image that would be taken (ngc 25.11) does not use the [tool.uv.sources] routes of torch and torchvision to cu126, both reported, while native keeps them; torch-builds 2.14 cu126 has sm_90",
   },
   {
     target: "h100",
@@ -292,15 +310,15 @@ const ROWS: Row[] = [
     project: "flashAttn",
     strategy: "native",
     expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
-    source: `${T214_CU130}; ${FLASH} (9.0 builds sm_90)`,
+    source: `${T214_CU130}; ${FLASH} (9.0 builds sm_90); ${KNOWN_PY("flash-attn", ">=3.9")}`,
   },
   {
     target: "gh200",
     driver: "580",
     project: "unpinned",
     strategy: "native",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [] },
-    source: `gpus GH200 hostCpuArch aarch64; ${T214_CU130} aarch64 has sm_90; cu132 needs 595 natively (only minor-compat on 580), so cu130 ranks first; ${CUDA130}`,
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.13", builds: [] },
+    source: `gpus GH200 hostCpuArch aarch64; ${T214_CU130} aarch64 has sm_90; cu132 needs 595 natively (only minor-compat on 580), so cu130 ranks first; ${CUDA130}; ${STEP_DOWN("transformers and accelerate have")}`,
   },
   {
     target: "gh200",
@@ -308,8 +326,7 @@ const ROWS: Row[] = [
     project: "xformers",
     strategy: "native",
     expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["xformers"] },
-    source:
-      "extensions xformers platforms linux-x86_64 and windows-x86_64 only -> source build on linux-aarch64 (kb.extensionVerdicts)",
+    source: `extensions xformers platforms linux-x86_64 and windows-x86_64 only -> source build on linux-aarch64 (kb.extensionVerdicts); ${KNOWN_PY("xformers", ">=3.9")} for linux-aarch64 (its two rows are linux-x86_64 wheels)`,
   },
   {
     target: "gh200",
@@ -317,7 +334,7 @@ const ROWS: Row[] = [
     project: "exact",
     strategy: "native",
     expect: { strategy: "native", index: "cu130", torch: "2.9", python: "3.12", builds: [], conflicts: 1 },
-    source: `torch==2.8.0: the KB has no 2.8 linux-aarch64 build (torch-builds), so the pin cannot be kept; the nearest series with an aarch64 sm_90 wheel is 2.9 (2.7 is as near; the newer wins the tie); ${PIN_POLICY}; ${NUMPY_LT2} (numpy 1.26 has aarch64 wheels, cirrus_wheels.yml)`,
+    source: `torch==2.8.0: the KB has no 2.8 linux-aarch64 CUDA build (torch-builds), so the pin cannot be kept; the aarch64 series with sm_90 are 2.4, 2.6 and 2.9 on, and 2.9 is the nearest (one minor away, 2.6 two); ${PIN_POLICY}; ${NUMPY_LT2} (numpy 1.26 has aarch64 wheels, cirrus_wheels.yml)`,
   },
   // --- Blackwell datacenter
   {
@@ -325,9 +342,8 @@ const ROWS: Row[] = [
     driver: "570.133.20",
     project: "unpinned",
     strategy: "native",
-    expect: { strategy: "native", index: "cu128", torch: "2.11", python: "3.14", builds: [] },
-    source:
-      "gpus HGX B200 minDriverLinux 570.133.20; torch-builds 2.11 cu128 (sm_100, CUDA 12.8 native on 570) ties 2.11 cu129 (12.9 only under minor-compat) and wins on the native driver; 2.12+ x86 rows are cu126 (no sm_100), cu130/cu132 (need 580+)",
+    expect: { strategy: "native", index: "cu128", torch: "2.11", python: "3.13", builds: [] },
+    source: `gpus HGX B200 minDriverLinux 570.133.20; torch-builds 2.11 cu128 (sm_100, CUDA 12.8 native on 570) ties 2.11 cu129 (12.9 only under minor-compat) and wins on the native driver; 2.12+ x86 rows are cu126 (no sm_100), cu130/cu132 (need 580+); ${STEP_DOWN("transformers and accelerate have")}`,
   },
   {
     target: "b200",
@@ -362,7 +378,7 @@ const ROWS: Row[] = [
     project: "flashAttn",
     strategy: "native",
     expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
-    source: `${FLASH} (10.3 builds sm_100)`,
+    source: `${FLASH} (10.3 builds sm_100); ${KNOWN_PY("flash-attn", ">=3.9")}`,
   },
   {
     target: "gb200",
@@ -370,7 +386,7 @@ const ROWS: Row[] = [
     project: "flashAttn",
     strategy: "native",
     expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
-    source: `gpus GB200 aarch64; ${T214_CU130} aarch64 has sm_100; ${FLASH}`,
+    source: `gpus GB200 aarch64; ${T214_CU130} aarch64 has sm_100; ${FLASH}; ${KNOWN_PY("flash-attn", ">=3.9")}`,
   },
   {
     target: "gb200",
@@ -421,16 +437,22 @@ const ROWS: Row[] = [
     project: "exact",
     strategy: "auto",
     expect: { strategy: "native", index: "cu128", torch: "2.8", python: "3.12", builds: [] },
-    source: `the issue's case. ngc 25.10 (torch 2.9.0a0) fails torch==2.8.0 (its numpy is not sourced); rule: an image that fails the torch pin is never chosen, auto keeps every pin; ${T28_CU128}; ${NUMPY_LT2}`,
+    source: `the issue's case. No NGC torch equals 2.8.0 (ngc 25.08 brings 2.8.0a0, a pre-release; 25.10 2.9.0a0): rule: an image that fails the torch pin is never chosen in auto, which keeps every pin; ${T28_CU128}; ${NUMPY_LT2}`,
   },
   {
     target: "rtx-5090",
     driver: "580",
     project: "exact",
     strategy: "container",
-    expect: { strategy: "container", image: "25.10", torch: /^2\.9\.0a0/, builds: [], conflicts: 1 },
+    expect: {
+      strategy: "container",
+      image: "25.08",
+      torch: /^2\.8\.0a0\+34c6371d24/,
+      builds: [],
+      conflicts: 1,
+    },
     source:
-      "issue 22 item 2: every NGC torch is a pre-release (2.x.0a0+...), which never equals 2.8.0; asked for a container, the plan takes the image of the pin's minor or the nearest newer (no 2.8 image covers 12.0 in the KB, so 25.10 with 2.9.0a0) and moves the pin out of the installed requirements, saying why",
+      "issue 22 item 2: every NGC torch is a pre-release (2.x.0a0+...), which never equals 2.8.0; asked for a container, the plan takes the image of the pin's minor (or the nearest newer) and moves the pin out of the installed requirements, saying why: ngc 25.08 brings torch 2.8.0a0+34c6371d24 and its linux/amd64 arch list (derived between the sourced 25.04 and 25.10: sm_75 … sm_120 compute_120) has sm_120; CUDA 13.0 runs natively on 580",
   },
   {
     target: "rtx-5090",
@@ -446,7 +468,7 @@ const ROWS: Row[] = [
     project: "flashAttn",
     strategy: "native",
     expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
-    source: `${FLASH} (12.0 builds sm_120)`,
+    source: `${FLASH} (12.0 builds sm_120); ${KNOWN_PY("flash-attn", ">=3.9")}`,
   },
   {
     target: "rtx-pro-6000",
@@ -462,7 +484,7 @@ const ROWS: Row[] = [
     project: "flashAttn",
     strategy: "native",
     expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["flash-attn"] },
-    source: FLASH,
+    source: `${FLASH}; ${KNOWN_PY("flash-attn", ">=3.9")}`,
   },
   // --- GB10 (DGX Spark), named system
   {
@@ -470,8 +492,8 @@ const ROWS: Row[] = [
     driver: null,
     project: "unpinned",
     strategy: "native",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [] },
-    source: `systems DGX Spark driver 580.82.09 (NVIDIA playbook capture) is used without --driver; ${T214_CU130} aarch64: sm_120 SASS runs on 12.1; cu132 needs 595`,
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.13", builds: [] },
+    source: `systems DGX Spark driver 580.82.09 (NVIDIA playbook capture) is used without --driver; ${T214_CU130} aarch64: sm_120 SASS runs on 12.1; cu132 needs 595; ${STEP_DOWN("transformers and accelerate have")}`,
   },
   {
     target: "dgx-spark",
@@ -479,7 +501,7 @@ const ROWS: Row[] = [
     project: "xformers",
     strategy: "native",
     expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: ["xformers"] },
-    source: "systems DGX Spark driver; extensions xformers has no linux-aarch64 platform -> source build",
+    source: `systems DGX Spark driver; extensions xformers has no linux-aarch64 platform -> source build; ${KNOWN_PY("xformers", ">=3.9")} for linux-aarch64`,
   },
   {
     target: "dgx-spark",
@@ -487,7 +509,7 @@ const ROWS: Row[] = [
     project: "exact",
     strategy: "native",
     expect: { strategy: "native", index: "cu130", torch: "2.9", python: "3.12", builds: [], conflicts: 1 },
-    source: `no 2.8 linux-aarch64 row in torch-builds: torch==2.8.0 cannot be kept on GB10, so it is changed to 2.9, the nearest aarch64 series that runs (the newer of the two at one minor's distance); ${PIN_POLICY}; ${NUMPY_LT2}`,
+    source: `no 2.8 linux-aarch64 CUDA row in torch-builds: torch==2.8.0 cannot be kept on GB10, so it is changed to 2.9, the nearest aarch64 series with code for 12.1 (2.9 on: sm_120; 2.4/2.6 aarch64 carry only sm_90); ${PIN_POLICY}; ${NUMPY_LT2}`,
   },
   // --- Jetson
   {
@@ -496,19 +518,21 @@ const ROWS: Row[] = [
     project: "unpinned",
     strategy: "auto",
     expect: {
-      error: /neither an NGC image nor a PyTorch wheel runs on Orin \(compute capability 8\.7, aarch64/,
+      strategy: "container",
+      image: "25.06",
+      ref: "nvcr.io/nvidia/pytorch:25.06-py3-igpu",
+      torch: /^2\.8\.0a0\+5228986c39/,
+      builds: [],
     },
-    source:
-      "compat.ts: sm_80 cubins do not run on 8.7 (pytorch #166185); no torch-builds aarch64 row has sm_87; no ngc row covers 8.7 (iGPU images are not in the KB)",
+    source: `issue 22 item 3: Jetson -igpu images are planned. No wheel runs on 8.7 (compat.ts: sm_80/sm_86 cubins do not run on a Tegra 8.7; no aarch64 row has sm_87) and no arm64 image does (SBSA CUDA before 13, and from 13 only on Thor), so auto takes the container: ngc 25.06-py3-igpu, the newest tag whose JetPack (6.2, NVIDIA's Jetson table) runs 8.7 (JetPack 7.x -igpu images are for Thor); ${NGC_VERDICT}`,
   },
   {
     target: "jetson-thor",
     driver: null,
     project: "unpinned",
     strategy: "native",
-    expect: { strategy: "native", index: "cu132", torch: "2.14", python: "3.14", builds: [] },
-    source:
-      "systems Jetson AGX Thor: driver not sourced, so planned as for an unknown driver (the newest CUDA, and the plan states the driver it needs); torch-builds 2.14 cu132 aarch64 has sm_110",
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.13", builds: [] },
+    source: `systems Jetson AGX Thor: driver not sourced, so planned as for an unknown driver: the newest torch on the oldest CUDA it has sm_110 code for (issue 22 item 5; the plan states the driver it needs); torch-builds 2.14 cu130 aarch64 has sm_110; ${STEP_DOWN("transformers and accelerate have")}`,
   },
   {
     target: "jetson-thor",
@@ -520,11 +544,11 @@ const ROWS: Row[] = [
       index: "cu130",
       torch: "2.14",
       python: "3.14",
-      builds: ["flash-attn"],
+      builds: [],
       warning:
-        /flash-attn: its build compiles only sm_80, sm_90, sm_100, sm_120 .* none of which runs on compute capability 11\.0/,
+        /flash-attn: its build compiles only sm_80, sm_90, sm_100, sm_120 .* none of which runs on compute capability 11\.0: a source build cannot serve this GPU, so none is planned/,
     },
-    source: `${FLASH}: none of 80/90/100/120 runs on 11.0 (compat.ts: sm_100 does not run on Thor), so the plan warns that the build cannot serve this GPU`,
+    source: `${FLASH}: none of 80/90/100/120 runs on 11.0 (compat.ts: sm_100 does not run on Thor); issue 22 item 7: a build gpuprep warns cannot serve the GPU is not planned, so flash-attn is not built (the warning says so); ${KNOWN_PY("flash-attn", ">=3.9")}`,
   },
   // --- containers and auto on the NGC rows (kb-ngc)
   {
@@ -532,75 +556,72 @@ const ROWS: Row[] = [
     driver: "580.159.04",
     project: "atLeast27",
     strategy: "container",
-    expect: { strategy: "container", image: "25.08", torch: /^2\.8\.0a0\+34c6371d24/, builds: [] },
-    source: `the issue's new user. ${NGC_RUN}; ngc 25.08 (torch 2.8.0a0, CUDA 13.0, first-hand H100 run) is the newest that 580.159.04 runs natively and whose torch >=2.7 accepts; 25.06/25.03 are older, 25.12+ only minor-compat; rule: an image failing the pin is never chosen`,
+    expect: { strategy: "container", image: "25.11", torch: /^2\.10\.0a0\+b558c986e8/, builds: [] },
+    source: `the issue's new user. ${NGC_VERDICT}; ${NGC_2511}: 580.159.04 runs CUDA 13.0 natively (GA 580.65.06) and torch 2.10.0a0 satisfies >=2.7, so 25.11 over the newer 25.12 … 26.08`,
   },
   {
     target: "l4",
     driver: "580",
     project: "atLeast27",
     strategy: "container",
-    expect: { strategy: "container", image: "25.08", torch: /^2\.8\.0a0/, builds: [] },
-    source: `${NGC_RUN}; ngc 25.08 covers 8.9 by a first-hand run (an RTX 4080 Laptop, 8.9, x86_64) and CUDA 13.0 is native on 580; newer images have no 8.9 run recorded or run only under minor-compat`,
+    expect: { strategy: "container", image: "25.11", torch: /^2\.10\.0a0/, builds: [] },
+    source: `${NGC_VERDICT}; ${NGC_2511}: its sm_86 cubin runs on 8.9 (same major, higher minor)`,
   },
   {
     target: "a100",
     driver: "580",
     project: "atLeast27",
     strategy: "container",
-    expect: { strategy: "container", image: "26.03", torch: /^2\.11\.0a0/, builds: [] },
-    source: `${NGC_RUN}; the images 580 runs natively on 8.0 (25.04 and older) bring torch 2.7.0a0 or older, which >=2.7 excludes (pre-release), so the newest that runs under minor-compat and is accepted wins: ngc 26.03 (first-hand A100 run, CUDA 13.2)`,
+    expect: { strategy: "container", image: "25.11", torch: /^2\.10\.0a0/, builds: [] },
+    source: `${NGC_VERDICT}; ${NGC_2511}: sm_80 in its amd64 arch list; CUDA 13.0 native on 580`,
   },
   {
     target: "a100",
     driver: "580",
     project: "unpinned",
     strategy: "auto",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [] },
-    source: `rule: auto takes a container only within two torch minor releases of native; the image chosen for 8.0 on 580 (ngc 25.04, torch 2.7.0a0) is 7 behind torch-builds 2.14 cu130`,
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.13", builds: [] },
+    source: `rule: auto takes a container only within two torch minor releases of native (docs/DESIGN.md); the image chosen for 8.0 on 580 is ngc 25.11 (torch 2.10.0a0: ${NGC_2511}), 4 behind torch-builds 2.14 cu130; ${STEP_DOWN("transformers and accelerate have")}`,
   },
   {
     target: "h200",
     driver: "580",
     project: "high",
     strategy: "auto",
-    expect: { strategy: "container", image: "26.07", torch: /^2\.13\.0a0/, builds: [] },
-    source: `${NGC_RUN}; torch>=2.9 excludes every image 580 runs natively on 9.0 (25.08 and older); ngc 26.07 (torch 2.13.0a0, first-hand H100 run, CUDA 13.3 under minor-compat) is one minor release behind native 2.14, within the two allowed`,
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [] },
+    source: `${NGC_VERDICT}: torch>=2.9 accepts ngc 25.11 (torch 2.10.0a0), the newest image 580 runs natively on 9.0 (${NGC_2511}); it is 4 minor releases behind torch-builds 2.14 cu130, more than the two auto allows, so native; ${PY_NEWEST}`,
   },
   {
     target: "b200",
     driver: "580",
     project: "unpinned",
     strategy: "container",
-    expect: { strategy: "container", image: "25.05", torch: /^2\.8\.0a0\+5228986c39/, builds: [] },
-    source: `${NGC_RUN}; ngc 25.05 (CUDA 12.9, first-hand B200 run) is the newest image covering 10.0 that 580 runs natively`,
+    expect: { strategy: "container", image: "25.11", torch: /^2\.10\.0a0\+b558c986e8/, builds: [] },
+    source: `${NGC_VERDICT}; ${NGC_2511}: sm_100 in its amd64 arch list, CUDA 13.0 native on 580`,
   },
   {
     target: "b300",
     driver: "580",
     project: "unpinned",
     strategy: "auto",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.14", builds: [] },
-    source: `rule: lag > 2 minor releases -> native; ${T214_CU130}`,
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.13", builds: [] },
+    source: `rule: lag > 2 minor releases -> native: the newest image 580 runs natively on 10.3 is ngc 25.11 (torch 2.10.0a0; its sm_100 cubin runs on 10.3), 4 behind ${T214_CU130}; ${STEP_DOWN("transformers and accelerate have")}`,
   },
   {
     target: "gb200",
     driver: "580",
     project: "unpinned",
     strategy: "container",
-    expect: { strategy: "container", image: "25.10", torch: /^2\.9\.0a0/, builds: [] },
-    source: `${NGC_RUN}; ngc 25.10 arm64 with a first-hand GB200 (10.0, aarch64) run, CUDA 13.0.2 native on 580`,
+    expect: { strategy: "container", image: "25.11", torch: /^2\.10\.0a0/, builds: [] },
+    source: `${NGC_VERDICT}; ${NGC_2511}: sm_100 in its linux/arm64 arch list, CUDA 13.0 native on 580 (25.10 ran on a GB200 too, first-hand)`,
   },
   {
     target: "gh200",
     driver: "580",
     project: "unpinned",
     strategy: "container",
-    expect: {
-      error:
-        /no NGC PyTorch image runs on NVIDIA GH200 480GB \(compute capability 9\.0, aarch64, driver 580\)/,
-    },
-    source: `${NGC_RUN}: no first-hand run of any image on 9.0 aarch64 is recorded, so none is offered (native is)`,
+    expect: { strategy: "container", image: "25.11", torch: /^2\.10\.0a0/, builds: [] },
+    source: `issue 22 item 3 (containers were refused where they run): ${NGC_VERDICT}; ${NGC_2511}: sm_90 in its linux/arm64 arch list, CUDA 13.0 native on 580`,
   },
   {
     target: "t4",
@@ -609,7 +630,7 @@ const ROWS: Row[] = [
     strategy: "container",
     expect: { strategy: "container", image: "23.02", torch: /^1\.14\.0a0/, builds: [] },
     source:
-      "ngc 23.02: 'compute capability 6.0 and later' (sourced floor) with CUDA 12.0 compiling sm_75; driver floor 525 <= 550; no newer image has a 7.5 run or floor recorded",
+      "ngc 23.02: 'compute capability 6.0 and later' (sourced floor) with CUDA 12.0 compiling sm_75; driver floor 525 <= 550. The newer images whose arch lists carry sm_75 (25.04 … 25.10, 26.07, 26.08) need 575.51.03 (CUDA 12.9) or 580 (13.x), and no other image has a 7.5 run",
   },
   {
     target: "rtx-3090",
@@ -624,16 +645,16 @@ const ROWS: Row[] = [
     driver: "580",
     project: "atLeast27",
     strategy: "container",
-    expect: { strategy: "container", image: "25.10", torch: /^2\.9\.0a0/, builds: [] },
-    source: `${NGC_RUN}; ngc 25.10 (first-hand RTX 5090 run, CUDA 13.0.2 native on 580) over 26.01-26.05 (CUDA 13.1/13.2, minor-compat only)`,
+    expect: { strategy: "container", image: "25.11", torch: /^2\.10\.0a0/, builds: [] },
+    source: `${NGC_VERDICT}; ${NGC_2511}: sm_120 in its amd64 arch list, CUDA 13.0 native on 580; 26.01 … 26.08 (CUDA 13.1+) only under minor-compat`,
   },
   {
     target: "rtx-pro-6000",
     driver: "580",
     project: "high",
     strategy: "container",
-    expect: { strategy: "container", image: "26.05", torch: /^2\.12\.0a0/, builds: [] },
-    source: `${NGC_RUN}; ngc 26.05 covers 12.0 by a first-hand RTX 5090 run; torch>=2.9 excludes 25.10 (2.9.0a0, a pre-release) and older, so the newest accepted image runs under minor-compat`,
+    expect: { strategy: "container", image: "25.11", torch: /^2\.10\.0a0/, builds: [] },
+    source: `${NGC_VERDICT}; ${NGC_2511}: sm_120 runs on the RTX PRO 6000 Blackwell (12.0); torch 2.10.0a0 satisfies >=2.9 (25.10's 2.9.0a0 does not: a pre-release)`,
   },
   {
     target: "dgx-spark",
@@ -641,23 +662,35 @@ const ROWS: Row[] = [
     project: "unpinned",
     strategy: "container",
     expect: { strategy: "container", image: "25.11", torch: /^2\.10\.0a0\+b558c986e8/, builds: [] },
-    source: `systems DGX Spark driver 580.82.09; ${NGC_RUN}; ngc 25.11 (arm64, first-hand GB10 run, CUDA 13.0 native on 580.82.09) over 25.12+ (CUDA 13.1+, minor-compat only)`,
+    source: `systems DGX Spark driver 580.82.09; ${NGC_VERDICT}; ${NGC_2511}: sm_120 in its linux/arm64 arch list runs on 12.1 (and a first-hand GB10 run ran), CUDA 13.0 native on 580.82.09`,
   },
   {
     target: "jetson-thor",
     driver: "580",
     project: "unpinned",
     strategy: "container",
-    expect: { strategy: "container", image: "25.11", torch: /^2\.10\.0a0/, builds: [] },
-    source: `${NGC_RUN}; ngc 25.11 (arm64, first-hand Thor run on 11.0, CUDA 13.0 native on 580); 26.09 also ran on Thor but CUDA 13.4 is not in the toolkit table`,
+    expect: {
+      strategy: "container",
+      image: "26.02",
+      ref: "nvcr.io/nvidia/pytorch:26.02-py3-igpu",
+      torch: /^2\.11\.0a0\+eb65b36914/,
+      builds: [],
+    },
+    source: `${NGC_VERDICT}; an -igpu image runs on its JetPack's own driver, so it counts as native: ngc 26.02-py3-igpu (JetPack 7.1, which runs Thor 11.0: NVIDIA's Jetson table, derived) is the newest such; the arm64 images 25.12 … 26.09 run on Thor too (arch lists with sm_110, first-hand runs) but carry CUDA 13.1+, which 580 runs only under minor-version compatibility`,
   },
   {
     target: "orin",
     driver: null,
     project: "unpinned",
     strategy: "container",
-    expect: { error: /no NGC PyTorch image runs on Orin \(compute capability 8\.7, aarch64/ },
-    source: `${NGC_RUN}: 8.7 is a Jetson (Tegra iGPU) part and the arm64 server images are not claimed for it`,
+    expect: {
+      strategy: "container",
+      image: "25.06",
+      ref: "nvcr.io/nvidia/pytorch:25.06-py3-igpu",
+      torch: /^2\.8\.0a0\+5228986c39/,
+      builds: [],
+    },
+    source: `issue 22 item 3: Jetson -igpu images are planned; ngc 25.06-py3-igpu is the newest tag whose JetPack (6.2) runs Orin 8.7 (NVIDIA's Jetson table); the plain arm64 images carry SBSA CUDA, which runs on no Jetson before CUDA 13 and from 13 only on Thor (NVIDIA's CUDA 13.0 for Jetson Thor post)`,
   },
   // --- pixi.toml and environment.yml projects (manifests read into Facts)
   {
@@ -698,16 +731,16 @@ const ROWS: Row[] = [
     driver: null,
     project: "condaPytorchCuda121",
     strategy: "native",
-    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.12", builds: [], conflicts: 1 },
-    source: `environment.yml:17 pytorch::pytorch-cuda=12.1 is a route to cu121 (torch-routes.ts): torch-builds has no cu121 linux-aarch64 row, so it is replaced and reported; systems DGX Spark driver 580.82.09; ${T214_CU130}; ${NUMPY_LT2}`,
+    expect: { strategy: "native", index: "cu130", torch: "2.14", python: "3.11", builds: [], conflicts: 1 },
+    source: `environment.yml:17 pytorch::pytorch-cuda=12.1 is a route to cu121 (torch-routes.ts): torch-builds has no cu121 linux-aarch64 row, so it is replaced and reported; systems DGX Spark driver 580.82.09; ${T214_CU130}; ${NUMPY_LT2}; ${STEP_DOWN("h5py, matplotlib, pytest, tensorboard, tqdm and the pip: packages have")}: 3.11`,
   },
   {
     target: "h100",
     driver: "580.159.04",
     project: "condaPytorchCuda121",
     strategy: "auto",
-    expect: { strategy: "native", index: "cu121", torch: "2.5", python: "3.12", builds: [] },
-    source: `pytorch-cuda=12.1 kept as the cu121 route: torch-builds 2.5 cu121 (newest cu121 row, sm_90, pythons 3.9-3.12); cuda-toolkits 12.1 runs on 580; rule: auto prefers the plan that keeps every pin (ngc 25.08 would not use the route); ${NUMPY_LT2}`,
+    expect: { strategy: "native", index: "cu121", torch: "2.5", python: "3.11", builds: [] },
+    source: `pytorch-cuda=12.1 kept as the cu121 route: torch-builds 2.5 cu121 (newest cu121 row, sm_90, pythons 3.9-3.12); cuda-toolkits 12.1 runs on 580; rule: auto prefers the plan that keeps every pin (ngc 25.11 would not use the route); ${NUMPY_LT2}; ${STEP_DOWN("h5py, matplotlib, pytest, tensorboard, tqdm and the pip: packages have")}: 3.11`,
   },
   {
     target: "h100",
@@ -716,12 +749,12 @@ const ROWS: Row[] = [
     strategy: "container",
     expect: {
       strategy: "container",
-      image: "25.08",
-      torch: /^2\.8\.0a0\+34c6371d24/,
+      image: "25.11",
+      torch: /^2\.10\.0a0\+b558c986e8/,
       builds: [],
       conflicts: 1,
     },
-    source: `${NGC_RUN}; ngc 25.08 as for the torch>=2.7 H100 row (pytorch is unpinned); the pytorch-cuda=12.1 route is not used in the image and is reported`,
+    source: `${NGC_VERDICT}; ngc 25.11 as for the torch>=2.7 H100 row (pytorch is unpinned; ${NGC_2511}); the pytorch-cuda=12.1 route is not used in the image and is reported`,
   },
 ];
 
@@ -799,6 +832,7 @@ for (const row of ROWS) {
         );
     } else {
       assert.equal(containerOf(plan)?.image.tag, expect.image, where);
+      if (expect.ref) assert.equal(containerOf(plan)?.ref, expect.ref, where);
       assert.match(containerOf(plan)?.image.torch ?? "", expect.torch, where);
     }
     assert.deepEqual(

@@ -523,10 +523,18 @@ export const SEED_001_CONTAINER: Check[] = [
     run: (o) => {
       const numpy = requirementsOf(o).requirements.filter((r) => r.name === "numpy");
       const two = numpy.filter((r) => !satisfies("1.26.4", r.spec.replace(/^@.*/, "")));
+      // Where the KB does not know the image's numpy (25.02's is not sourced), a pin that stays is
+      // pinned against the image's own at build time (base-packages.txt), so pip stops rather than
+      // install NumPy 2; then the plan must say so before the build, naming the pin.
+      const warned = two.filter((r) =>
+        new RegExp(
+          `${r.raw.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: the knowledge base does not know the numpy of`,
+        ).test(o.init.stdout),
+      );
       assert.deepEqual(
-        two.map((r) => r.raw),
+        two.filter((r) => !warned.includes(r)).map((r) => r.raw),
         [],
-        "these would replace the image's NumPy 1.x (1.26.4, the last 1.x, is excluded)",
+        "these would replace the image's NumPy 1.x (1.26.4, the last 1.x, is excluded), and the plan does not warn",
       );
     },
   },

@@ -73,6 +73,9 @@ function reportFor(batch: number, device: DeviceBudget, trials: MeasuredTrial[])
     verdict: verdictFor(estimate, device, maxBatch),
     trials,
     measuredMaxBatch: null,
+    searchRange: { min: 1, max: 1024 },
+    traceFallback: null,
+    alternatives: [],
     bestThroughputBatch: null,
     scaledRule: {
       currentBatch: batch,

@@ -28,6 +28,37 @@ test("only the line with this run's nonce is the result; a forged line is ignore
   assert.equal(out.kind === "failed" && out.failure.error, "boom");
 });
 
+test("a trace that could not follow the model is a fallback with its exact parameters and the reason", () => {
+  const frame = {
+    status: "fallback",
+    reason: "RuntimeError: no fake kernel",
+    torch: { version: "2.11.0", cuda: "13.0" },
+    parameterCount: 1000,
+    trainableParameterCount: 1000,
+    parameters: [
+      {
+        path: "layers.*.mlp.up_proj.weight",
+        shape: [10, 10],
+        role: "linear",
+        dtype: "float32",
+        trainable: true,
+        count: 10,
+      },
+    ],
+    modelClass: "FooForCausalLM",
+    notes: [],
+    seconds: 1,
+    python: { executable: "p", version: "3.12" },
+  };
+  const out = parseMemoryOutput(run(`@gpuprep-memory n ${JSON.stringify(frame)}\n`), "n", "trace", 1000);
+  assert.equal(out.kind, "fallback");
+  assert.equal(out.kind === "fallback" && out.fallback.parameters[0]?.count, 10);
+  // Without its parameters it is not a fallback this gpuprep can use.
+  const partial = { ...frame, parameters: undefined };
+  const bad = parseMemoryOutput(run(`@gpuprep-memory n ${JSON.stringify(partial)}\n`), "n", "trace", 1000);
+  assert.notEqual(bad.kind, "fallback");
+});
+
 test("no frame: a killed run says it was killed at its limit; a crash gives stderr's last line", () => {
   const killed = parseMemoryOutput(run("", { timedOut: true }), "n", "trial", 30_000);
   assert.deepEqual(killed, {

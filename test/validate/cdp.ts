@@ -26,6 +26,10 @@ export interface PageRecord {
   problems: string[];
   text: string;
   svgRects: number;
+  /** Threshold lines drawn across bars (svg line elements). */
+  svgLines: number;
+  /** Legend entries above charts. */
+  legendEntries: number;
 }
 
 export class Browser {
@@ -110,7 +114,14 @@ export class Browser {
     const targetId = created.result?.targetId as string;
     const attached = await this.send("Target.attachToTarget", { targetId, flatten: true });
     const sessionId = attached.result?.sessionId as string;
-    const record: PageRecord = { requests: [], problems: [], text: "", svgRects: 0 };
+    const record: PageRecord = {
+      requests: [],
+      problems: [],
+      text: "",
+      svgRects: 0,
+      svgLines: 0,
+      legendEntries: 0,
+    };
     let loaded: () => void = () => {};
     const loadEvent = new Promise<void>((resolve) => (loaded = resolve));
     this.listeners.push((message) => {
@@ -145,6 +156,8 @@ export class Browser {
       ).value;
     record.text = String(await evaluate("document.body.innerText"));
     record.svgRects = Number(await evaluate("document.querySelectorAll('svg rect').length"));
+    record.svgLines = Number(await evaluate("document.querySelectorAll('svg line').length"));
+    record.legendEntries = Number(await evaluate("document.querySelectorAll('.legend > span').length"));
     return record;
   }
 

@@ -108,3 +108,53 @@ test("--save writes the report --from judges again; --from refuses the flags of 
     );
   }
 });
+
+test("--compare: two real H100 reports side by side, environment first, every figure with B / A", () => {
+  const a = join(FIXTURES, "report-h100.json");
+  const b = join(FIXTURES, "report-h100-issue27.json");
+  const html = join(work, "compare.html");
+  const run = spawnSync(process.execPath, [MAIN, "validate", "--compare", a, b, "--html", html], {
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  assert.equal(run.status, 0, run.stderr);
+  const text = run.stdout;
+  assert.ok(text.indexOf("Environment") < text.indexOf("Figures"), "the environment comes above the figures");
+  assert.match(text, /driver\s+not recorded\s+580\.159\.04\s+not recorded in one/);
+  assert.match(text, /torch\s+2\.11\.0\+cu130\s+2\.11\.0\+cu130\s+same/);
+  // bf16 8192^3: 710.5 TFLOP/s on 2026-11-22, 689 on 2026-11-27.
+  assert.match(text, /bfloat16 matmul 8192x8192x8192\s+710\s+689\s+TFLOP\/s\s+0\.97x\s+pass/);
+  assert.match(text, /fp8 e4m3 GEMM \(torch\._scaled_mm\)\s+-\s+1262\s+TFLOP\/s\s+only in B/);
+  assert.match(text, /\d+ figures: 0 higher in B, 0 lower, \d+ within 5%; 0 only in A, \d+ only in B/);
+  assert.match(readFileSync(html, "utf8"), /<h1>gpuprep validate --compare<\/h1>/);
+});
+
+test("--compare, --seq-len, --batch and --jit-smoke refuse bad input in one line with a hint", () => {
+  const report = join(FIXTURES, "report-h100.json");
+  const cases: Array<[string[], RegExp]> = [
+    [["--compare", report], /--compare takes two saved reports, got 1/],
+    [["--compare", report, report, "--quick"], /--compare reads two saved reports; --quick does not apply/],
+    [["--compare", report, join(work, "missing.json")], /missing\.json/],
+    [[report], /unexpected argument ".*report-h100\.json"/],
+    [["--seq-len", "512"], /--seq-len shapes the MFU step, which needs --model/],
+    [["--model", report, "--batch", "0"], /--batch 0 is not a positive whole number/],
+    [["--jit-smoke", "not a spec"], /--jit-smoke "not a spec" is not MODULE:FUNCTION/],
+  ];
+  for (const [args, message] of cases) {
+    const run = gpuprep(...args);
+    assert.equal(run.status, 2, `${args.join(" ")}: ${run.stderr}`);
+    const lines = run.stderr.trim().split("\n");
+    assert.equal(lines.length, 2, run.stderr);
+    assert.match(lines[0] ?? "", message);
+    assert.match(lines[1] ?? "", /^ {2}hint: /);
+  }
+});
+
+test("--from keeps the capture's createdAt and adds judgedAt", () => {
+  const file = join(FIXTURES, "report-h100-issue27.json");
+  const saved = JSON.parse(readFileSync(file, "utf8")) as { createdAt: string };
+  const run = gpuprep("--from", file, "--json");
+  const again = JSON.parse(run.stdout) as { createdAt: string; judgedAt?: string };
+  assert.equal(again.createdAt, saved.createdAt);
+  assert.ok(again.judgedAt && again.judgedAt > saved.createdAt);
+});

@@ -10,7 +10,7 @@ import { runPayload } from "../../src/validate/payload.js";
 import { judgePayload } from "../../src/validate/judge.js";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
 import { FIXTURES } from "./fixtures.js";
-import { needs, PYTHON3_TORCH } from "../support/needs.js";
+import { needs, PYTHON3_TORCH, TORCH2_PYTHON, TORCH2_PYTHON_PATH } from "../support/needs.js";
 
 const DEBIAN_PYTHON = "/usr/bin/python3";
 const kb = loadKnowledgeBase();
@@ -76,7 +76,39 @@ test("CPU test mode runs every benchmark path with checked results and honest fi
   if (needs(t, PYTHON3_TORCH)) return;
   const payload = await runPayload(DEBIAN_PYTHON, { device: "cpu", only: ["benchmarks"] });
   const results = Object.fromEntries(payload.benchmarks.results.map((r) => [r.name, r]));
-  assert.deepEqual(Object.keys(results).sort(), ["matmul", "membw", "nccl", "sdpa", "transfer"]);
+  assert.deepEqual(Object.keys(results).sort(), [
+    "features",
+    "kernels",
+    "matmul",
+    "membw",
+    "nccl",
+    "sdpa",
+    "transfer",
+  ]);
+  // torch 1.13 exposes none of the feature matrix's formats: each cell says why, nothing is called.
+  const features = results.features?.data as {
+    cells: Array<{ feature: string; available: boolean; reason: string }>;
+  };
+  assert.deepEqual(
+    features.cells.map((c) => [c.feature, c.available]),
+    [
+      ["fp8-e4m3", false],
+      ["fp8-e5m2", false],
+      ["int8", false],
+      ["mxfp8", false],
+      ["nvfp4", false],
+    ],
+  );
+  assert.match(features.cells[2]?.reason ?? "", /torch 1\.13.* has no torch\._int_mm/);
+  // The kernel capture profiles each matmul precision: on the CPU the aten operator that ran.
+  const kernels = results.kernels?.data as { ops: Array<{ op: string; kernels: Array<{ name: string }> }> };
+  const matmulOps = kernels.ops.filter((o) => o.op === "matmul");
+  assert.equal(matmulOps.length, 2);
+  for (const op of matmulOps)
+    assert.ok(
+      op.kernels.some((k) => k.name === "aten::mm"),
+      JSON.stringify(op),
+    );
   const matmul = results.matmul?.data as {
     cases: Array<{ ok: boolean; relError: number; tflops: number; reps: number }>;
   };
@@ -115,4 +147,38 @@ test("a benchmark process that runs out of time leaves a failure naming what it 
     failed.every((i) => /timeout: no answer within 2s/.test(i.reason)),
     JSON.stringify(failed),
   );
+});
+
+test("--model config.json without transformers: the MFU step is skipped saying so, nothing loaded", async (t) => {
+  if (needs(t, PYTHON3_TORCH)) return;
+  const config = join(FIXTURES, "..", "..", "..", "bench", "device", "models", "llama-134m.json");
+  const payload = await runPayload(DEBIAN_PYTHON, { device: "cpu", only: ["mfu"], model: config });
+  assert.equal(payload.model, null, "a config alone is not a weights file to load");
+  const report = judgePayload(payload, kb, { transport: "local" });
+  const mfu = find(report.items, "bench.mfu");
+  assert.equal(mfu.status, "skip");
+  assert.match(mfu.reason, /transformers does not import here/);
+});
+
+test("torch 2 + transformers: a real training step on the CPU test mode, FLOPs per token from the model", async (t) => {
+  if (needs(t, TORCH2_PYTHON)) return;
+  const config = join(FIXTURES, "models", "tiny-llama", "config.json");
+  const payload = await runPayload(TORCH2_PYTHON_PATH, {
+    device: "cpu",
+    only: ["mfu"],
+    model: config,
+    seqLen: 32,
+    batch: 2,
+  });
+  const r = payload.mfu?.result;
+  if (r?.kind === "no-transformers") return t.skip(r.error ?? "transformers is not installed there");
+  assert.ok(r && !r.error, JSON.stringify(payload.mfu));
+  // 2 layers of q, k, v, o (64x64) and gate, up, down (64x176), plus the 64x512 head.
+  assert.equal(r.matmulWeights, 2 * (4 * 64 * 64 + 3 * 64 * 176) + 64 * 512);
+  assert.equal(r.flopsPerToken, 6 * (r.matmulWeights ?? 0) + 12 * 2 * 64 * 32);
+  assert.equal(r.tokensPerStep, 64);
+  assert.ok((r.tokensPerSecond ?? 0) > 0 && r.lossFinite === true);
+  const report = judgePayload(payload, kb, { transport: "local" });
+  assert.equal(find(report.items, "bench.mfu").status, "info");
+  assert.equal(find(report.items, "bench.mfu.attention").provenance?.backend, "flash");
 });

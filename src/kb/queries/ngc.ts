@@ -54,6 +54,8 @@ export type NgcPlatform = "amd64" | "arm64" | "igpu";
 
 export interface NgcVerdictQuery {
   computeCapability: string;
+  /** The GPU by name, where known: its own driver floor applies. */
+  gpuName?: string;
   cpuArch: CpuArch;
   /** The machine's driver; null or absent: not known (the verdict then names the driver it needs). */
   driverVersion?: string | null;

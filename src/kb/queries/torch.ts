@@ -17,6 +17,8 @@ export type CpuArch = "x86_64" | "aarch64";
 
 export interface TorchBuildQuery {
   computeCapability: string;
+  /** The GPU by name, where known: its own driver floor applies, not its capability's highest. */
+  gpuName?: string;
   driverVersion: string;
   cpuArch: CpuArch;
   /** "3.12" or "3.12.3"; leave out to accept any Python. */

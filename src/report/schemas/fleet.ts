@@ -24,11 +24,19 @@ const FingerprintSchema = z.object({
   extensions: z.string(),
   binaryCoverage: z.string(),
   visibleDevices: z.string(),
+  gpuHealth: z.string(),
+});
+
+const ReferenceSchema = z.object({
+  kind: z.enum(["majority", "baseline"]),
+  source: z.string().nullable(),
+  description: z.string(),
 });
 
 const FleetBodySchema = z.object({
   transport: z.string(),
   mode: z.enum(["doctor", "scan", "validate"]),
+  reference: ReferenceSchema,
   nodes: z.array(
     z.object({
       node: z.string(),

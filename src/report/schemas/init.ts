@@ -22,6 +22,7 @@ const ProtectedPackageSchema = z.object({
 });
 
 export const PlanSchema = z.object({
+  lineChanges: z.array(z.object({ origin: z.string(), from: z.string(), to: z.string() })),
   project: z.object({
     dir: z.string(),
     name: z.string(),
@@ -42,11 +43,17 @@ export const PlanSchema = z.object({
   strategy: z.enum(["container", "native"]),
   requiredDriver: z.string(),
   container: z
-    .object({ image: ngcImageRowSchema, protected: z.array(ProtectedPackageSchema), imports: z.array(z.string()) })
+    .object({
+      image: ngcImageRowSchema,
+      ref: z.string(),
+      protected: z.array(ProtectedPackageSchema),
+      imports: z.array(z.string()),
+    })
     .nullable(),
   native: z
     .object({
       build: torchBuildRowSchema,
+      environment: z.enum(["uv", "pixi"]),
       python: z.string(),
       indexName: z.string(),
       protected: z.array(ProtectedPackageSchema),

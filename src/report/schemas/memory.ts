@@ -4,6 +4,9 @@ import { envelopeShape } from "../../json-envelope-schema.js";
 import { MEMORY_REPORT_SCHEMA, MEMORY_REPORT_VERSION, type MemoryReport } from "../../memory/report-types.js";
 import type { Same } from "../../util/same-type.js";
 
+/** Bytes are whole numbers everywhere (issue 24). */
+const Bytes = z.number().int();
+
 const ModelSourceSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("config"), path: z.string() }),
   z.object({ kind: z.literal("hf-cache"), name: z.string(), path: z.string() }),
@@ -19,34 +22,36 @@ const WorkSpecSchema = z.object({
   seqLen: z.number().int().nullable(),
   imageSize: z.number().int().nullable(),
   evalStep: z.boolean(),
-  lora: z.object({ rank: z.number(), alpha: z.number(), targets: z.array(z.string()) }).nullable(),
+  lora: z
+    .object({ rank: z.number(), alpha: z.number(), dropout: z.number(), targets: z.array(z.string()) })
+    .nullable(),
 });
 
 const DeviceBudgetSchema = z.object({
   name: z.string(),
-  totalBytes: z.number(),
+  totalBytes: Bytes,
   unified: z.boolean(),
-  usableBytes: z.number(),
+  usableBytes: Bytes,
   marginFraction: z.number(),
   source: z.string(),
 });
 
 /** Bytes by what holds them at the step's peak; the parts sum to the estimate's totalBytes. */
 const MemoryBreakdownSchema = z.object({
-  parameters: z.number(),
-  gradients: z.number(),
-  optimizerState: z.number(),
-  activations: z.number(),
-  temporaries: z.number(),
-  cudaContext: z.number(),
-  allocatorOverhead: z.number(),
+  parameters: Bytes,
+  gradients: Bytes,
+  optimizerState: Bytes,
+  activations: Bytes,
+  temporaries: Bytes,
+  cudaContext: Bytes,
+  allocatorOverhead: Bytes,
 });
 
 const MemoryEstimateSchema = z.object({
   tier: z.enum(["trace", "formula", "measured", "scaled-rule"]),
   batch: z.number().int(),
-  peakAllocatedBytes: z.number(),
-  totalBytes: z.number(),
+  peakAllocatedBytes: Bytes,
+  totalBytes: Bytes,
   breakdown: MemoryBreakdownSchema,
   parameterCount: z.number(),
   trainableParameterCount: z.number(),
@@ -59,18 +64,18 @@ const MemoryEstimateSchema = z.object({
 const MeasuredTrialSchema = z.object({
   batch: z.number().int(),
   status: z.enum(["ok", "oom", "error", "timeout"]),
-  peakAllocatedBytes: z.number().nullable(),
-  peakReservedBytes: z.number().nullable(),
+  peakAllocatedBytes: Bytes.nullable(),
+  peakReservedBytes: Bytes.nullable(),
   stepMs: z.number().nullable(),
   error: z.string().nullable(),
 });
 
 const ScaledRuleSchema = z.object({
   currentBatch: z.number().int(),
-  currentBytes: z.number(),
+  currentBytes: Bytes,
   currentSource: z.string(),
   maxBatch: z.number().int(),
-  perSampleBytes: z.number(),
+  perSampleBytes: Bytes,
   formula: z.string(),
   offFromMeasuredPct: z.number().nullable(),
 });
@@ -80,11 +85,16 @@ const MemoryBodySchema = z.object({
   work: WorkSpecSchema,
   device: DeviceBudgetSchema,
   estimates: z.array(MemoryEstimateSchema),
-  verdict: z.object({ fits: z.boolean(), headroomBytes: z.number(), maxBatch: z.number().int().nullable() }),
+  verdict: z.object({ fits: z.boolean(), headroomBytes: Bytes, maxBatch: z.number().int().nullable() }),
   trials: z.array(MeasuredTrialSchema),
   measuredMaxBatch: z.number().int().nullable(),
   bestThroughputBatch: z.number().int().nullable(),
   scaledRule: ScaledRuleSchema.nullable(),
+  searchRange: z.object({ min: z.number().int(), max: z.number().int() }),
+  traceFallback: z.string().nullable(),
+  alternatives: z.array(
+    z.object({ change: z.string(), totalBytes: Bytes, batch: z.number().int(), fits: z.boolean() }),
+  ),
   notes: z.array(z.string()),
 });
 

@@ -5,11 +5,13 @@ import { PayloadSchema } from "../../validate/payload.js";
 import {
   REPORT_SCHEMA_ID,
   REPORT_SCHEMA_VERSION,
+  type FeatureCell,
   type GpuPeak,
   type ValidateReport,
   type ValidationItem,
 } from "../../validate/report.js";
 import type { Same } from "../../util/same-type.js";
+import { PEAK_FORMATS } from "../../kb/schema.js";
 
 const StatusSchema = z.enum(["pass", "warn", "fail", "skip", "info"]);
 const FigureSchema = z.object({ value: z.number(), unit: z.string() });
@@ -27,6 +29,26 @@ export const ValidationItemSchema = z.object({
   /** Checks judged with doctor's rules (src/judge/): the rule's id and its page. */
   ruleId: z.string().optional(),
   docs: z.string().optional(),
+  limits: z.object({ pass: z.number(), warn: z.number() }).optional(),
+  provenance: z.object({ backend: z.string(), kernels: z.array(z.string()) }).optional(),
+});
+
+const PrecisionPeakSchema = z.union([
+  z.object({ dense: z.number().nullable(), sparse: z.number().nullable() }),
+  z.literal("not-on-arch"),
+]);
+
+export const FeatureCellSchema = z.object({
+  feature: z.string(),
+  format: z.string().nullable(),
+  arch: z.enum(["yes", "not-on-arch", "unknown"]),
+  available: z.boolean().nullable(),
+  ran: z.boolean(),
+  ok: z.boolean().nullable(),
+  measured: FigureSchema.optional(),
+  peak: z.number().optional(),
+  ratio: z.number().optional(),
+  note: z.string(),
 });
 
 export const GpuPeakSchema = z.object({
@@ -37,6 +59,7 @@ export const GpuPeakSchema = z.object({
     tf32: z.number().nullable(),
     fp32: z.number().nullable(),
   }),
+  formats: z.partialRecord(z.enum(PEAK_FORMATS), PrecisionPeakSchema).optional(),
   memoryBandwidthGBs: z.number().nullable(),
   sources: z.array(z.string()),
 });
@@ -58,12 +81,15 @@ export const ValidateReportSchema = z.object({
     info: z.number().int(),
   }),
   items: z.array(ValidationItemSchema),
+  judgedAt: z.string().optional(),
+  featureMatrix: z.array(FeatureCellSchema).optional(),
   payload: PayloadSchema,
 });
 
 const agree: [
   Same<z.infer<typeof ValidationItemSchema>, ValidationItem>,
   Same<z.infer<typeof GpuPeakSchema>, GpuPeak>,
+  Same<z.infer<typeof FeatureCellSchema>, FeatureCell>,
   Same<z.infer<typeof ValidateReportSchema>, ValidateReport>,
-] = [true, true, true];
+] = [true, true, true, true];
 void agree;

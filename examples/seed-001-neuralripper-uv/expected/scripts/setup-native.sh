@@ -41,7 +41,6 @@ if [ "${GPUPREP_SKIP_DRIVER_CHECK:-0}" != 1 ]; then
     exit 1
   fi
 fi
-
 if ! command -v uv > /dev/null 2>&1; then
   echo "error: uv is not installed" >&2
   echo "hint: see https://docs.astral.sh/uv/getting-started/installation/" >&2

@@ -1,0 +1,3 @@
+from _jitcal import load
+
+smoke = load("sass")
