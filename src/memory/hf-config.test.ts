@@ -53,7 +53,7 @@ function oneLineUserError(fn: () => unknown, pattern: RegExp): void {
 }
 
 test("bad configs give a one-line UserError", () => {
-  oneLineUserError(() => readModelConfig(writeConfig("{ not json")), /is not JSON/);
+  oneLineUserError(() => readModelConfig(writeConfig("{ not json")), /is not valid JSON/);
   oneLineUserError(() => readModelConfig(writeConfig("[1, 2]")), /not a JSON object/);
   oneLineUserError(() => readModelConfig("/nonexistent/config.json"), /cannot read model config/);
   oneLineUserError(() => readModelConfig(writeConfig('{"hidden_size": 8}')), /no "model_type"/);

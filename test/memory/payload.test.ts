@@ -50,12 +50,14 @@ test("a trace that could not follow the model is a fallback with its exact param
     seconds: 1,
     python: { executable: "p", version: "3.12" },
   };
-  const out = parseMemoryOutput(run(`@gpuprep-memory n ${JSON.stringify(frame)}\n`), "n", "trace", 1000);
+  const nonce = "0123456789abcdef01";
+  const framed = (doc: unknown) => `@gpuprep-frame ${nonce} memory ${JSON.stringify(doc)}\n`;
+  const out = parseMemoryOutput(run(framed(frame)), nonce, "trace", 1000);
   assert.equal(out.kind, "fallback");
   assert.equal(out.kind === "fallback" && out.fallback.parameters[0]?.count, 10);
   // Without its parameters it is not a fallback this gpuprep can use.
   const partial = { ...frame, parameters: undefined };
-  const bad = parseMemoryOutput(run(`@gpuprep-memory n ${JSON.stringify(partial)}\n`), "n", "trace", 1000);
+  const bad = parseMemoryOutput(run(framed(partial)), nonce, "trace", 1000);
   assert.notEqual(bad.kind, "fallback");
 });
 
