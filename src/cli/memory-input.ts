@@ -288,7 +288,7 @@ export function readAdapterConfig(path: string): AdapterFields {
   const file = existsSync(path) && statSync(path).isDirectory() ? join(path, "adapter_config.json") : path;
   // util/safe-read, as for config.json: capped, regular files only, never quoted back.
   const data = readJsonFile(file, {
-    maxBytes: READ_LIMITS.modelConfig,
+    maxBytes: READ_LIMITS.adapterConfig,
     hint: "pass a peft adapter_config.json, or the directory holding one",
     origin: `memory: --adapter ${file}`,
   });

@@ -136,6 +136,9 @@ export async function readFatbinSection(
     }
     let entryAt = at + headerSize;
     while (entryAt < containerEnd) {
+      // Redundant for safety (bench/mutation.mjs lists its removal as an equivalent mutant): without
+      // it, entryEnd >= entryAt + ENTRY_HEADER_MIN > containerEnd below refuses the same header, as
+      // "truncated". It stays for the clearer "corrupt" message before a read past the container.
       if (entryAt + ENTRY_HEADER_MIN > containerEnd) {
         throw new ScanError("corrupt", `${section}: a fatbin entry header is cut off by its container's end`);
       }

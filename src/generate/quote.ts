@@ -14,7 +14,9 @@ export { singleLine };
  * either way; shellcheck reads a literal `$(` in single quotes as a mistake).
  */
 export function shellQuote(text: string): string {
-  if (/^[A-Za-z0-9._=<>~!,/:+@-]+$/.test(text) && !/[<>]/.test(text)) return text;
+  // ~ starts a tilde expansion at the start of a word, and in bash after = or : too (a=~root).
+  const tilde = /(^|[=:])~/.test(text);
+  if (/^[A-Za-z0-9._=<>~!,/:+@-]+$/.test(text) && !/[<>]/.test(text) && !tilde) return text;
   if (/[$`]/.test(text)) return shellDoubleQuoted(text);
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }

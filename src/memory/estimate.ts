@@ -10,8 +10,8 @@
  * estimate's answer; seed 001's rule scales a batch that already ran.
  */
 import { UserError } from "../errors.js";
-import type { Transport } from "../transports/types.js";
 import { payloadErrorKinds } from "../transports/payload-frame.js";
+import type { Transport } from "../transports/types.js";
 import { formulaEstimate } from "./formula.js";
 import { genericModelConfig, groupsFromMeta } from "./generic-config.js";
 import { SUPPORTED_MODEL_TYPES, modelConfigFromJson, type ModelConfig } from "./hf-config.js";

@@ -26,6 +26,8 @@ export const READ_LIMITS = {
    * (google/vit-base-patch16-224-in21k). 16 MiB is far above any, far below "read whole".
    */
   modelConfig: 16 * MiB,
+  /** peft's adapter_config.json: a dozen keys and a list of module names. */
+  adapterConfig: 1 * MiB,
   /** refs/main of the HF cache: one 40-character commit hash. */
   hfRef: 256,
   /** A kubeconfig with many contexts and inline certificates stays below 1 MiB. */
@@ -134,6 +136,8 @@ export function readRegularFile(openPath: string, options: ReadOptions): Buffer 
     const stats = fstatSync(fd);
     if (!stats.isFile())
       throw new UserError(`cannot read ${path}: it is ${describeType(stats.mode)}`, options.hint);
+    // A fast path only (its removal is an equivalent mutant in bench/mutation.mjs): the loop's
+    // check below is the guard, since st_size can lie.
     if (stats.size > options.maxBytes) throw tooLarge(path, options);
     // Read at most one chunk past the cap, whatever st_size said: a file that grows after fstat,
     // or one whose st_size lies (/proc files say 0), is still cut off there.
