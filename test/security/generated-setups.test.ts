@@ -104,7 +104,10 @@ test("ipc: host only with --shm-size host; by default a 16g /dev/shm, with the r
   assert.deepEqual([app.ipc, app.shm_size], [undefined, "16g"]);
   const argv = dockerRun(dir);
   assert.ok(argv.includes("--shm-size=16g") && !argv.includes("--ipc=host"), argv.join(" "));
-  assert.match(readFileSync(join(dir, "SETUP.md"), "utf8"), /shm_size 16g[\s\S]*bus error[\s\S]*--shm-size host/);
+  assert.match(
+    readFileSync(join(dir, "SETUP.md"), "utf8"),
+    /shm_size 16g[\s\S]*bus error[\s\S]*--shm-size host/,
+  );
 
   const host = containerSetup(["--shm-size", "host"]);
   assert.deepEqual([services(host)["app"]!.ipc, services(host)["app"]!.shm_size], ["host", undefined]);
