@@ -119,9 +119,17 @@ export async function gatherLockScan(
   facts: Pick<Facts, "host" | "python" | "project">,
   options: LockScanOptions,
 ): Promise<LockScanFacts | null> {
-  const project = facts.project;
   const platform = lockPlatformOf(facts);
-  if (!project || typeof platform === "string") return null;
+  if (!facts.project || typeof platform === "string") return null;
+  return scanProjectLocks(facts.project, platform, options);
+}
+
+/** The project's locks scanned for a platform (init names it from its plan: the target's CPU, the plan's Python). */
+export async function scanProjectLocks(
+  project: ProjectFacts,
+  platform: LockPlatform,
+  options: LockScanOptions,
+): Promise<LockScanFacts | null> {
   const paths = lockFilesOf(project);
   if (paths.length === 0) return null;
   const started = performance.now();

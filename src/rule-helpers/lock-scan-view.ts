@@ -5,43 +5,13 @@
  * precedence over the knowledge base's.
  */
 import type { Facts, LockScanFacts, LockedPackageScan } from "../facts/schema.js";
-import { coverageFor, type ComputeCapability, type CoverageVerdict } from "../kb/compat.js";
 import type { InstallPrediction } from "../project/install-prediction.js";
 import { shortPath } from "../project/routes.js";
 import { normalizeName } from "../util/package-name.js";
 
 export type ScannedLock = LockScanFacts["locks"][number];
 
-export interface LibraryVerdict {
-  member: string;
-  targets: string[];
-  verdict: CoverageVerdict;
-}
-
-/**
- * NVIDIA's CUDA library wheels (nvidia/cublas, nvidia/cufft ...) are not judged, as in the
- * installed scan (binary-coverage.ts isCudaToolkitLibrary): their coverage follows their CUDA
- * version, and some keep most kernels outside the fatbin sections.
- */
-function isCudaToolkitMember(member: string): boolean {
-  return member.startsWith("nvidia/");
-}
-
-/** The package's libraries with CUDA code, each judged for the GPU. */
-export function libraryVerdicts(pkg: LockedPackageScan, cc: ComputeCapability): LibraryVerdict[] {
-  return pkg.libraries
-    .filter((l) => !isCudaToolkitMember(l.member))
-    .map((l) => ({ member: l.member, targets: [...l.sass, ...l.ptx] }))
-    .filter((l) => l.targets.length > 0)
-    .map((l) => ({ ...l, verdict: coverageFor(l.targets, cc) }));
-}
-
-/** The worst verdict over the libraries (none < ptx-jit < sass); null: no CUDA code to judge. */
-export function packageVerdict(verdicts: LibraryVerdict[]): CoverageVerdict["how"] | null {
-  if (verdicts.length === 0) return null;
-  const hows = verdicts.map((v) => v.verdict.how);
-  return hows.includes("none") ? "none" : hows.includes("ptx-jit") ? "ptx-jit" : "sass";
-}
+export { libraryVerdicts, packageVerdict, type LibraryVerdict } from "../project/locked-wheels.js";
 
 /** The lock an install command installs from: uv sync from uv.lock, pip install -r FILE from FILE. */
 export function lockOfPrediction(facts: Facts, prediction: InstallPrediction): ScannedLock | null {
