@@ -105,6 +105,22 @@ async function diagnoseForTarget(
   return exitCode;
 }
 
+/** A snapshot with the project's locked wheels scanned for its machine (replacing any it held). */
+async function withLockScan(facts: Facts): Promise<Facts> {
+  const { gatherLockScan } = await import("../gather/lock-scan.js");
+  const progress = startProgress("doctor", "reading the locked wheels");
+  try {
+    const lockScan = await gatherLockScan(facts, {
+      fetch: true,
+      onProgress: (done, total, name) => progress.update(`locked wheels ${done}/${total} (${name})`),
+    });
+    const { lockScan: _old, ...rest } = facts;
+    return lockScan ? { ...rest, lockScan } : rest;
+  } finally {
+    progress.end();
+  }
+}
+
 const WHERE = "where the Python environment is (one of; default: the active venv, else python3)";
 
 const OPTIONS = {
@@ -167,6 +183,11 @@ const OPTIONS = {
     description:
       "also import MOD in a child process and report how it fails (your own\ncompiled extensions); repeatable",
   },
+  fetch: {
+    type: "boolean",
+    description:
+      "also download the CUDA libraries of the wheels the project's lock pins\n(uv.lock, pylock.toml, requirements with hashes) and check them for this\nGPU; without it only locked wheels already on disk are read",
+  },
   save: {
     type: "string",
     value: "FILE",
@@ -211,6 +232,11 @@ export const doctorCommand = defineCommand({
         "doctor: --driver and --arch describe a --target machine",
         "add --target NAME, or drop them",
       );
+    if (values.target !== undefined && values.fetch)
+      throw new UserError(
+        "doctor: --fetch picks the locked wheels for a gathered machine's Python, and --target names none",
+        "use gpuprep scan --lock uv.lock --target NAME --python-version 3.12",
+      );
     if (values.target !== undefined) return diagnoseForTarget(fromSettings, values);
 
     let facts: Facts;
@@ -221,6 +247,8 @@ export const doctorCommand = defineCommand({
       // Another project judged for the snapshot's machine (issue 22 item 9).
       if (values.project !== undefined)
         facts = { ...facts, project: (await import("../gather/project.js")).readProject(values.project) };
+      // --fetch: the project's locked wheels read now, for the snapshot's CPU, Python and glibc.
+      if (values.fetch) facts = await withLockScan(facts);
       diagnosis = loadDiagnosis();
     } else {
       progress = startProgress("doctor", progressDetail(values));
@@ -233,6 +261,10 @@ export const doctorCommand = defineCommand({
         projectDir: values.project,
         fast: values.fast ?? false,
         importChecks: checkedModuleNames("doctor", values["import-check"] ?? []),
+        lockScan: {
+          fetch: values.fetch ?? false,
+          onProgress: (done, total, name) => progress.update(`locked wheels ${done}/${total} (${name})`),
+        },
       });
       diagnosis = loadDiagnosis();
       diagnosis.catch(() => {}); // awaited below; a gathering error must not leave it unhandled

@@ -22,7 +22,9 @@ import { gatherFacts } from "../gather/index.js";
 import { hasProjectManifest, readProject } from "../gather/project.js";
 import { loadKnowledgeBase } from "../kb/index.js";
 import { makePlan, type InitOptions } from "../plan/index.js";
-import { planDocument } from "../plan/types.js";
+import { planDocument, type Plan } from "../plan/types.js";
+import type { ProjectFacts } from "../facts/schema.js";
+import { startProgress } from "../util/console-status.js";
 import { targetFromFacts, targetFromName } from "../plan/target.js";
 import { generateFiles } from "../generate/index.js";
 import { applyWrites, finishInterruptedInit, planWrites } from "../generate/write.js";
@@ -155,6 +157,12 @@ const OPTIONS = {
       "Python for the native venv (default: the newest that the torch build,\nrequires-python and the project's pinned compiled packages all allow)",
     group: SETUP,
     setting: { key: "python" },
+  },
+  fetch: {
+    type: "boolean",
+    description:
+      "also read the wheels the project's lock pins (downloading their CUDA\nlibraries) and say in the plan and SETUP.md which cannot run on the\ntarget; the image is not downloaded",
+    group: SETUP,
   },
   "dry-run": {
     type: "boolean",
@@ -312,6 +320,36 @@ async function planInputs(
   };
 }
 
+/**
+ * init --fetch: the project's locked wheels read for the planned machine (the target's CPU, the
+ * plan's Python) and judged for its GPU, as one decision of the plan.
+ */
+async function lockedWheelsCheck(plan: Plan, project: ProjectFacts) {
+  const [{ scanProjectLocks, ASSUMED_GLIBC }, { lockedWheelsDecision }] = await Promise.all([
+    import("../gather/lock-scan.js"),
+    import("../plan/locked-wheels.js"),
+  ]);
+  const python = plan.strategy === "native" ? plan.native.python : plan.container.image.python;
+  const minor = python ? /^(\d+\.\d+)/.exec(python)?.[1] : undefined;
+  if (!minor)
+    return lockedWheelsDecision(plan, null, "the image's Python is not known, so no wheel can be picked");
+  const [major, glibcMinor] = ASSUMED_GLIBC.split(".").map(Number) as [number, number];
+  const progress = startProgress("init", "reading the locked wheels");
+  try {
+    const scan = await scanProjectLocks(
+      project,
+      { arch: plan.target.cpuArch, python: minor, glibc: [major, glibcMinor], glibcAssumed: true },
+      {
+        fetch: true,
+        onProgress: (done, total, name) => progress.update(`locked wheels ${done}/${total} (${name})`),
+      },
+    );
+    return lockedWheelsDecision(plan, scan, null);
+  } finally {
+    progress.end();
+  }
+}
+
 /** A manifest's text as it is now, for the native plan's edit of it; null where the project has none. */
 function currentManifest(projectDir: string, name: string): string | null {
   const path = join(projectDir, name);
@@ -351,6 +389,7 @@ export const initCommand = defineCommand({
     const kb = loadKnowledgeBase();
     const { target, project } = await planInputs(values, kb, projectDir, fromSettings);
     const plan = makePlan(kb, project, target, options);
+    if (values.fetch) plan.decisions.push(await lockedWheelsCheck(plan, project));
     // Read here, not gathered: the native plan's one edit of a user file appends to its text as it
     // is now (like planWrites, which reads each file to keep the user's edits). The plan itself
     // took pyproject.toml's facts from the project gathered above.

@@ -119,6 +119,8 @@ export const HostSchema = z.object({
     distroId: nullableString,
     distroVersion: nullableString,
     prettyName: nullableString,
+    /** platform.libc_ver()'s glibc version ("2.36"); null on musl; absent in snapshots made before gpuprep recorded it. */
+    glibc: nullableString.optional(),
   }),
   /** socket.gethostname(); absent in snapshots made before gpuprep recorded it. */
   hostname: nullableString.optional(),
@@ -509,6 +511,66 @@ export const BinariesSchema = z.object({
   filesExamined: z.number(),
 });
 
+/** One shared library of a locked wheel that holds CUDA code (or could not be read): its targets. */
+export const LockedLibrarySchema = z.object({
+  /** The member's path inside the wheel ("flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so"). */
+  member: z.string(),
+  sass: z.array(z.string()),
+  ptx: z.array(z.string()),
+  error: nullableString,
+});
+
+/** One package of a lock: the wheel an installer would take for this machine, and what it holds. */
+export const LockedPackageScanSchema = z.object({
+  name: z.string(),
+  version: nullableString,
+  /** The wheel's file name; null when no wheel was chosen (pure Python, a marker, none locked). */
+  wheel: nullableString,
+  /** Its URL or path, as the lock names it. */
+  location: nullableString,
+  /**
+   * scanned: its libraries were read; skipped: nothing to read (reason says why); unreachable: the
+   * server did not answer or refused; failed: it answered, but the wheel could not be read or its
+   * hash is not the lock's.
+   */
+  status: z.enum(["scanned", "skipped", "unreachable", "failed"]),
+  reason: nullableString,
+  sizeBytes: nullableNumber,
+  /** Body bytes fetched over the network for this wheel (0 from disk). */
+  bytesFetched: z.number().int(),
+  transfer: z.enum(["file", "ranges", "stream"]).nullable(),
+  /** Only the libraries with CUDA code, or that could not be read. */
+  libraries: z.array(LockedLibrarySchema),
+});
+
+/**
+ * The wheels the project's locks pin, read before they are installed (doctor --fetch; without it
+ * only wheels already on disk). Absent when nothing was scanned, and in older snapshots.
+ */
+export const LockScanSchema = z.object({
+  /** Whether downloading was allowed (--fetch). */
+  fetch: z.boolean(),
+  /** The platform the wheels were chosen for: this machine's CPU, Python and glibc. */
+  platform: z.object({
+    arch: z.string(),
+    python: z.string(),
+    glibc: z.string(),
+    /** The snapshot did not record glibc, so manylinux tags were judged against this assumed version. */
+    glibcAssumed: z.boolean(),
+  }),
+  durationMs: z.number().int(),
+  locks: z.array(
+    z.object({
+      path: z.string(),
+      kind: z.enum(["uv.lock", "pylock.toml", "requirements"]),
+      /** The file could not be read as a lock; its packages are then empty. */
+      error: nullableString,
+      bytesFetched: z.number().int(),
+      packages: z.array(LockedPackageScanSchema),
+    }),
+  ),
+});
+
 export const FactsSchema = z.object({
   // The shared envelope (schema, schemaVersion, tool, kbOverlay when one was used).
   ...envelopeShape(FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION),
@@ -524,6 +586,8 @@ export const FactsSchema = z.object({
   python: PythonSchema,
   project: ProjectSchema.nullable(),
   binaries: BinariesSchema,
+  /** Issue 25 item 2: the project's locked wheels, scanned for this machine. */
+  lockScan: LockScanSchema.optional(),
 });
 
 export type Facts = z.infer<typeof FactsSchema>;
@@ -545,6 +609,8 @@ export type CondaDependency = z.infer<typeof CondaDependencySchema>;
 export type CondaPypiDependency = z.infer<typeof CondaPypiDependencySchema>;
 export type BinaryCoverage = z.infer<typeof BinaryCoverageSchema>;
 export type BinariesFacts = z.infer<typeof BinariesSchema>;
+export type LockScanFacts = z.infer<typeof LockScanSchema>;
+export type LockedPackageScan = z.infer<typeof LockedPackageScanSchema>;
 /** What probe.py prints: everything in Facts that comes from inside the target. */
 export const ProbeOutputSchema = z.object({ host: HostSchema, python: PythonSchema });
 export type ProbeOutput = z.infer<typeof ProbeOutputSchema>;

@@ -27,6 +27,11 @@ export interface GatherOptions {
   fast?: boolean;
   /** Extra modules to import-check beside the known extensions (a user's own compiled builds). */
   importChecks?: string[];
+  /**
+   * Scan the wheels the project's locks pin for this machine (gather/lock-scan.ts): with fetch,
+   * downloading what is not on disk; without, only wheels already on disk. Absent: no lock scan.
+   */
+  lockScan?: { fetch: boolean; onProgress?: (done: number, total: number, name: string) => void };
   /** Limit for the probe run as a whole (default 120 s; a fresh image pull is not included). */
   timeoutMs?: number;
 }
@@ -77,6 +82,13 @@ export async function gatherFacts(options: GatherOptions): Promise<Facts> {
   binaries.catch(() => {}); // awaited below; a probe error must not leave it unhandled
   const { parseProbeResult } = await import("./probe.js");
   const probe = parseProbeResult(transport, await probing.result, timeoutMs, probing.nonce);
+  // The wheels are chosen for the probed CPU, Python and glibc, so this waits for the probe.
+  const lockScan =
+    options.lockScan && project
+      ? await (
+          await import("./lock-scan.js")
+        ).gatherLockScan({ host: probe.host, python: probe.python, project }, options.lockScan)
+      : null;
   return {
     // No kbOverlay: the overlay holds torch builds, which nothing gathered depends on.
     ...makeEnvelope(FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION, null),
@@ -86,5 +98,6 @@ export async function gatherFacts(options: GatherOptions): Promise<Facts> {
     python: probe.python,
     project,
     binaries: await binaries,
+    ...(lockScan ? { lockScan } : {}),
   };
 }

@@ -538,7 +538,17 @@ def os_release():
         "distroId": fields.get("ID"),
         "distroVersion": fields.get("VERSION_ID"),
         "prettyName": fields.get("PRETTY_NAME"),
+        "glibc": glibc_version(),
     }
+
+
+def glibc_version():
+    # The manylinux tags a wheel installer accepts here (PEP 600); None on musl or when unknown.
+    try:
+        lib, version = platform.libc_ver()
+        return version if lib == "glibc" and version else None
+    except Exception:
+        return None
 
 
 def meminfo_bytes(field):

@@ -7,7 +7,7 @@
 import { fileURLToPath } from "node:url";
 import { evaluateMarker } from "../util/pep508-marker.js";
 import { errorMessage } from "../errors.js";
-import { HttpClient } from "./http.js";
+import { FetchError, HttpClient } from "./http.js";
 import { readLockFile, type LockFile, type LockedPackage } from "./locks.js";
 import { findLinksFiles, pickWheel, projectFiles, type IndexFile } from "./simple-index.js";
 import { isPureWheel, parseWheelName, tagIndex, tagRank, type TargetPlatform } from "./wheel-tags.js";
@@ -24,6 +24,8 @@ export interface PackageScan {
   scan: WheelScan | null;
   /** A wheel that could not be fetched or read. */
   error: string | null;
+  /** The error is the network's (no answer, refused, an HTTP error status), not the wheel's. */
+  unreachable: boolean;
   /** The lock's SHA-256 against the file's, where every byte was seen: true, false, or null (not checked). */
   hashMatches: boolean | null;
 }
@@ -76,6 +78,7 @@ function unscanned(pkg: LockedPackage, skipped: string, wheel: PackageScan["whee
     skipped,
     scan: null,
     error: null,
+    unreachable: false,
     hashMatches: null,
   };
 }
@@ -150,7 +153,12 @@ export async function scanLockClosure(path: string, options: LockScanOptions): P
     try {
       plans.push(await planPackage(pkg, lock, options));
     } catch (error) {
-      plans.push({ ...unscanned(pkg, ""), skipped: null, error: errorMessage(error) });
+      plans.push({
+        ...unscanned(pkg, ""),
+        skipped: null,
+        error: errorMessage(error),
+        unreachable: error instanceof FetchError,
+      });
     }
   }
   const client = options.client;
@@ -172,6 +180,7 @@ export async function scanLockClosure(path: string, options: LockScanOptions): P
           plan.error = `its SHA-256 is not the one the lock pins (${plan.wheel!.sha256!.slice(0, 12)}...)`;
       } catch (error) {
         plan.error = errorMessage(error);
+        plan.unreachable = error instanceof FetchError;
       }
       options.onProgress?.(++done, work.length, plan.name);
     }

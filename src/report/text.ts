@@ -26,6 +26,30 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
+/** One line per scanned lock (doctor --fetch, or wheels on disk): what was read, reached, fetched. */
+export function lockScanLines(facts: Facts): string[] {
+  const scan = facts.lockScan;
+  if (!scan) return [];
+  const where = `${scan.platform.arch}, Python ${scan.platform.python}`;
+  return scan.locks.map((lock) => {
+    const name = facts.project ? relativeTo(facts.project.dir, lock.path) : lock.path;
+    if (lock.error) return `${name}: not read (${lock.error})`;
+    const count = (status: string) => lock.packages.filter((p) => p.status === status).length;
+    const offline = lock.packages.filter((p) => p.reason === "not fetched: offline").length;
+    const parts = [
+      `${plural(count("scanned"), "wheel")} read for ${where}`,
+      ...(count("unreachable") ? [`${count("unreachable")} not reachable`] : []),
+      ...(count("failed") ? [`${count("failed")} not readable`] : []),
+      ...(offline ? [`${offline} not downloaded (--fetch reads them)`] : []),
+    ];
+    return `${name}: ${parts.join(", ")}; ${lock.bytesFetched.toLocaleString("en-US")} bytes fetched`;
+  });
+}
+
+function relativeTo(dir: string, path: string): string {
+  return path.startsWith(dir + "/") ? path.slice(dir.length + 1) : path;
+}
+
 export function renderText(facts: Facts, findings: Finding[], style: Style): string {
   const m = machineSummary(facts);
   const lines: string[] = [];
@@ -45,6 +69,7 @@ export function renderText(facts: Facts, findings: Finding[], style: Style): str
     row("torch", m.torch);
     row("numpy", m.numpy);
   }
+  for (const line of lockScanLines(facts)) row("lock", line);
   const overlay = knowledgeBaseOverlay();
   if (overlay)
     row(

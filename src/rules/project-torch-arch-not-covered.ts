@@ -1,7 +1,9 @@
 /**
  * Before anything is installed: the torch build the project's manifests select (a PyTorch index
  * route, a pin, a conda-forge or pytorch-channel build) has no code for this GPU, or runs it only
- * through PTX JIT. Silent where the build is CPU-only (project-torch-cpu-only says that).
+ * through PTX JIT. Silent where the build is CPU-only (project-torch-cpu-only says that), and
+ * where the install's lock was scanned and its torch wheel read (doctor --fetch): the wheel's own
+ * verdict (locked-wheel-arch-missing) takes precedence over the knowledge base's.
  */
 import type { Finding, Rule } from "../rule-helpers/types.js";
 import { ev, makeFinding } from "../rule-helpers/finding.js";
@@ -9,6 +11,7 @@ import { coverageFor, formatComputeCapability, smName } from "../kb/compat.js";
 import { deviceCapabilities } from "../rule-helpers/view.js";
 import { predictTorchInstalls, type InstallPrediction } from "../project/install-prediction.js";
 import { installFix } from "../rule-helpers/install-fix.js";
+import { scannedTorchOf } from "../rule-helpers/lock-scan-view.js";
 
 function predictionEvidence(prediction: InstallPrediction) {
   return [
@@ -27,6 +30,7 @@ export const projectTorchArchNotCovered: Rule = {
     if (devices.length === 0) return [];
     const findings: Finding[] = [];
     for (const prediction of predictTorchInstalls(facts, kb)) {
+      if (scannedTorchOf(facts, prediction)) continue;
       if (prediction.unknown) {
         findings.push(
           makeFinding(this, {

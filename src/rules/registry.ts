@@ -43,6 +43,7 @@ import { cudaToolkitTorchMismatch } from "./cuda-toolkit-torch-mismatch.js";
 import { cudaToolkitMissing } from "./cuda-toolkit-missing.js";
 import { jitCacheUnwritable } from "./jit-cache-unwritable.js";
 import { tritonPtxasRejectsGpu } from "./triton-ptxas-rejects-gpu.js";
+import { lockedWheelArchMissing } from "./locked-wheel-arch-missing.js";
 
 export const RULES: readonly Rule[] = [
   nvidiaDriverUnavailable,
@@ -60,6 +61,7 @@ export const RULES: readonly Rule[] = [
   ngcTorchHidden,
   projectTorchPinMismatch,
   projectTorchArchNotCovered,
+  lockedWheelArchMissing,
   projectTorchCpuOnly,
   projectReplacesTorch,
   uvSyncReplacesTorch,

@@ -53,6 +53,7 @@ function hostWithGpu(facts: Facts, name: string, computeCapability: string, cpuA
 export const onGb10 = (facts: Facts) => hostWithGpu(facts, "NVIDIA GB10", "12.1", "aarch64");
 export const onRtx5090 = (facts: Facts) => hostWithGpu(facts, "NVIDIA GeForce RTX 5090", "12.0", "x86_64");
 export const onH100 = (facts: Facts) => hostWithGpu(facts, "NVIDIA H100 80GB HBM3", "9.0", "x86_64");
+export const onB200 = (facts: Facts) => hostWithGpu(facts, "NVIDIA B200", "10.0", "x86_64");
 export const onThor = (facts: Facts) => hostWithGpu(facts, "NVIDIA Thor", "11.0", "aarch64");
 /** The project of another real capture, in place of this capture's (no) project. */
 export const withProjectOf = (captureName: string) => (facts: Facts) => {
@@ -285,6 +286,21 @@ export const DERIVED: Record<string, () => Facts> = {
   "h100-triton-3.6-on-thor-ptxas-path": () =>
     derive("h100-triton-3.6-fast", both(onThor, withPtxasVariable("TRITON_PTXAS_PATH"))),
   "h100-triton-3.5-layout-on-gb10": () => derive("h100-triton-3.6-fast", both(onGb10, asTriton35)),
+  "debian-locked-wheels-on-h100": () => derive("debian-locked-wheels", onH100),
+  "debian-locked-wheels-on-b200": () => derive("debian-locked-wheels", onB200),
+  "debian-locked-wheels-unreachable": () =>
+    derive("debian-locked-wheels", (facts) => {
+      onH100(facts);
+      const pkg = facts.lockScan!.locks[0]!.packages[0]!;
+      Object.assign(pkg, {
+        status: "unreachable",
+        reason:
+          "http://127.0.0.1:9/bwkit-1.0-py3-none-manylinux_2_17_x86_64.whl: connect ECONNREFUSED 127.0.0.1:9",
+        sizeBytes: null,
+        transfer: null,
+        libraries: [],
+      });
+    }),
   "h100-cuda-unknown-error": () =>
     derive("h100-healthy", (facts) => {
       // torch's own message when cuInit fails with CUDA_ERROR_UNKNOWN (c10/cuda/CUDAFunctions.cpp).

@@ -513,4 +513,27 @@ export const ROWS: Row[] = [
     fires: { "triton-ptxas-rejects-gpu": "error" },
     silent: [],
   },
+  {
+    // The locked wheel on disk holds sm_100a only (issue 25 item 2).
+    capture: "debian-locked-wheels-on-h100",
+    fires: { "locked-wheel-arch-missing": "error" },
+    silent: [],
+  },
+  {
+    capture: "debian-locked-wheels-on-b200",
+    fires: {},
+    silent: ["locked-wheel-arch-missing"],
+  },
+  {
+    // No GPU: nothing to judge the wheel for.
+    capture: "debian-locked-wheels",
+    fires: {},
+    silent: ["locked-wheel-arch-missing"],
+  },
+  {
+    // Not reached: said (info), not guessed.
+    capture: "debian-locked-wheels-unreachable",
+    fires: { "locked-wheel-arch-missing": "info" },
+    silent: [],
+  },
 ];
