@@ -79,11 +79,11 @@ export function defineCommand<const O extends OptionTable>(spec: CommandSpec<O>)
     parseOptions: parseArgsOptions({ ...spec.options, ...COMMON_OPTIONS }),
     async run(argv) {
       const sub = spec.subcommands?.includes(argv[0] ?? "") ? ` ${argv[0]}` : "";
-      const parsed = parseCommandArgs(
+      const parsed = parseCommandArgs<ParseConfigOf<O>>(
         `${spec.name}${sub}`,
         { args: argv, options: spec.options, allowPositionals: true, tokens: true },
         { outputs: spec.outputs ?? [], outputDirs: spec.outputDirs ?? [] },
-      ) as Parsed<O>;
+      );
       if (spec.positionals === undefined && parsed.positionals.length > 0) {
         throw new UserError(
           `${spec.name}: unexpected argument "${parsed.positionals[0]}"`,
