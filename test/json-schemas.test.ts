@@ -86,8 +86,9 @@ test("docs/json.md tabulates every document with its version and file", () => {
 });
 
 test("every document's envelope: schema and version as constants, tool {name, version}, optional kbOverlay", () => {
-  for (const [name, text] of renderSchemaFiles()) {
-    const root = JSON.parse(text) as SchemaNode;
+  const files = renderSchemaFiles();
+  for (const name of JSON_DOCUMENTS.map(schemaFileName)) {
+    const root = JSON.parse(files.get(name)!) as SchemaNode;
     // kb is one variant per topic; each carries the envelope, so look at the first.
     const variant = resolved(root.oneOf?.[0] ?? root.anyOf?.[0] ?? root, root);
     const field = (key: string) => resolved(variant.properties?.[key] ?? {}, root);

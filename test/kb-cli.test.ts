@@ -42,6 +42,23 @@ test("kb gpu: an unknown name is a one-line error with the closest matches", () 
   assert.match(orin.stderr, /closest: Jetson Orin NX 16GB, Jetson Orin NX 8GB/);
 });
 
+test("kb gpu: a name like nothing known hints readable names, each of which kb gpu takes, never internal keys", () => {
+  const result = gpuprep("gpu", "notagpu");
+  assert.equal(result.code, 2);
+  const hint = /hint: try a name as nvidia-smi prints it or one of (.*) …, or a capability/.exec(
+    result.stderr,
+  );
+  assert.ok(hint, result.stderr);
+  const names = hint[1]!.split(", ");
+  assert.ok(names.length >= 10, hint[1]);
+  for (const expected of ["DGX Spark", "RTX 5090", "H100", "T4"])
+    assert.ok(names.includes(expected), hint[1]);
+  for (const name of names) {
+    assert.match(name, /[A-Z]/, `${name}: a compact internal key`);
+    assert.equal(gpuprep("gpu", name).code, 0, `kb gpu "${name}" does not resolve`);
+  }
+});
+
 test("kb gpu: RTX 5070 is known (nvidia-smi memory too); Rubin is 10.7 with its arch row", () => {
   const rtx = JSON.parse(gpuprep("gpu", "RTX 5070", "--json").stdout);
   assert.equal(rtx.result.gpu.name, "NVIDIA GeForce RTX 5070");

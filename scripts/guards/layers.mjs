@@ -33,6 +33,8 @@ export const ALLOWED = {
   // in place) for doctor's rules and init's plan alike.
   project: ["facts", "kb", "vocabulary", "util", "root"],
   plan: ["project", "facts", "kb", "vocabulary", "util", "root"],
+  // A project's remembered flags ([tool.gpuprep], gpuprep.toml): read by the CLI, below everything but util.
+  settings: ["util", "root"],
   generate: ["plan", "facts", "kb", "util", "root", "vocabulary"],
   // Commands that run payloads of their own do so through a transport, next to gather.
   validate: ["transports", "gather", "judge", "facts", "kb", "util", "root", "vocabulary"],
@@ -72,6 +74,7 @@ export const ALLOWED = {
     "root",
     "vocabulary",
     "project",
+    "settings",
   ],
   cli: ["*"],
   // src/index.ts, the library's entry: anything below the CLI.

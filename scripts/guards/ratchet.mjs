@@ -11,6 +11,7 @@
  *                                                 diff of eslint-ratchet.json is then part of the review
  */
 import { writeFileSync } from "node:fs";
+import * as prettier from "prettier";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { countsOf, LIMITS, measureFiles, RATCHET_PATH, readRatchet, REPO } from "./function-limits.mjs";
@@ -38,9 +39,11 @@ export function shrink(ratchet, measured, circles) {
   return { ...ratchet, functions, importCircles };
 }
 
-function main(args) {
-  const write = (ratchet) => {
-    writeFileSync(RATCHET_PATH, `${JSON.stringify(ratchet, null, 2)}\n`);
+async function main(args) {
+  const write = async (ratchet) => {
+    // In prettier's format, so `prettier --check .` in `npm run lint` passes on the file as written.
+    const options = { ...(await prettier.resolveConfig(RATCHET_PATH)), filepath: RATCHET_PATH };
+    writeFileSync(RATCHET_PATH, await prettier.format(JSON.stringify(ratchet), options));
     console.log(
       `eslint-ratchet.json now lists: ${JSON.stringify(countsOf(ratchet.functions))}, ${ratchet.importCircles.length} import circles`,
     );
@@ -71,4 +74,5 @@ function main(args) {
   for (const c of circles) console.log(`  ${c.join(" -> ")}`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main(process.argv.slice(2));
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  await main(process.argv.slice(2));

@@ -4,10 +4,11 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UserError, errorMessage } from "../errors.js";
-import { configureConsole } from "../util/console-status.js";
+import { configureConsole, consoleFlags } from "../util/console-status.js";
 import { checkOutputPath } from "../util/write-output.js";
 import { disableKnowledgeBaseOverlay } from "../kb/overlay-switch.js";
 import type { HelpOption } from "../report/help-text.js";
+import { COLOR_MODES, setColorMode, type ColorMode } from "../report/style.js";
 
 const COMMON_GROUP = "common flags (every command)";
 
@@ -29,6 +30,12 @@ export const COMMON_OPTIONS = {
     description: "print each command gpuprep runs, with its time, on stderr",
     group: COMMON_GROUP,
   },
+  color: {
+    type: "string",
+    value: "auto|always|never",
+    description: "colour in text reports; auto (default) follows NO_COLOR, FORCE_COLOR and the terminal",
+    group: COMMON_GROUP,
+  },
   "no-overlay": {
     type: "boolean",
     description:
@@ -36,6 +43,24 @@ export const COMMON_OPTIONS = {
     group: COMMON_GROUP,
   },
 } as const satisfies Record<string, HelpOption>;
+
+/** --color's value, refused in one line when it is none of the three. */
+export function checkedColorMode(command: string, value: string): ColorMode {
+  if ((COLOR_MODES as readonly string[]).includes(value)) return value as ColorMode;
+  throw new UserError(
+    `${command ? `${command}: ` : ""}--color "${value}" is not one of ${COLOR_MODES.join(", ")}`,
+    "e.g. --color never (or set NO_COLOR=1)",
+  );
+}
+
+/** -q and -v together ask for less and for more output: refused rather than one silently winning. */
+export function checkQuietVerbose(command: string, quiet: boolean, verbose: boolean): void {
+  if (quiet && verbose)
+    throw new UserError(
+      `${command ? `${command}: ` : ""}--quiet and --verbose cannot be combined`,
+      "-q drops the progress line, -v adds a line per command run: give one of them",
+    );
+}
 
 /** An option as parseArgs takes it: its own fields (type, short, multiple, default), not help's. */
 function parseArgsOption(option: HelpOption & { multiple?: boolean }): ParseArgsOptionConfig {
@@ -83,9 +108,15 @@ export function parseCommandArgs<T extends ParseArgsConfig>(
     throw new UserError(`${command}: ${message}`, `run \`gpuprep ${command} --help\` for the flags it takes`);
   }
   const values = parsed.values as Record<string, unknown>;
+  checkQuietVerbose(
+    command,
+    values.quiet === true || consoleFlags().quiet,
+    values.verbose === true || consoleFlags().verbose,
+  );
   // Only switched on here: `gpuprep -v doctor` set it before the command's flags were parsed.
   if (values.quiet === true) configureConsole({ quiet: true });
   if (values.verbose === true) configureConsole({ verbose: true });
+  if (typeof values.color === "string") setColorMode(checkedColorMode(command, values.color));
   if (values["no-overlay"] === true) disableKnowledgeBaseOverlay();
   for (const flag of options.outputs ?? []) {
     const value = values[flag];

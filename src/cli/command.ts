@@ -3,6 +3,7 @@
  * declared once with defineCommand (its one-line summary is in commands.ts, beside its loader). The parseArgs configuration and the help text are both
  * made from that declaration, so they cannot disagree.
  */
+import { resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { UserError } from "../errors.js";
 import { renderCommandHelp, type HelpOption, type HelpSpec } from "../report/help-text.js";
@@ -13,11 +14,14 @@ import {
   type CommandArgsOptions,
   type ParsedArgs,
 } from "./args.js";
+import { applySettings, takeBareFlags, withSettingsOrigin, type SettingUse } from "./settings-apply.js";
 
 /** One flag: what parseArgs needs (type, short, multiple, default) and what help shows. */
 export interface OptionSpec extends HelpOption {
   multiple?: boolean;
   default?: string | boolean | string[] | boolean[];
+  /** The project setting ([tool.gpuprep] in pyproject.toml, or gpuprep.toml) this flag defaults to. */
+  setting?: SettingUse;
 }
 
 export type OptionTable = Readonly<Record<string, OptionSpec>>;
@@ -49,7 +53,14 @@ export interface CommandSpec<O extends OptionTable> extends Omit<HelpSpec, "opti
   /** Output paths checked before anything runs. */
   outputs?: CommandArgsOptions["outputs"];
   outputDirs?: CommandArgsOptions["outputDirs"];
-  run(parsed: Parsed<O>): Promise<number>;
+  /** The flag naming the project directory, where the settings are read (default: the current directory). */
+  projectFlag?: string;
+  run(parsed: Parsed<O> & SettingsOrigins): Promise<number>;
+}
+
+/** Which flags took their value from the project's settings, and from where ("pyproject.toml [tool.gpuprep]'s target"). */
+export interface SettingsOrigins {
+  fromSettings: ReadonlyMap<string, string>;
 }
 
 /** What main and the tests see of a command. */
@@ -61,6 +72,10 @@ export interface Command {
   examples: readonly (readonly [invocation: string, what: string])[];
   /** The options parseArgs is configured with, the common ones included. */
   parseOptions: ParseArgsConfig["options"];
+  /** The declared options, the common ones included (what shell completion offers). */
+  options: OptionTable;
+  /** Its subcommands (the first positional), if any. */
+  subcommands: readonly string[];
   /** 0: clean / passed; 1: findings of error severity / checks failed; 2: the tool could not run. */
   run(argv: string[]): Promise<number>;
 }
@@ -71,26 +86,52 @@ export const EXIT_TOOL_ERROR = 2;
 
 export function defineCommand<const O extends OptionTable>(spec: CommandSpec<O>): Command {
   const usage = spec.usage ?? [[`[flags]${spec.positionals ? ` ${spec.positionals}` : ""}`] as const];
-  const help = renderCommandHelp({ ...spec, usage }, COMMON_OPTIONS);
+  const help = renderCommandHelp({ ...spec, usage, options: withSettingNames(spec.options) }, COMMON_OPTIONS);
   return {
     name: spec.name,
     help,
     examples: spec.examples,
+    options: { ...spec.options, ...COMMON_OPTIONS },
+    subcommands: spec.subcommands ?? [],
     parseOptions: parseArgsOptions({ ...spec.options, ...COMMON_OPTIONS }),
-    async run(argv) {
+    async run(fullArgv) {
+      const { argv, bare } = takeBareFlags(fullArgv, spec.options);
       const sub = spec.subcommands?.includes(argv[0] ?? "") ? ` ${argv[0]}` : "";
       const parsed = parseCommandArgs<ParseConfigOf<O>>(
         `${spec.name}${sub}`,
         { args: argv, options: spec.options, allowPositionals: true, tokens: true },
         { outputs: spec.outputs ?? [], outputDirs: spec.outputDirs ?? [] },
       );
+      const values = parsed.values as Record<string, unknown>;
+      const dir =
+        spec.projectFlag && typeof values[spec.projectFlag] === "string" ? values[spec.projectFlag] : ".";
+      const fromSettings = await applySettings(spec.name, spec.options, values, bare, resolve(dir as string));
       if (spec.positionals === undefined && parsed.positionals.length > 0) {
         throw new UserError(
           `${spec.name}: unexpected argument "${parsed.positionals[0]}"`,
           spec.unexpectedArgumentHint ?? `run \`gpuprep ${spec.name} --help\` for the flags it takes`,
         );
       }
-      return spec.run(parsed);
+      try {
+        return await spec.run({ ...parsed, fromSettings });
+      } catch (error) {
+        throw withSettingsOrigin(error, fromSettings);
+      }
     },
   };
+}
+
+/** Help names the setting a flag defaults to, under its description. */
+function withSettingNames(options: OptionTable): OptionTable {
+  return Object.fromEntries(
+    Object.entries(options).map(([name, option]) => [
+      name,
+      option.setting
+        ? {
+            ...option,
+            description: `${option.description}\n${option.setting.bare ? "given without NAME: " : ""}setting: ${option.setting.key}`,
+          }
+        : option,
+    ]),
+  );
 }

@@ -48,14 +48,17 @@ async function loadDiagnosis() {
  * doctor --target NAME: the project's manifests judged for a machine named from the knowledge base
  * (its GPU, CPU and driver); no environment is gathered, so only the project rules run.
  */
-async function diagnoseForTarget(values: {
-  target?: string;
-  driver?: string;
-  arch?: string;
-  project?: string;
-  json?: boolean;
-  sarif?: string;
-}): Promise<number> {
+async function diagnoseForTarget(
+  fromSettings: ReadonlyMap<string, string>,
+  values: {
+    target?: string;
+    driver?: string;
+    arch?: string;
+    project?: string;
+    json?: boolean;
+    sarif?: string;
+  },
+): Promise<number> {
   const { kb, diagnose, RULES, renderText, renderJson, renderSarif } = await loadDiagnosis();
   // Loaded here, not at the top: doctor's gathering path starts the probe before anything heavy.
   const [
@@ -73,7 +76,7 @@ async function diagnoseForTarget(values: {
     gpu: values.target!,
     driver: values.driver ?? null,
     cpuArch: values.arch ?? null,
-    flag: "--target",
+    flag: fromSettings.get("target") ?? "--target",
   });
   const projectDir = values.project ?? (hasProjectManifest(process.cwd()) ? process.cwd() : null);
   if (projectDir === null)
@@ -132,14 +135,22 @@ const OPTIONS = {
     description:
       "a machine you are not on, from the knowledge base (dgx-spark, rtx-5090, h100 ...): only the project's manifests are judged",
     group: WHERE,
+    setting: { key: "target", bare: true },
   },
   driver: {
     type: "string",
     value: "VER",
     description: "with --target: the machine's NVIDIA driver (580 or 580.95.05)",
     group: WHERE,
+    setting: { key: "driver", onlyWith: ["target"] },
   },
-  arch: { type: "string", value: "x86_64|aarch64", description: "with --target: the host CPU", group: WHERE },
+  arch: {
+    type: "string",
+    value: "x86_64|aarch64",
+    description: "with --target: the host CPU",
+    group: WHERE,
+    setting: { key: "arch", onlyWith: ["target"] },
+  },
   project: {
     type: "string",
     value: "DIR",
@@ -169,6 +180,7 @@ export const doctorCommand = defineCommand({
   name: "doctor",
   title: "will PyTorch work on this GPU, here, and if not, why and what to type",
   options: OPTIONS,
+  projectFlag: "project",
   outputs: ["save", "sarif"],
   outro: "exit status: 0 no errors, 1 errors found, 2 gpuprep itself could not run",
   examples: [
@@ -180,7 +192,7 @@ export const doctorCommand = defineCommand({
       "a remote host; keep the facts and a SARIF report",
     ],
   ],
-  async run({ values }) {
+  async run({ values, fromSettings }) {
     // --python names the interpreter, also inside a container, image or ssh host.
     onePlace("doctor", values, ["container", "image", "ssh", "from", "target"], "name one place to check");
     if (
@@ -199,7 +211,7 @@ export const doctorCommand = defineCommand({
         "doctor: --driver and --arch describe a --target machine",
         "add --target NAME, or drop them",
       );
-    if (values.target !== undefined) return diagnoseForTarget(values);
+    if (values.target !== undefined) return diagnoseForTarget(fromSettings, values);
 
     let facts: Facts;
     let progress: Progress = { update: () => {}, end: () => {} };

@@ -16,6 +16,7 @@ import { parseVolumeFlag } from "../plan/volume.js";
 import { isPep508Name } from "../plan/project-name.js";
 import { EXIT_OK, defineCommand, type OptionTable, type ValuesOf } from "./command.js";
 import { makeStyle, useColor } from "../report/style.js";
+import { verboseEnabled } from "../util/console-status.js";
 import { readFactsFile, writeFactsFile } from "../facts/io.js";
 import { gatherFacts } from "../gather/index.js";
 import { hasProjectManifest, readProject } from "../gather/project.js";
@@ -45,6 +46,7 @@ const OPTIONS = {
     description:
       "a GPU or system by name: dgx-spark, jetson-thor, rtx-5090, rtx-5070-ti,\nrtx-pro-6000, rtx-4090, b200, b300, gb200, h100, h200, gh200, a100, l40s,\nl4, t4, v100, ... (`gpuprep kb gpu NAME` shows one)",
     group: MACHINE,
+    setting: { key: "target", unless: ["gpu", "from", "save"] },
   },
   gpu: {
     type: "string",
@@ -58,12 +60,14 @@ const OPTIONS = {
     description:
       "the machine's NVIDIA driver (580.95.05 or a branch, 580); without it a\nnamed system (dgx-spark) is planned for the driver it ships with, where\nthat is sourced, and any other target says which driver it needs",
     group: MACHINE,
+    setting: { key: "driver", onlyWith: ["target", "gpu"] },
   },
   arch: {
     type: "string",
     value: "x86_64|aarch64",
     description: "the host CPU (integrated systems such as DGX Spark set it themselves)",
     group: MACHINE,
+    setting: { key: "arch", onlyWith: ["target", "gpu"] },
   },
   from: {
     type: "string",
@@ -84,12 +88,14 @@ const OPTIONS = {
     description:
       "container (NGC PyTorch image whose torch the project's pin accepts),\nnative (uv venv) or auto (default: the one that keeps every pin)",
     group: SETUP,
+    setting: { key: "strategy" },
   },
   jupyter: {
     type: "boolean",
     description:
       "add a Jupyter service on 127.0.0.1:8888 that needs a token and runs\nas the host user (container setups only)",
     group: SETUP,
+    setting: { key: "jupyter" },
   },
   "non-root": {
     type: "boolean",
@@ -100,6 +106,7 @@ const OPTIONS = {
     type: "boolean",
     description: "run the app container as root instead of the host user",
     group: SETUP,
+    setting: { key: "non-root" },
   },
   volume: {
     type: "string",
@@ -107,6 +114,7 @@ const OPTIONS = {
     value: "HOST:CTR[:ro|rw]",
     description: "one more volume, CTR absolute (repeatable)",
     group: SETUP,
+    setting: { key: "volumes" },
   },
   "build-from-source": {
     type: "string",
@@ -114,12 +122,14 @@ const OPTIONS = {
     value: "PKG",
     description: "compile this extension for exactly the target GPU (repeatable, or a,b)",
     group: SETUP,
+    setting: { key: "build-from-source" },
   },
   wheelhouse: {
     type: "string",
     value: "DIR",
     description: "offline build: install only from this directory of wheels (in the project)",
     group: SETUP,
+    setting: { key: "wheelhouse" },
   },
   "index-url": {
     type: "string",
@@ -127,6 +137,7 @@ const OPTIONS = {
     description:
       "install from this http(s) index instead of PyPI (a mirror; no\nuser:password in it: uv and pip read ~/.netrc)",
     group: SETUP,
+    setting: { key: "index-url" },
   },
   "shm-size": {
     type: "string",
@@ -134,6 +145,7 @@ const OPTIONS = {
     description:
       "the container's /dev/shm size (default 16g), or `host` to share the\nhost's IPC namespace instead",
     group: SETUP,
+    setting: { key: "shm-size" },
   },
   python: {
     type: "string",
@@ -141,6 +153,7 @@ const OPTIONS = {
     description:
       "Python for the native venv (default: the newest that the torch build,\nrequires-python and the project's pinned compiled packages all allow)",
     group: SETUP,
+    setting: { key: "python" },
   },
   "dry-run": {
     type: "boolean",
@@ -255,7 +268,12 @@ function checkedOptions(values: Values, projectDir: string): InitOptions {
  * project is always the one in `projectDir`, where the files are written, also with --from: a
  * snapshot's project is that of the machine it was saved on.
  */
-async function planInputs(values: Values, kb: ReturnType<typeof loadKnowledgeBase>, projectDir: string) {
+async function planInputs(
+  values: Values,
+  kb: ReturnType<typeof loadKnowledgeBase>,
+  projectDir: string,
+  fromSettings: ReadonlyMap<string, string>,
+) {
   const named = values.target ?? values.gpu;
   if (values.target !== undefined && values.gpu !== undefined)
     fail("--target and --gpu name the same thing", "give one of them");
@@ -271,7 +289,7 @@ async function planInputs(values: Values, kb: ReturnType<typeof loadKnowledgeBas
       gpu: named,
       driver: values.driver ?? null,
       cpuArch: values.arch ?? null,
-      flag: values.target !== undefined ? "--target" : "--gpu",
+      flag: values.target !== undefined ? (fromSettings.get("target") ?? "--target") : "--gpu",
     });
     return { target, project: readProject(projectDir) };
   }
@@ -305,6 +323,7 @@ export const initCommand = defineCommand({
   name: "init",
   title: "plan and write a working setup for this project on a GPU machine",
   options: OPTIONS,
+  projectFlag: "project",
   unexpectedArgumentHint: "give the project with --project DIR",
   outro: "exit status: 0 written (or dry run), 2 gpuprep could not plan or write",
   examples: [
@@ -315,7 +334,7 @@ export const initCommand = defineCommand({
       "a uv venv for the machine in a snapshot",
     ],
   ],
-  async run({ values }) {
+  async run({ values, fromSettings }) {
     const projectDir = resolve(values.project ?? ".");
     if (!existsSync(projectDir))
       fail(`project directory ${values.project} does not exist`, "pass an existing directory with --project");
@@ -329,7 +348,7 @@ export const initCommand = defineCommand({
     if (!(values["dry-run"] ?? false)) finishInterruptedInit(projectDir);
     const options = checkedOptions(values, projectDir);
     const kb = loadKnowledgeBase();
-    const { target, project } = await planInputs(values, kb, projectDir);
+    const { target, project } = await planInputs(values, kb, projectDir, fromSettings);
     const plan = makePlan(kb, project, target, options);
     // Read here, not gathered: the native plan's one edit of a user file appends to its text as it
     // is now (like planWrites, which reads each file to keep the user's edits). The plan itself
@@ -354,7 +373,11 @@ export const initCommand = defineCommand({
       );
       return EXIT_OK;
     }
-    writeText(renderInitText({ plan, writes, notes, dryRun, backup }, makeStyle(useColor())));
+    writeText(
+      renderInitText({ plan, writes, notes, dryRun, backup }, makeStyle(useColor()), {
+        verbose: verboseEnabled(),
+      }),
+    );
     return EXIT_OK;
   },
 });

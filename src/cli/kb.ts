@@ -15,7 +15,7 @@ import {
   renderKbUpdate,
 } from "../report/kb-text.js";
 import { KnowledgeBase, loadKnowledgeBase } from "../kb/index.js";
-import { compactName } from "../kb/queries/gpu.js";
+import { readableGpuNames } from "../kb/queries/gpu.js";
 import { defaultOverlayPath, writeOverlay } from "../kb/overlay.js";
 import { DEFAULT_INDEX_URL, fetchTorchIndex } from "../kb/update.js";
 import type { GpuRow } from "../kb/types.js";
@@ -148,10 +148,7 @@ export function requireGpu(kb: KnowledgeBase, name: string): GpuRow {
   const hint =
     candidates.length > 0
       ? `closest: ${candidates.map((row) => row.name).join(", ")}`
-      : `try a capability ("9.0", "sm_120") or one of: ${kb.data.gpus
-          .slice(0, 6)
-          .map((row) => compactName(row.name))
-          .join(", ")} …`;
+      : `try a name as nvidia-smi prints it or one of ${readableGpuNames(kb.data.gpus, kb.data.systems, 18).join(", ")} …, or a capability ("9.0", "sm_120")`;
   throw new UserError(`unknown GPU "${name}"`, hint);
 }
 

@@ -9,7 +9,9 @@ import { ERROR_SCHEMA_ID, ERROR_SCHEMA_VERSION } from "../report/document-ids.js
 import { disableKnowledgeBaseOverlay } from "../kb/overlay-switch.js";
 import { oneLine, writeText } from "../report/terminal.js";
 import { renderTopLevelHelp } from "../report/help-text.js";
-import { configureConsole, endProgress } from "../util/console-status.js";
+import { configureConsole, consoleFlags, endProgress } from "../util/console-status.js";
+import { setColorMode } from "../report/style.js";
+import { checkQuietVerbose, checkedColorMode } from "./args.js";
 
 /** `gpuprep help CMD` prints what `gpuprep CMD --help` prints: both come from here. */
 async function printCommandHelp(name: string): Promise<number> {
@@ -21,22 +23,28 @@ async function printCommandHelp(name: string): Promise<number> {
   return 0;
 }
 
-function printUsage(): number {
+function printUsage(stream: "stdout" | NodeJS.WriteStream = "stdout", code = 0): number {
   const commands = Object.entries(COMMANDS).map(([name, { summary }]) => ({ name, summary }));
-  writeText(`${renderTopLevelHelp(TOOL_VERSION, commands)}\n`);
-  return 0;
+  const text = `${renderTopLevelHelp(TOOL_VERSION, commands)}\n`;
+  if (stream === "stdout") writeText(text);
+  else stream.write(text);
+  return code;
 }
 
-/** -q, -v and --no-overlay may also come before the command: `gpuprep -v doctor`. */
+/** -q, -v, --color and --no-overlay may also come before the command: `gpuprep -v doctor`. */
 function takeLeadingCommonFlags(argv: string[]): string[] {
   let i = 0;
   for (; i < argv.length; i++) {
-    const flag = argv[i];
+    const flag = argv[i]!;
     if (flag === "-q" || flag === "--quiet") configureConsole({ quiet: true });
     else if (flag === "-v" || flag === "--verbose") configureConsole({ verbose: true });
     else if (flag === "--no-overlay") disableKnowledgeBaseOverlay();
+    else if (flag.startsWith("--color=")) setColorMode(checkedColorMode("", flag.slice("--color=".length)));
+    else if (flag === "--color") setColorMode(checkedColorMode("", argv[++i] ?? ""));
     else break;
   }
+  const { quiet, verbose } = consoleFlags();
+  checkQuietVerbose("", quiet, verbose);
   return argv.slice(i);
 }
 
@@ -50,9 +58,9 @@ export async function main(argv: string[]): Promise<number> {
       );
     return printCommandHelp(rest[0]!);
   }
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-    return printUsage();
-  }
+  // No command is a usage error (as git and uv have it): the help goes to stderr, exit 2.
+  if (name === undefined) return printUsage(process.stderr, EXIT_TOOL_ERROR);
+  if (name === "--help" || name === "-h" || name === "help") return printUsage();
   if (name === "--version" || name === "-V") {
     writeText(`${TOOL_VERSION}\n`);
     return 0;

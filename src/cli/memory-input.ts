@@ -88,6 +88,7 @@ export const OPTIONS = {
     value: "NAME",
     description: 'a GPU from the knowledge base ("H100 SXM", "GB10")',
     group: MACHINE,
+    setting: { key: "target", unless: ["from", "save", "container", "image", "ssh"] },
   },
   from: {
     type: "string",

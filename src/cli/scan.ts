@@ -125,11 +125,20 @@ async function deviceFromSnapshot(path: string): Promise<Device> {
 
 async function deviceFromFlag(text: string): Promise<Device> {
   const capability = parseComputeCapability(text);
-  if (capability) return { label: `sm_${capability.major}${capability.minor}`, capability };
-  // Loaded only for a GPU given by name: the KB's schemas cost more start-up than scanning
-  // libtorch_cuda.so's headers, and a plain scan never needs them.
+  // Loaded only for --gpu: the KB's schemas cost more start-up than scanning libtorch_cuda.so's
+  // headers, and a plain scan never needs them.
   const { loadKnowledgeBase } = await import("../kb/index.js");
   const kb = loadKnowledgeBase();
+  if (capability) {
+    const cc = `${capability.major}.${capability.minor}`;
+    // sm_999 parses, but no GPU has it: judging for it would say "cannot run" of everything.
+    if (!kb.arch(cc))
+      throw new UserError(
+        `scan: --gpu ${text} is not a known architecture (compute capability ${cc})`,
+        `known: ${kb.data.archs.map((row) => `sm_${row.computeCapability.replace(".", "")}`).join(", ")}`,
+      );
+    return { label: `sm_${capability.major}${capability.minor}`, capability };
+  }
   const resolution = kb.resolveGpu(text);
   const row = resolution.match;
   const rowCapability = row ? parseComputeCapability(row.computeCapability) : null;

@@ -5,6 +5,7 @@
  */
 import type { Plan } from "../plan/types.js";
 import { header } from "./paths.js";
+import { wrapProse } from "../util/wrap.js";
 import { singleLine } from "./quote.js";
 
 export function renderConstraints(plan: Plan): string {
@@ -40,7 +41,12 @@ export function renderRequirements(plan: Plan): string {
   lines.push(
     "# The project's requirements, installed into the image's Python under gpuprep-constraints.txt.",
   );
-  for (const conflict of plan.conflicts) lines.push(`# left out: ${singleLine(conflict.message)}`);
+  for (const conflict of plan.conflicts)
+    lines.push(
+      ...wrapProse(`left out: ${singleLine(conflict.message)}`).map(
+        (line, i) => `#${i === 0 ? " " : "   "}${line}`,
+      ),
+    );
   for (const build of plan.sourceBuilds)
     lines.push(`# built from source in the Dockerfile: ${singleLine(build.requirement)}`);
   for (const requirement of plan.install) lines.push(requirement.raw.trim());

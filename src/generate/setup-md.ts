@@ -2,6 +2,32 @@
 import type { Plan } from "../plan/types.js";
 import { CONSTRAINTS_FILE, REQUIREMENTS_FILE, volumes } from "./paths.js";
 import type { GeneratedFile } from "./types.js";
+import { separateDetails, wrapProse } from "../util/wrap.js";
+
+/** A continuation line Markdown would read as a new block (a list item, a heading, a quote). */
+const STARTS_BLOCK = /^([-+*>#]|\d+[.)])(\s|$)/;
+
+/** `text` wrapped at its clauses, continuation lines indented by `indent`, none starting a new block. */
+function markdownLines(head: string, text: string, indent: string): string[] {
+  const lines: string[] = [];
+  for (const line of wrapProse(text)) {
+    if (lines.length > 0 && STARTS_BLOCK.test(line)) lines[lines.length - 1] += ` ${line}`;
+    else lines.push(line);
+  }
+  return lines.map((line, i) => `${i === 0 ? head : indent}${line}`);
+}
+
+/**
+ * One list item of prose: wrapped at its clauses (a reason may be 2,000 characters on one line),
+ * its long parenthesised lists (the images passed over, ...) as a sub-list under it.
+ */
+function listItem(text: string): string[] {
+  const { text: sentence, details } = separateDetails(text);
+  return [
+    ...markdownLines("- ", sentence, "  "),
+    ...details.flatMap((item) => markdownLines("  - ", item, "    ")),
+  ];
+}
 
 export function renderSetupMd(plan: Plan, files: GeneratedFile[]): string {
   const out: string[] = [];
@@ -38,7 +64,9 @@ export function renderSetupMd(plan: Plan, files: GeneratedFile[]): string {
       "",
     );
     out.push(
-      "Credentials stay read-only: `.credentials/` is mounted read-only (also where the project mount shows it), and the Hugging Face login token is not mounted at all: only `hub/` and `datasets/` of `~/.cache/huggingface` are, and the container gets `HF_TOKEN` from your environment (`export HF_TOKEN=...`). Mounting the token file read-only instead would need it to exist on every host (Docker turns a missing bind source into a root-owned directory), and the whole cache mounted would let the container read and rewrite it.",
+      ...wrapProse(
+        "Credentials stay read-only: `.credentials/` is mounted read-only (also where the project mount shows it), and the Hugging Face login token is not mounted at all: only `hub/` and `datasets/` of `~/.cache/huggingface` are, and the container gets `HF_TOKEN` from your environment (`export HF_TOKEN=...`). Mounting the token file read-only instead would need it to exist on every host (Docker turns a missing bind source into a root-owned directory), and the whole cache mounted would let the container read and rewrite it.",
+      ),
       "",
     );
     out.push("Volumes:", "");
@@ -56,26 +84,28 @@ export function renderSetupMd(plan: Plan, files: GeneratedFile[]): string {
   }
   out.push("## Decisions", "");
   for (const d of plan.decisions) {
-    out.push(`- **${d.topic}**: ${d.choice}. ${d.reason}.`);
+    out.push(...listItem(`**${d.topic}**: ${d.choice}. ${d.reason}.`));
     for (const source of new Set(d.sources)) out.push(`  Source: ${source}`);
   }
   out.push("");
   if (plan.conflicts.length > 0) {
     out.push("## Pins in the project that were not obeyed", "");
-    for (const c of plan.conflicts) out.push(`- ${c.message}`);
+    for (const c of plan.conflicts) out.push(...listItem(c.message));
     out.push("");
   }
   if (plan.sourceBuilds.length > 0) {
     out.push("## Built from source", "");
     for (const b of plan.sourceBuilds)
       out.push(
-        `- ${b.name} (\`${b.requirement}\`) with TORCH_CUDA_ARCH_LIST=${b.archList}: ${b.reason}. MAX_JOBS follows cores and memory; ${plan.strategy === "container" ? "pass `--build-arg MAX_JOBS=N`" : "set MAX_JOBS=N"} to override.`,
+        ...listItem(
+          `${b.name} (\`${b.requirement}\`) with TORCH_CUDA_ARCH_LIST=${b.archList}: ${b.reason}. MAX_JOBS follows cores and memory; ${plan.strategy === "container" ? "pass `--build-arg MAX_JOBS=N`" : "set MAX_JOBS=N"} to override.`,
+        ),
       );
     out.push("");
   }
   if (plan.warnings.length > 0) {
     out.push("## Warnings", "");
-    for (const w of plan.warnings) out.push(`- ${w}`);
+    for (const w of plan.warnings) out.push(...listItem(w));
     out.push("");
   }
   out.push("## Files", "");

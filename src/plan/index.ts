@@ -465,7 +465,7 @@ function serviceDecisions(options: InitOptions, strategy: Strategy): Decision[] 
       reason:
         options.shmSize === "host"
           ? "asked with --shm-size host: the container shares the host's IPC namespace (its shared memory and semaphores)"
-          : `${options.shmSize ? "asked with --shm-size" : "the default"}: DataLoader workers pass batches through /dev/shm and Docker's default 64 MB makes them die with a bus error; ipc: host would also share the host's shared memory and semaphores (ask with --shm-size host)`,
+          : `${options.shmSize ? "asked with --shm-size" : "by default"}, because DataLoader workers pass batches through /dev/shm and Docker's default 64 MB makes them die with a bus error; ipc: host would also share the host's shared memory and semaphores (ask with --shm-size host)`,
       sources: [],
     });
   return decisions;

@@ -169,7 +169,7 @@ export function renderScanText(input: ScanTextInput, style: Style): string {
   const fetched = (input.sources ?? []).reduce((sum, s) => sum + s.bytesFetched, 0);
   lines.push("");
   lines.push(
-    `${examined} files examined, ${withCode.length} with CUDA code` +
+    `${examined} ${examined === 1 ? "file" : "files"} examined, ${withCode.length} with CUDA code` +
       (device
         ? `: ${count("sass")} native, ${count("ptx-jit")} PTX JIT only, ${count("none")} cannot run`
         : "") +

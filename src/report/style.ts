@@ -1,8 +1,22 @@
-/** Terminal styling that honours NO_COLOR, FORCE_COLOR and whether stdout is a TTY. */
+/**
+ * Terminal styling: --color always|never decides; --color auto (the default) honours NO_COLOR,
+ * then FORCE_COLOR, then whether stdout is a TTY (as uv and gh do).
+ */
 import { randomBytes } from "node:crypto";
 import type { Severity } from "../rule-helpers/types.js";
 
+export const COLOR_MODES = ["auto", "always", "never"] as const;
+export type ColorMode = (typeof COLOR_MODES)[number];
+
+let colorMode: ColorMode = "auto";
+
+/** Set once by the CLI from --color. */
+export function setColorMode(mode: ColorMode): void {
+  colorMode = mode;
+}
+
 export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
+  if (colorMode !== "auto") return colorMode === "always";
   if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== "") return false;
   if (process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== "0") return true;
   return stream.isTTY === true;

@@ -103,6 +103,11 @@ export function logVerbose(line: string): void {
   draw();
 }
 
+/** -q and -v as set so far (main sets them for flags given before the command). */
+export function consoleFlags(): Readonly<ConsoleSettings> {
+  return { ...settings };
+}
+
 export function verboseEnabled(): boolean {
   return settings.verbose;
 }

@@ -13,7 +13,7 @@ test("doctor -v on the local python: the python command line and its time", () =
   assert.ok(code === 0 || code === 1, stderr);
   assert.match(
     stderr,
-    /^gpuprep: ran \/usr\/bin\/python3 - --child-timeout \d+ --nonce [0-9a-f]+ --extensions '[^'\n]*'…? \(\d+ ms, exit 0; started at \+\d+ ms\)$/m,
+    /^gpuprep: ran \/usr\/bin\/python3 - --child-timeout \d+ --extensions '[^'\n]*'…? \(\d+ ms, exit 0; started at \+\d+ ms\)$/m,
   );
   assert.doesNotMatch(stdout, /gpuprep: ran/, "stdout keeps the report only");
   // The import-directory query is an inline script: shown by its first line, not as one long "?"-joined line.

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { listFiles, repoRoot, runInit } from "./helpers.js";
+import { listFiles, repoRoot, runInit, unwrapped } from "./helpers.js";
 
 const cli = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
@@ -193,7 +193,7 @@ test("a torch pin no build runs is reported, not obeyed silently", () => {
   ]);
   assert.equal(result.code, 0, result.stderr);
   assert.match(
-    result.stdout,
+    unwrapped(result.stdout),
     /pins in the project that are not obeyed:\n {2}- torch==2\.5\.1 \(requirements\.txt:1\): no torch build of that release runs on NVIDIA GeForce RTX 5070 Ti; the nearest that runs is 2\.7, so the plan uses torch==2\.7\.\*\. Change the line: requirements\.txt:1: torch==2\.5\.1 {2}-> {2}torch==2\.7\.\*/,
   );
 });

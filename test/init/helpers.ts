@@ -54,3 +54,11 @@ export function listFiles(dir: string, base = dir): string[] {
     return statSync(path).isDirectory() ? listFiles(path, base) : [relative(base, path)];
   });
 }
+
+/**
+ * init's text with its wrapped lines joined again (continuation lines are indented 4 or more,
+ * list items under a reason start with "- "), so a test can match a whole reason or conflict.
+ */
+export function unwrapped(text: string): string {
+  return text.replace(/\n {4,}(?!- |why: |source: )/g, " ");
+}

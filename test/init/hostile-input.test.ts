@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { parse as parseToml } from "smol-toml";
-import { listFiles, repoRoot, runInit } from "./helpers.js";
+import { listFiles, repoRoot, runInit, unwrapped } from "./helpers.js";
 import { lintDir } from "./lint-dir.js";
 import { makeStandIns, runScript, type Call, type StandIns } from "./standins.js";
 
@@ -122,7 +122,7 @@ test("a requirements-only project in a hostile directory: container files quote 
     args.push("--index-url", HOSTILE_INDEX);
     const result = runInit(args);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /is not a package name: the generated files call it demo-/);
+    assert.match(unwrapped(result.stdout), /is not a package name: the generated files call it demo-/);
     assertNoPlantedLine(project);
     assertDockerfileShape(readFileSync(join(project, "Dockerfile"), "utf8"));
     const compose = composeDoc(project);

@@ -96,3 +96,49 @@ export function resolveGpu(rows: GpuRow[], text: string): GpuResolution {
   const candidates = scored.filter((entry) => entry.score <= Math.max(3, wanted.length / 2)).slice(0, 5);
   return { match: null, candidates: candidates.map((entry) => entry.row) };
 }
+
+/** "NVIDIA GeForce RTX 5090" -> "RTX 5090", "Tesla T4" -> "T4": the name without the vendor words. */
+function readableName(name: string): string {
+  return name
+    .replace(/\b(NVIDIA|GeForce|Tesla)\b/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** How many names of one architecture a hint shows, so that it reaches back to older GPUs. */
+const NAMES_PER_ARCHITECTURE = 2;
+
+/** The row's shortest readable spelling, keeping "RTX" where its name has it ("RTX 5070 Ti", not "5070 Ti"). */
+function typedName(row: GpuRow): string {
+  const own = readableName(row.name);
+  const spellings = [row.name, ...row.aliases]
+    .map(readableName)
+    .filter((s) => /[A-Z]/.test(s) && (!own.includes("RTX") || s.includes("RTX")));
+  return spellings.sort((a, b) => a.length - b.length)[0] ?? own;
+}
+
+/**
+ * GPU names a person would type, for a hint when a name is unknown: the systems ("DGX Spark"),
+ * then GPUs newest capability first, two per architecture, each by its name without vendor words
+ * and one of a family's memory or form-factor variants ("H100", not also "H100 80GB HBM3").
+ */
+export function readableGpuNames(
+  gpus: readonly GpuRow[],
+  systems: readonly { name: string; gpu: string }[],
+  limit: number,
+): string[] {
+  const names: string[] = systems.map((system) => system.name);
+  const perArchitecture = new Map<string, number>();
+  const byCapability = [...gpus].sort((a, b) => Number(b.computeCapability) - Number(a.computeCapability));
+  for (const row of byCapability) {
+    if (systems.some((system) => system.gpu === row.name)) continue;
+    const shown = perArchitecture.get(row.architecture) ?? 0;
+    const name = typedName(row);
+    const sameFamily = (other: string) =>
+      name === other || name.startsWith(`${other} `) || name.startsWith(`${other}-`);
+    if (shown >= NAMES_PER_ARCHITECTURE || names.some(sameFamily)) continue;
+    names.push(name);
+    perArchitecture.set(row.architecture, shown + 1);
+  }
+  return names.slice(0, limit);
+}

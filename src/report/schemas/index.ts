@@ -13,6 +13,7 @@ import { KbDocumentSchema } from "./kb.js";
 import { InitReportSchema } from "./init.js";
 import { FleetJobSchema, FleetReportSchema } from "./fleet.js";
 import { ErrorDocumentSchema } from "./error.js";
+import { SETTINGS_SCHEMA_ID, SETTINGS_SCHEMA_VERSION, settingsJsonSchema } from "../../settings/schema.js";
 import { DOCTOR_REPORT_SCHEMA, DOCTOR_REPORT_VERSION } from "../json.js";
 import { REPORT_SCHEMA_ID, REPORT_SCHEMA_VERSION } from "../../validate/report.js";
 import { MEMORY_REPORT_SCHEMA, MEMORY_REPORT_VERSION } from "../../memory/report-types.js";
@@ -115,12 +116,20 @@ export function jsonSchemaOf(
   };
 }
 
-/** Every shipped file's name and text, as the generator writes them. */
+/**
+ * Every shipped file's name and text, as the generator writes them: the documents gpuprep prints,
+ * and the settings it reads ([tool.gpuprep] / gpuprep.toml), for editors that check TOML.
+ */
 export function renderSchemaFiles(): Map<string, string> {
-  return new Map(
+  const files = new Map(
     JSON_DOCUMENTS.map((document) => [
       schemaFileName(document),
       JSON.stringify(jsonSchemaOf(document), null, 2) + "\n",
     ]),
   );
+  files.set(
+    schemaFileName({ id: SETTINGS_SCHEMA_ID, version: SETTINGS_SCHEMA_VERSION }),
+    JSON.stringify(settingsJsonSchema(), null, 2) + "\n",
+  );
+  return files;
 }
