@@ -4,7 +4,7 @@
  * in bench/pep440_reference.py's format.
  */
 import type { Random } from "./pep440-corpus.js";
-import { Marker, type MarkerEnvironment, parseMarker } from "../src/util/pep508-marker.js";
+import { Marker, parseMarker } from "../src/util/pep508-marker.js";
 import { isInvalidRequirement, parseRequirement } from "../src/util/pep508-requirement.js";
 
 /** Full environments (every variable packaging's default environment has, and extra). */
@@ -222,6 +222,6 @@ export function answerRequirement(text: string): unknown {
 export function answerMarker(text: string, environment: Record<string, string>): unknown {
   const m = parseMarker(text);
   if (!(m instanceof Marker)) return "E";
-  const verdict = m.evaluate(environment as MarkerEnvironment);
+  const verdict = m.evaluate(environment);
   return [m.toString(), verdict ?? "E"];
 }

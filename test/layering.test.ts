@@ -12,110 +12,17 @@ import { fileURLToPath } from "node:url";
 
 const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
 
-/** Which top-level folders of src/ each folder may import from (its own folder is always allowed). */
-const ALLOWED: Record<string, string[]> = {
-  root: ["util"],
-  util: ["root"],
-  // Domain values parsed once (TorchVariant, CudaVersion, ...): below everything but util.
-  vocabulary: ["util", "root"],
-  facts: ["util", "root", "vocabulary"],
-  fatbin: ["facts", "util", "root", "vocabulary"],
-  kb: ["facts", "util", "root", "vocabulary"],
-  transports: ["util", "root", "vocabulary"],
-  // Judgments doctor's rules and validate's checks share (one verdict, id and message for one
-  // condition): pure functions of plain inputs, below both, so neither imports the other.
-  judge: ["kb", "util", "root", "vocabulary"],
-  // Reading what is not installed: wheels and indexes over HTTP, lock files, container images
-  // (docs/DESIGN.md); the network client lives here, beside the binary reader it feeds.
-  remote: ["fatbin", "facts", "kb", "util", "root", "vocabulary"],
-  gather: ["transports", "facts", "fatbin", "remote", "kb", "util", "root", "vocabulary"],
-  // What rules share (views over Facts, the Finding builder, install advice); never a rule itself.
-  "rule-helpers": ["project", "judge", "facts", "kb", "fatbin", "vocabulary", "util", "root"],
-  rules: ["rule-helpers", "project", "judge", "facts", "kb", "fatbin", "vocabulary", "util", "root"],
-  // Runs the rules over Facts and merges findings of one root cause.
-  diagnose: ["rules", "rule-helpers", "project", "judge", "facts", "kb", "vocabulary", "util", "root"],
-  // One reading of the project (its torch intent, routes, requirements, what each install would put
-  // in place) for doctor's rules and init's plan alike.
-  project: ["facts", "kb", "vocabulary", "util", "root"],
-  plan: ["project", "facts", "kb", "vocabulary", "util", "root"],
-  // A project's remembered flags ([tool.gpuprep], gpuprep.toml): read by the CLI, below everything but util.
-  settings: ["util", "root"],
-  generate: ["plan", "facts", "kb", "util", "root", "vocabulary"],
-  // Commands that run payloads of their own do so through a transport, next to gather.
-  validate: ["transports", "gather", "judge", "facts", "kb", "util", "root", "vocabulary"],
-  memory: ["transports", "gather", "facts", "kb", "util", "root", "vocabulary"],
-  // fleet validate's core (src/fleet/validate.ts) runs validate's payload and judge on every node.
-  fleet: [
-    "transports",
-    "gather",
-    "validate",
-    "facts",
-    "kb",
-    "rules",
-    "diagnose",
-    "rule-helpers",
-    "judge",
-    "fatbin",
-    "util",
-    "root",
-    "vocabulary",
-    "project",
-  ],
-  report: [
-    "facts",
-    "kb",
-    "rules",
-    "diagnose",
-    "rule-helpers",
-    "judge",
-    "plan",
-    "generate",
-    "validate",
-    "memory",
-    "fleet",
-    "fatbin",
-    "remote",
-    "util",
-    "root",
-    "vocabulary",
-    "project",
-    "settings",
-  ],
-  cli: ["*"],
-  // src/index.ts, the library's entry: anything below the CLI.
-  library: [
-    "root",
-    "util",
-    "facts",
-    "fatbin",
-    "remote",
-    "kb",
-    "transports",
-    "gather",
-    "rules",
-    "diagnose",
-    "rule-helpers",
-    "judge",
-    "plan",
-    "generate",
-    "validate",
-    "memory",
-    "fleet",
-    "report",
-    "vocabulary",
-    "project",
-  ],
-};
-
-/** Only transports start processes: nothing else imports node:child_process. */
-const CHILD_PROCESS_ALLOWED = new Set(["transports"]);
-
 /**
- * The process starters of src/transports/spawn.ts. Gather may call them to ask a transport's
- * machine (it is the layer that touches the world); everything else goes through a Transport.
+ * The map itself lives in scripts/guards/layers.mjs, read by this test and by ESLint's
+ * `gpuprep/layers` rule (an editor error where a forbidden import is written). It is loaded from
+ * the checkout at run time: the test runs from dist/test/, two folders below it.
  */
-const SPAWN_HELPERS = ["runCommand", "runWithInput"];
-const SPAWN_HELPERS_ALLOWED = new Set(["transports", "gather"]);
+const LAYERS_URL = new URL("../../scripts/guards/layers.mjs", import.meta.url);
+const layers = (await import(LAYERS_URL.href)) as typeof import("../scripts/guards/layers.mjs");
+const ALLOWED = layers.ALLOWED;
+const CHILD_PROCESS_ALLOWED = new Set(layers.CHILD_PROCESS_ALLOWED);
+const SPAWN_HELPERS = layers.SPAWN_HELPERS;
+const SPAWN_HELPERS_ALLOWED = new Set(layers.SPAWN_HELPERS_ALLOWED);
 const SPAWN_MODULE = join(SRC, "transports", "spawn.ts");
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
@@ -127,11 +34,7 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-function layerOf(file: string): string {
-  const rel = relative(SRC, file).replace(/\.js$/, ".ts");
-  if (rel === "index.ts") return "library";
-  return rel.includes("/") ? rel.split("/")[0]! : "root";
-}
+const layerOf = (file: string): string => layers.layerOf(SRC, file);
 
 /** Whether `text` imports node:child_process: statically, dynamically or by require. */
 function importsChildProcess(text: string): boolean {

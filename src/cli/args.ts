@@ -100,7 +100,7 @@ export function parseCommandArgs<T extends ParseArgsConfig>(
     // strict by default: unknown flags throw
     parsed = parseArgs({
       ...config,
-      options: parseArgsOptions({ ...config.options, ...COMMON_OPTIONS } as Record<string, HelpOption>),
+      options: parseArgsOptions({ ...config.options, ...COMMON_OPTIONS }),
     }) as ParsedArgs<T>;
   } catch (error) {
     // parseArgs messages run on with advice about "--"; keep the first sentence.

@@ -86,6 +86,12 @@ export interface Command {
   run(argv: string[]): Promise<number>;
 }
 
+/** A command in the table of commands: its one-line summary, and its module loaded when it runs. */
+export interface CommandEntry {
+  summary: string;
+  load(): Promise<Command>;
+}
+
 export const EXIT_OK = 0;
 export const EXIT_FINDINGS = 1;
 export const EXIT_TOOL_ERROR = 2;
@@ -108,11 +114,11 @@ export function defineCommand<const O extends OptionTable>(spec: CommandSpec<O>)
     async run(fullArgv) {
       const { argv, bare } = takeBareFlags(fullArgv, spec.options);
       const sub = spec.subcommands?.includes(argv[0] ?? "") ? ` ${argv[0]}` : "";
-      const parsed = parseCommandArgs(
+      const parsed = parseCommandArgs<ParseConfigOf<O>>(
         `${spec.name}${sub}`,
         { args: argv, options: spec.options, allowPositionals: true, tokens: true },
         { outputs: spec.outputs ?? [], outputDirs: spec.outputDirs ?? [] },
-      ) as Parsed<O>;
+      );
       const values = parsed.values as Record<string, unknown>;
       const dir =
         spec.projectFlag && typeof values[spec.projectFlag] === "string" ? values[spec.projectFlag] : ".";

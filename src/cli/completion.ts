@@ -10,8 +10,14 @@ import {
 } from "../report/completion-script.js";
 import { writeText } from "../report/terminal.js";
 import { COMMON_OPTIONS } from "./args.js";
-import { EXIT_OK, defineCommand, type OptionSpec, type OptionTable } from "./command.js";
-import { COMMANDS } from "./commands.js";
+import {
+  EXIT_OK,
+  defineCommand,
+  type Command,
+  type CommandEntry,
+  type OptionSpec,
+  type OptionTable,
+} from "./command.js";
 
 /** Placeholders whose value is a path: FILE, PATH, PY (an interpreter), DIR (a directory). */
 const FILE_PLACEHOLDERS = new Set(["FILE", "PATH", "PY"]);
@@ -40,9 +46,11 @@ export function completionFlags(options: OptionTable): CompletionFlag[] {
 }
 
 /** Every command's flags and subcommands, this one included. */
-export async function completionCommands(): Promise<CompletionCommand[]> {
+export async function completionCommands(
+  table: Readonly<Record<string, CommandEntry>>,
+): Promise<CompletionCommand[]> {
   const commands: CompletionCommand[] = [];
-  for (const [name, entry] of Object.entries(COMMANDS)) {
+  for (const [name, entry] of Object.entries(table)) {
     const command = await entry.load();
     commands.push({
       name,
@@ -56,7 +64,7 @@ export async function completionCommands(): Promise<CompletionCommand[]> {
     name: "help",
     summary: "the help of a command",
     flags: [],
-    firstWords: Object.keys(COMMANDS),
+    firstWords: Object.keys(table),
     positionalPaths: false,
   });
   return commands;
@@ -65,41 +73,44 @@ export async function completionCommands(): Promise<CompletionCommand[]> {
 const HELP_FLAG: OptionSpec = { type: "boolean", short: "h", description: "this help" };
 const VERSION_FLAG: OptionSpec = { type: "boolean", short: "V", description: "gpuprep's version" };
 
-export const completionCommand = defineCommand({
-  name: "completion",
-  title: "shell completion for bash, zsh or fish",
-  positionals: "SHELL",
-  firstWords: COMPLETION_SHELLS,
-  options: {},
-  intro:
-    "Prints a completion script for SHELL (bash, zsh or fish), made from every command's flags,\nsubcommands and value kinds (paths complete files; fixed sets complete their words).",
-  examples: [
-    [
-      'eval "$(gpuprep completion bash)"',
-      "completion in this bash session (add the line to ~/.bashrc to keep it)",
+/** The completion command for this table of commands (commands.ts passes its own). */
+export function completionCommandFor(table: Readonly<Record<string, CommandEntry>>): Command {
+  return defineCommand({
+    name: "completion",
+    title: "shell completion for bash, zsh or fish",
+    positionals: "SHELL",
+    firstWords: COMPLETION_SHELLS,
+    options: {},
+    intro:
+      "Prints a completion script for SHELL (bash, zsh or fish), made from every command's flags,\nsubcommands and value kinds (paths complete files; fixed sets complete their words).",
+    examples: [
+      [
+        'eval "$(gpuprep completion bash)"',
+        "completion in this bash session (add the line to ~/.bashrc to keep it)",
+      ],
+      ["gpuprep completion fish > ~/.config/fish/completions/gpuprep.fish", "completion for fish"],
+      ['eval "$(gpuprep completion zsh)"', "completion in zsh (through zsh's bashcompinit)"],
     ],
-    ["gpuprep completion fish > ~/.config/fish/completions/gpuprep.fish", "completion for fish"],
-    ['eval "$(gpuprep completion zsh)"', "completion in zsh (through zsh's bashcompinit)"],
-  ],
-  async run({ positionals }) {
-    const [shell, extra] = positionals;
-    if (
-      shell === undefined ||
-      !(COMPLETION_SHELLS as readonly string[]).includes(shell) ||
-      extra !== undefined
-    )
-      throw new UserError(
-        shell === undefined
-          ? "completion: which shell?"
-          : `completion: "${positionals.join(" ")}" is not a shell gpuprep completes`,
-        `gpuprep completion ${COMPLETION_SHELLS.join("|")}`,
-      );
-    const script = renderCompletion(shell as CompletionShell, {
-      program: "gpuprep",
-      commands: await completionCommands(),
-      leadingFlags: completionFlags({ ...COMMON_OPTIONS, help: HELP_FLAG, version: VERSION_FLAG }),
-    });
-    writeText(script);
-    return EXIT_OK;
-  },
-});
+    async run({ positionals }) {
+      const [shell, extra] = positionals;
+      if (
+        shell === undefined ||
+        !(COMPLETION_SHELLS as readonly string[]).includes(shell) ||
+        extra !== undefined
+      )
+        throw new UserError(
+          shell === undefined
+            ? "completion: which shell?"
+            : `completion: "${positionals.join(" ")}" is not a shell gpuprep completes`,
+          `gpuprep completion ${COMPLETION_SHELLS.join("|")}`,
+        );
+      const script = renderCompletion(shell as CompletionShell, {
+        program: "gpuprep",
+        commands: await completionCommands(table),
+        leadingFlags: completionFlags({ ...COMMON_OPTIONS, help: HELP_FLAG, version: VERSION_FLAG }),
+      });
+      writeText(script);
+      return EXIT_OK;
+    },
+  });
+}

@@ -6,7 +6,7 @@
 import { writeDocument, writeText } from "../report/terminal.js";
 import { writeOutputFile } from "../util/write-output.js";
 import { UserError } from "../errors.js";
-import { EXIT_FINDINGS, EXIT_OK, defineCommand, type OptionTable } from "./command.js";
+import { EXIT_FINDINGS, EXIT_OK, defineCommand, type OptionTable, type ValuesOf } from "./command.js";
 import { checkedModuleNames, onePlace } from "./args.js";
 import { makeStyle, useColor } from "../report/style.js";
 import type { Facts } from "../facts/schema.js";
@@ -197,6 +197,35 @@ const OPTIONS = {
   sarif: { type: "string", value: "FILE", description: "also write the findings as SARIF 2.1.0 to FILE" },
 } as const satisfies OptionTable;
 
+type DoctorValues = ValuesOf<typeof OPTIONS>;
+
+/** The flag combinations doctor refuses, each in one line with what to do instead. */
+function checkDoctorFlags(values: DoctorValues): void {
+  // --python names the interpreter, also inside a container, image or ssh host.
+  onePlace("doctor", values, ["container", "image", "ssh", "from", "target"], "name one place to check");
+  if (
+    (values.from !== undefined || values.target !== undefined) &&
+    (values.python !== undefined || values.save !== undefined || values.fast)
+  ) {
+    throw new UserError(
+      values.from !== undefined
+        ? "doctor: --from diagnoses a saved snapshot; --python, --save and --fast apply only when gathering"
+        : "doctor: --target judges a project for a named machine; --python, --save and --fast apply only when gathering",
+      "drop them",
+    );
+  }
+  if (values.target === undefined && (values.driver !== undefined || values.arch !== undefined))
+    throw new UserError(
+      "doctor: --driver and --arch describe a --target machine",
+      "add --target NAME, or drop them",
+    );
+  if (values.target !== undefined && values.fetch)
+    throw new UserError(
+      "doctor: --fetch picks the locked wheels for a gathered machine's Python, and --target names none",
+      "use gpuprep scan --lock uv.lock --target NAME --python-version 3.12",
+    );
+}
+
 export const doctorCommand = defineCommand({
   name: "doctor",
   title: "will PyTorch work on this GPU, here, and if not, why and what to type",
@@ -214,29 +243,7 @@ export const doctorCommand = defineCommand({
     ],
   ],
   async run({ values, fromSettings }) {
-    // --python names the interpreter, also inside a container, image or ssh host.
-    onePlace("doctor", values, ["container", "image", "ssh", "from", "target"], "name one place to check");
-    if (
-      (values.from !== undefined || values.target !== undefined) &&
-      (values.python !== undefined || values.save !== undefined || values.fast)
-    ) {
-      throw new UserError(
-        values.from !== undefined
-          ? "doctor: --from diagnoses a saved snapshot; --python, --save and --fast apply only when gathering"
-          : "doctor: --target judges a project for a named machine; --python, --save and --fast apply only when gathering",
-        "drop them",
-      );
-    }
-    if (values.target === undefined && (values.driver !== undefined || values.arch !== undefined))
-      throw new UserError(
-        "doctor: --driver and --arch describe a --target machine",
-        "add --target NAME, or drop them",
-      );
-    if (values.target !== undefined && values.fetch)
-      throw new UserError(
-        "doctor: --fetch picks the locked wheels for a gathered machine's Python, and --target names none",
-        "use gpuprep scan --lock uv.lock --target NAME --python-version 3.12",
-      );
+    checkDoctorFlags(values);
     if (values.target !== undefined) return diagnoseForTarget(fromSettings, values);
 
     let facts: Facts;

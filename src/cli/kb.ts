@@ -153,7 +153,7 @@ export function requireGpu(kb: KnowledgeBase, name: string): GpuRow {
   throw new UserError(`unknown GPU "${name}"`, hint);
 }
 
-async function showGpu(kb: KnowledgeBase, name: string, json: boolean): Promise<number> {
+function showGpu(kb: KnowledgeBase, name: string, json: boolean): number {
   const gpu = requireGpu(kb, name);
   const arch = kb.arch(gpu.computeCapability);
   const variants = kb.gpuVariants(gpu);
@@ -163,7 +163,7 @@ async function showGpu(kb: KnowledgeBase, name: string, json: boolean): Promise<
   );
 }
 
-async function showCuda(kb: KnowledgeBase, version: string, json: boolean): Promise<number> {
+function showCuda(kb: KnowledgeBase, version: string, json: boolean): number {
   const toolkit = kb.cudaToolkit(version);
   if (!toolkit)
     throw new UserError(
@@ -173,7 +173,7 @@ async function showCuda(kb: KnowledgeBase, version: string, json: boolean): Prom
   return emit(json, "cuda", toolkit, (style) => renderKbCuda(toolkit, style));
 }
 
-async function showTorch(kb: KnowledgeBase, version: string, json: boolean): Promise<number> {
+function showTorch(kb: KnowledgeBase, version: string, json: boolean): number {
   const builds = kb.torchBuildsForVersion(version);
   if (builds.length === 0) {
     const known = [...new Set(kb.data.torchBuilds.map((row) => row.torch))].join(", ");
@@ -185,7 +185,7 @@ async function showTorch(kb: KnowledgeBase, version: string, json: boolean): Pro
   return emit(json, "torch", builds, (style) => renderKbTorch(version, builds, style));
 }
 
-async function showNgc(kb: KnowledgeBase, tag: string | undefined, json: boolean): Promise<number> {
+function showNgc(kb: KnowledgeBase, tag: string | undefined, json: boolean): number {
   if (tag === undefined) return listNgc(kb, json);
   const image = kb.ngcImage(tag);
   if (!image) {
@@ -200,17 +200,12 @@ async function showNgc(kb: KnowledgeBase, tag: string | undefined, json: boolean
   return emit(json, "ngc", { ...image, covers, runsOn }, (style) => renderKbNgc(kb, image, runsOn, style));
 }
 
-async function listNgc(kb: KnowledgeBase, json: boolean): Promise<number> {
+function listNgc(kb: KnowledgeBase, json: boolean): number {
   const rows = [...kb.data.ngcImages].sort((a, b) => (a.tag < b.tag ? -1 : 1));
   return emit(json, "ngc", rows, (style) => renderKbNgcList(kb, rows, style));
 }
 
-async function showPackage(
-  kb: KnowledgeBase,
-  name: string,
-  version: string | undefined,
-  json: boolean,
-): Promise<number> {
+function showPackage(kb: KnowledgeBase, name: string, version: string | undefined, json: boolean): number {
   const answer = kb.packageRequirements(name, version);
   if (answer.status === "absent") {
     const known = [...new Set(kb.data.packageRequirements.map((row) => row.package))].join(", ");
@@ -226,7 +221,7 @@ async function showPackage(
   return emit(json, "pkg", answer, (style) => renderKbPackage(answer, style));
 }
 
-async function showExtension(kb: KnowledgeBase, name: string, json: boolean): Promise<number> {
+function showExtension(kb: KnowledgeBase, name: string, json: boolean): number {
   const row = kb.extension(name);
   if (!row) {
     const known = kb.data.extensions.map((entry) => entry.name).join(", ") || "none";
@@ -242,7 +237,7 @@ interface ResolveFlags {
   python?: string | undefined;
 }
 
-async function resolve(kb: KnowledgeBase, flags: ResolveFlags, json: boolean): Promise<number> {
+function resolve(kb: KnowledgeBase, flags: ResolveFlags, json: boolean): number {
   if (!flags.gpu)
     throw new UserError(
       "kb resolve: --gpu is required",

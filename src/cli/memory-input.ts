@@ -295,10 +295,10 @@ export function readAdapterConfig(path: string): AdapterFields {
   const raw = (data && typeof data === "object" ? data : {}) as Record<string, unknown>;
   if (raw["peft_type"] !== undefined && raw["peft_type"] !== "LORA")
     throw new UserError(
-      `memory: --adapter ${file} is a ${String(raw["peft_type"])} adapter, not LoRA`,
+      `memory: --adapter ${file} is a ${typeof raw["peft_type"] === "string" ? raw["peft_type"] : JSON.stringify(raw["peft_type"])} adapter, not LoRA`,
       "gpuprep sizes LoRA adapters",
     );
-  const number = (key: string) => (typeof raw[key] === "number" ? (raw[key] as number) : undefined);
+  const number = (key: string) => (typeof raw[key] === "number" ? raw[key] : undefined);
   const modules = raw["target_modules"];
   const targets = Array.isArray(modules)
     ? modules.filter((m): m is string => typeof m === "string")

@@ -103,7 +103,7 @@ export async function scanFiles(
 ): Promise<FileScan[]> {
   const limitMs = options.timeLimitMs ?? SCAN_TIME_LIMIT_MS;
   const deadline = Date.now() + limitMs;
-  const results: FileScan[] = new Array(files.length);
+  const results = new Array<FileScan>(files.length);
   let next = 0;
   let done = 0;
   async function worker(): Promise<void> {

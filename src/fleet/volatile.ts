@@ -62,11 +62,11 @@ export function splitVolatile(data: unknown): { stable: Json; volatile: unknown 
     memAvailableBytes: host["memAvailableBytes"],
     shmFreeBytes: shm["freeBytes"],
     kernelModule: nvidia["kernelModule"],
-    uuids: gpus.map((g) => (g as Json)["uuid"]),
+    uuids: gpus.map((g) => g["uuid"]),
     gpuHealth: host["gpuHealth"],
     probeMs: probe["durationMs"],
     torchLiveMs: torchLive["durationMs"],
-    extensionMs: extensions.map((e) => (e as Json)["durationMs"]),
+    extensionMs: extensions.map((e) => e["durationMs"]),
     binariesMs: binaries["durationMs"],
   };
   const stable: Json = {
@@ -86,14 +86,14 @@ export function splitVolatile(data: unknown): { stable: Json; volatile: unknown 
           nvidia["status"] === "ok" && typeof nvidia["kernelModule"] === "string"
             ? ""
             : nvidia["kernelModule"],
-        gpus: gpus.map((g) => ({ ...(g as Json), uuid: null })),
+        gpus: gpus.map((g) => ({ ...g, uuid: null })),
       },
     },
     python: {
       ...python,
       probe: { ...probe, durationMs: null },
       torchLive: { ...torchLive, durationMs: null },
-      extensions: extensions.map((e) => ({ ...(e as Json), durationMs: null })),
+      extensions: extensions.map((e) => ({ ...e, durationMs: null })),
     },
     binaries: { ...binaries, durationMs: null },
   };

@@ -75,7 +75,7 @@ export function parseCondaEnvironment(text: string, path: string): CondaManifest
   const keyLine = (key: string) => {
     const pair =
       root && isMap(root) ? root.items.find((p) => isScalar(p.key) && p.key.value === key) : undefined;
-    return lineOf(pair?.key as Node | undefined) ?? 0;
+    return lineOf(pair?.key) ?? 0;
   };
   const lines: Record<string, number> = {};
   const channelsNode = get("channels");
@@ -114,7 +114,7 @@ export function parseCondaEnvironment(text: string, path: string): CondaManifest
         for (const entry of pip.items) {
           if (!isScalar(entry)) continue;
           const raw = String(entry.value).trim();
-          const at = `${file}:${lineOf(entry as Node) ?? "?"}`;
+          const at = `${file}:${lineOf(entry) ?? "?"}`;
           const option =
             /^(--index-url|-i|--extra-index-url|-e|--editable|-r|--requirement|-c|--constraint|--[a-z-]+)(?:\s*=\s*|\s+)?(.*)$/.exec(
               raw,

@@ -14,7 +14,7 @@ import { errorMessage } from "../errors.js";
 import { DEFAULT_HTTP_LIMITS, HttpClient } from "../remote/http.js";
 import { readLockFile } from "../remote/locks.js";
 import { scanLockClosure, type PackageScan } from "../remote/lock-scan.js";
-import type { CpuArch, TargetPlatform } from "../remote/wheel-tags.js";
+import type { TargetPlatform } from "../remote/wheel-tags.js";
 
 /**
  * A snapshot without glibc (made before the probe recorded it) is judged against the same newest
@@ -46,7 +46,7 @@ export function lockPlatformOf(facts: Pick<Facts, "host" | "python">): LockPlatf
   const recorded = facts.host.os.glibc ?? null;
   const glibc = /^(\d+)\.(\d+)/.exec(recorded ?? ASSUMED_GLIBC)!;
   return {
-    arch: arch as CpuArch,
+    arch: arch,
     python: `${python[1]}.${python[2]}`,
     glibc: [Number(glibc[1]), Number(glibc[2])],
     glibcAssumed: recorded === null,

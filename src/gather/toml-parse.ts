@@ -8,7 +8,7 @@ import { UserError } from "../errors.js";
 
 export function parseTomlManifest(text: string, path: string): Record<string, unknown> {
   try {
-    return parseToml(text) as Record<string, unknown>;
+    return parseToml(text);
   } catch (error) {
     if (error instanceof TomlError) {
       const reason = error.message.split("\n")[0]?.replace(/^Invalid TOML document: /, "") ?? "invalid TOML";

@@ -57,10 +57,10 @@ export function pinPixi(plan: NativePlan, current: string): PixiPin {
   // The pins the plan changed (python = "3.9.*" where no runnable torch has a 3.9 wheel).
   for (const change of plan.lineChanges) {
     const at = lineNumber(change.origin, "pixi.toml");
-    if (at === null || lines[at] === undefined || CONDA_TORCH.test(lines[at]!)) continue;
-    if (!lines[at]!.includes(change.from)) continue;
+    if (at === null || lines[at] === undefined || CONDA_TORCH.test(lines[at])) continue;
+    if (!lines[at].includes(change.from)) continue;
     lines[at] =
-      `${lines[at]!.replace(change.from, change.to)}  # changed by gpuprep init (was ${change.from})`;
+      `${lines[at].replace(change.from, change.to)}  # changed by gpuprep init (was ${change.from})`;
     notes.push(`${change.origin}: ${change.from} -> ${change.to}`);
   }
   const dependencies = tables(lines).find((t) => t.name === "dependencies");

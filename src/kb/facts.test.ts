@@ -165,14 +165,14 @@ test("packageRequirements: requires-python and the torch pin of a release", () =
   const vllm = kb.packageRequirements("vllm", "0.7.3");
   assert.equal(vllm.status, "found");
   assert.equal(vllm.torch, "==2.5.1");
-  assert.equal(satisfies("2.5.1", vllm.torch!), true);
+  assert.equal(satisfies("2.5.1", vllm.torch), true);
   // unsloth's requires-python excludes 3.14 in the 2025 releases, admits it from 2026.2.2 on.
   const old = kb.packageRequirements("unsloth", "2025.9.3");
   assert.equal(old.requiresPython, ">=3.9,<3.14");
-  assert.equal(satisfies("3.14.0", old.requiresPython!), false);
+  assert.equal(satisfies("3.14.0", old.requiresPython), false);
   const recent = kb.packageRequirements("Unsloth", "2026.8.19");
   assert.equal(recent.requiresPython, ">=3.9,<3.15");
-  assert.equal(satisfies("3.14.0", recent.requiresPython!), true);
+  assert.equal(satisfies("3.14.0", recent.requiresPython), true);
   assert.equal(kb.packageRequirements("torchvision", "0.13.1").torch, "==1.12.1");
   assert.equal(kb.packageRequirements("torchvision", "0.18.1").torch, "==2.3.*");
   assert.equal(kb.packageRequirements("bitsandbytes", "0.49.1").requiresPython, ">=3.10");

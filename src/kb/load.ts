@@ -57,7 +57,7 @@ export function parseTable<Row extends z.ZodType>(
     const where = issue ? issue.path.join(".") : "?";
     throw new KnowledgeBaseDataError(`${file}: ${where}: ${issue?.message ?? "invalid"}`);
   }
-  return result.data.rows as z.infer<Row>[];
+  return result.data.rows;
 }
 
 export function readTable<K extends keyof KnowledgeBaseData>(name: K): KnowledgeBaseData[K] {

@@ -49,7 +49,7 @@ export function readOverlay(path: string = defaultOverlayPath()): Overlay | null
       `run \`gpuprep kb update\` again or delete ${path}`,
     );
   }
-  return parsed.data as Overlay;
+  return parsed.data;
 }
 
 /** Write atomically (util/safe-write: an O_EXCL temp file, fsync, rename) so a crash never leaves half an overlay. */

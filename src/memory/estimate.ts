@@ -272,7 +272,7 @@ function formulaModel(input: EstimateInput, fallback: TraceFallback | null): Mod
       "the trace tier sizes factories: a Python with torch >= 2.5",
     );
   const file = input.source.kind === "factory" ? input.source.spec : input.source.path;
-  const type = typeof raw["model_type"] === "string" ? (raw["model_type"] as string) : "";
+  const type = typeof raw["model_type"] === "string" ? raw["model_type"] : "";
   if ((SUPPORTED_MODEL_TYPES as readonly string[]).includes(type)) {
     try {
       return modelConfigFromJson(raw, file);
@@ -521,7 +521,7 @@ function scaledEstimate(
 
 function stripData(source: ModelSource & { data?: unknown }): ModelSource {
   const { data: _data, ...rest } = source;
-  return rest as ModelSource;
+  return rest;
 }
 
 function modelName(source: ModelSource): string {

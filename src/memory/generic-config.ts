@@ -79,7 +79,8 @@ export function genericShape(raw: Json): GenericShape | null {
   const perToken = first(text, ["num_experts_per_tok", "moe_topk", "top_k", "num_selected_experts"]) ?? 2;
   const expertWidth = first(text, ["moe_intermediate_size", "expert_intermediate_size"]) ?? dense;
   const shared = (first(text, ["n_shared_experts", "num_shared_experts"]) ?? 0) * expertWidth;
-  const act = String(text["hidden_act"] ?? text["hidden_activation"] ?? text["activation_function"] ?? "");
+  const activation = text["hidden_act"] ?? text["hidden_activation"] ?? text["activation_function"];
+  const act = typeof activation === "string" ? activation : "";
   const gated = /silu|swiglu|geglu|gelu_pytorch_tanh|swish/.test(act) || "gate_proj" in text;
   const vocab =
     first(text, ["vocab_size", "n_vocab", "padded_vocab_size"]) ?? first(raw, ["vocab_size"]) ?? 0;
@@ -174,7 +175,7 @@ export function genericModelConfig(
   metaGroups: ParamGroup[] | null,
   architecture: string,
 ): ModelConfig & { approximateParameters: boolean } {
-  const family = typeof raw["model_type"] === "string" ? (raw["model_type"] as string) : "unknown";
+  const family = typeof raw["model_type"] === "string" ? raw["model_type"] : "unknown";
   const vision = (raw["vision_config"] as Json | undefined) ?? raw;
   const convs = cnnOutputs(raw);
   const imageSize = first(vision, ["image_size"]) ?? 224;

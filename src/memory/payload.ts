@@ -184,7 +184,7 @@ export function parseMemoryOutput(
       timedOut: false,
     };
   }
-  return { kind: "ok", result: { ...parsed.data, ...common.data } as TraceResult | TrialResult };
+  return { kind: "ok", result: { ...parsed.data, ...common.data } };
 }
 
 /** Failures of the user's input (config, factory, options) as the one-line error the CLI prints. */

@@ -26,6 +26,43 @@ function imageNote(plan: Plan): string {
     : "";
 }
 
+interface SortedPackages {
+  /** "name version (member: targets; ...)" of the packages with no code for the GPU. */
+  cannot: string[];
+  /** The same, of those that run only through PTX JIT. */
+  jit: string[];
+  /** "name (reason)" of those not reached or not readable. */
+  unread: string[];
+  /** How many were read and judged. */
+  read: number;
+}
+
+/** The lock's packages by verdict for `cc`, those the plan installs itself (`skip`) left out. */
+function sortLockedPackages(
+  scan: LockScanFacts,
+  cc: ReturnType<typeof parseComputeCapability>,
+  skip: ReadonlySet<string>,
+): SortedPackages {
+  const sorted: SortedPackages = { cannot: [], jit: [], unread: [], read: 0 };
+  for (const lock of scan.locks)
+    for (const pkg of lock.packages) {
+      if (skip.has(normalizeName(pkg.name))) continue;
+      if (pkg.status === "unreachable" || pkg.status === "failed")
+        sorted.unread.push(`${pkg.name} (${pkg.reason})`);
+      if (pkg.status !== "scanned" || !cc) continue;
+      sorted.read++;
+      const verdicts = libraryVerdicts(pkg, cc);
+      const how = packageVerdict(verdicts);
+      const bad = verdicts
+        .filter((v) => v.verdict.how !== "sass")
+        .map((v) => `${v.member}: ${v.targets.join(" ")}`);
+      const line = `${pkg.name} ${pkg.version ?? ""} (${bad.join("; ")})`;
+      if (how === "none") sorted.cannot.push(line);
+      else if (how === "ptx-jit") sorted.jit.push(line);
+    }
+  return sorted;
+}
+
 /** The decision for a scan, or for why none was made (`unscanned`). */
 export function lockedWheelsDecision(
   plan: Plan,
@@ -41,25 +78,7 @@ export function lockedWheelsDecision(
       sources: [],
     };
   const cc = parseComputeCapability(plan.target.computeCapability);
-  const skip = plannedElsewhere(plan);
-  const cannot: string[] = [];
-  const jit: string[] = [];
-  const unread: string[] = [];
-  let read = 0;
-  for (const lock of scan.locks)
-    for (const pkg of lock.packages) {
-      if (skip.has(normalizeName(pkg.name))) continue;
-      if (pkg.status === "unreachable" || pkg.status === "failed") unread.push(`${pkg.name} (${pkg.reason})`);
-      if (pkg.status !== "scanned" || !cc) continue;
-      read++;
-      const verdicts = libraryVerdicts(pkg, cc);
-      const how = packageVerdict(verdicts);
-      const bad = verdicts
-        .filter((v) => v.verdict.how !== "sass")
-        .map((v) => `${v.member}: ${v.targets.join(" ")}`);
-      if (how === "none") cannot.push(`${pkg.name} ${pkg.version ?? ""} (${bad.join("; ")})`);
-      else if (how === "ptx-jit") jit.push(`${pkg.name} ${pkg.version ?? ""} (${bad.join("; ")})`);
-    }
+  const { cannot, jit, unread, read } = sortLockedPackages(scan, cc, plannedElsewhere(plan));
   const sm = cc ? smName(cc) : plan.target.computeCapability;
   const locks = scan.locks.map((l) => l.path.split("/").pop()).join(", ");
   const where = `${scan.platform.arch}, Python ${scan.platform.python}, glibc ${scan.platform.glibc}${scan.platform.glibcAssumed ? " (assumed)" : ""}`;

@@ -198,7 +198,7 @@ function resolveConda(ctx: PredictionContext, inputs: CondaInputs, torch: CondaD
   const wantsCpu = torch.name === "pytorch-cpu" || selectors.has("pytorch-cpu") || buildHint?.kind === "cpu";
   const wantsGpu = torch.name === "pytorch-gpu" || selectors.has("pytorch-gpu") || buildHint?.kind === "cuda";
   const cpu = () => ({
-    builds: [cpuBuild(channel!, version, ctx.platform, sourceOf)],
+    builds: [cpuBuild(channel, version, ctx.platform, sourceOf)],
     unknown: null,
     channel,
     lines,

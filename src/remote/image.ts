@@ -121,7 +121,7 @@ async function* decompressed(
 function verified(
   layer: ImageLayer,
   index: number,
-): { stream: AsyncIterable<Buffer>; finish(): Promise<void>; abort(): Promise<void> } {
+): { stream: AsyncIterable<Buffer>; finish: () => Promise<void>; abort: () => Promise<void> } {
   const hash = createHash("sha256");
   const iterator = layer.open()[Symbol.asyncIterator]();
   let done = false;

@@ -55,7 +55,7 @@ function parseTomlFile(path: string): Record<string, unknown> {
     hint: "give a uv.lock, pylock.toml or requirements file",
   });
   try {
-    return parseToml(content) as Record<string, unknown>;
+    return parseToml(content);
   } catch (error) {
     if (error instanceof TomlError) {
       const reason = error.message.split("\n")[0]?.replace(/^Invalid TOML document: /, "") ?? "invalid TOML";

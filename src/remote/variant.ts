@@ -75,7 +75,7 @@ export function parseVariantJson(text: string): VariantMetadata {
       throw new VariantJsonError(`default-priorities.property.${namespace} is not an object`);
     propertyPriorities[namespace] = {};
     for (const [feature, list] of Object.entries(byFeature))
-      (propertyPriorities[namespace] as Record<string, string[]>)[feature] = stringList(
+      propertyPriorities[namespace][feature] = stringList(
         list,
         VALUE,
         `default-priorities.property.${namespace}.${feature}`,
@@ -98,16 +98,12 @@ export function parseVariantJson(text: string): VariantMetadata {
       for (const [feature, values] of Object.entries(byFeature)) {
         if (!NAME.test(feature))
           throw new VariantJsonError(`variants.${label}.${namespace}: bad feature name`);
-        (props[namespace] as Record<string, string[]>)[feature] = stringList(
-          values,
-          VALUE,
-          `variants.${label}.${namespace}.${feature}`,
-        );
+        props[namespace][feature] = stringList(values, VALUE, `variants.${label}.${namespace}.${feature}`);
       }
     }
     variants[label] = props;
   }
-  const schema = typeof json["$schema"] === "string" ? (json["$schema"] as string) : null;
+  const schema = typeof json["$schema"] === "string" ? json["$schema"] : null;
   return { schema, namespaces, featurePriorities, propertyPriorities, variants };
 }
 

@@ -115,7 +115,7 @@ async function scanRandomAccess(
 ): Promise<ScanPart> {
   const directory = await readZipDirectory(file);
   const libraries = directory.members.filter(isLibrary);
-  const results: StreamScan[] = new Array(libraries.length);
+  const results = new Array<StreamScan>(libraries.length);
   let next = 0;
   const worker = async () => {
     while (next < libraries.length) {

@@ -22,13 +22,14 @@ export function useColor(stream: NodeJS.WriteStream = process.stdout): boolean {
   return stream.isTTY === true;
 }
 
+/** Plain functions (property syntax), so `style.red` can be passed on without its object. */
 export interface Style {
-  red(text: string): string;
-  yellow(text: string): string;
-  green(text: string): string;
-  blue(text: string): string;
-  dim(text: string): string;
-  bold(text: string): string;
+  red: (text: string) => string;
+  yellow: (text: string) => string;
+  green: (text: string) => string;
+  blue: (text: string) => string;
+  dim: (text: string) => string;
+  bold: (text: string) => string;
 }
 
 /**

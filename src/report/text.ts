@@ -50,6 +50,30 @@ function relativeTo(dir: string, path: string): string {
   return path.startsWith(dir + "/") ? path.slice(dir.length + 1) : path;
 }
 
+/** The findings by severity, each with its evidence, fix and docs link. */
+function findingLines(findings: Finding[], style: Style): string[] {
+  const lines: string[] = [];
+  for (const group of GROUPS) {
+    const inGroup = findings.filter((f) => f.severity === group.severity);
+    if (inGroup.length === 0) continue;
+    lines.push(paintSeverity(style, group.severity, style.bold(`${group.heading} (${inGroup.length})`)));
+    for (const finding of inGroup) {
+      lines.push(
+        `${paintSeverity(style, group.severity, group.mark)} ${style.bold(oneLine(finding.title))} ${style.dim(`[${finding.ruleId}]`)}`,
+      );
+      lines.push(`  ${oneLine(finding.message)}`);
+      for (const item of finding.evidence)
+        lines.push(`    ${style.dim(`${oneLine(item.label)}:`)} ${oneLine(item.value)}`);
+      lines.push(`  ${style.green("fix:")} ${oneLine(finding.fix.summary)}`);
+      for (const command of finding.fix.commands) lines.push(`    ${oneLine(command)}`);
+      lines.push(`  ${style.dim(`docs: ${finding.docs}`)}`);
+      lines.push("");
+    }
+  }
+
+  return lines;
+}
+
 export function renderText(facts: Facts, findings: Finding[], style: Style): string {
   const m = machineSummary(facts);
   const lines: string[] = [];
@@ -78,24 +102,7 @@ export function renderText(facts: Facts, findings: Finding[], style: Style): str
     );
   lines.push("");
 
-  for (const group of GROUPS) {
-    const inGroup = findings.filter((f) => f.severity === group.severity);
-    if (inGroup.length === 0) continue;
-    lines.push(paintSeverity(style, group.severity, style.bold(`${group.heading} (${inGroup.length})`)));
-    for (const finding of inGroup) {
-      lines.push(
-        `${paintSeverity(style, group.severity, group.mark)} ${style.bold(oneLine(finding.title))} ${style.dim(`[${finding.ruleId}]`)}`,
-      );
-      lines.push(`  ${oneLine(finding.message)}`);
-      for (const item of finding.evidence)
-        lines.push(`    ${style.dim(`${oneLine(item.label)}:`)} ${oneLine(item.value)}`);
-      lines.push(`  ${style.green("fix:")} ${oneLine(finding.fix.summary)}`);
-      for (const command of finding.fix.commands) lines.push(`    ${oneLine(command)}`);
-      lines.push(`  ${style.dim(`docs: ${finding.docs}`)}`);
-      lines.push("");
-    }
-  }
-
+  lines.push(...findingLines(findings, style));
   const s = summarize(findings);
   const verdict =
     s.errors > 0

@@ -28,7 +28,17 @@ export function makeFinding(rule: Pick<Rule, "id" | "title" | "severity">, parts
 }
 
 export function ev(label: string, value: unknown): Evidence {
-  return { label, value: value === null || value === undefined ? "(none)" : String(value) };
+  return { label, value: evidenceText(value) };
+}
+
+/** A value as evidence shows it: a list joined by commas, an object as JSON, never "[object Object]". */
+function evidenceText(value: unknown): string {
+  if (value === null || value === undefined) return "(none)";
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
+    return String(value);
+  if (Array.isArray(value)) return value.map(evidenceText).join(",");
+  return JSON.stringify(value) ?? typeof value;
 }
 
 /**

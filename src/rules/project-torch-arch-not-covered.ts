@@ -7,7 +7,8 @@
  */
 import type { Finding, Rule } from "../rule-helpers/types.js";
 import { ev, makeFinding } from "../rule-helpers/finding.js";
-import { coverageFor, formatComputeCapability, smName } from "../kb/compat.js";
+import type { Facts } from "../facts/schema.js";
+import { coverageFor, formatComputeCapability, smName, type ComputeCapability } from "../kb/compat.js";
 import { deviceCapabilities } from "../rule-helpers/view.js";
 import { predictTorchInstalls, type InstallPrediction } from "../project/install-prediction.js";
 import { installFix } from "../rule-helpers/install-fix.js";
@@ -21,6 +22,28 @@ function predictionEvidence(prediction: InstallPrediction) {
   ];
 }
 
+/** What an install would put in place for torch is not known: an info finding saying so. */
+function unknownTorchFinding(
+  rule: Rule,
+  facts: Facts,
+  prediction: InstallPrediction,
+  unknown: string,
+  cc: ComputeCapability,
+): Finding {
+  return makeFinding(rule, {
+    severity: "info",
+    message: `What ${prediction.command} would install for torch is not known, so gpuprep cannot say whether it runs on this GPU: ${unknown}.`,
+    evidence: predictionEvidence(prediction),
+    fix: {
+      summary:
+        "Check the torch it installs once it is in place (gpuprep doctor), or pin a build the knowledge base knows.",
+      commands: [
+        `gpuprep kb resolve --gpu ${formatComputeCapability(cc)} --driver ${facts.host.nvidia.driverVersion ?? "VER"}`,
+      ],
+    },
+  });
+}
+
 export const projectTorchArchNotCovered: Rule = {
   id: "project-torch-arch-not-covered",
   title: "Installing the project would give a torch with no code for this GPU",
@@ -32,23 +55,7 @@ export const projectTorchArchNotCovered: Rule = {
     for (const prediction of predictTorchInstalls(facts, kb)) {
       if (scannedTorchOf(facts, prediction)) continue;
       if (prediction.unknown) {
-        findings.push(
-          makeFinding(this, {
-            severity: "info",
-            message: `What ${prediction.command} would install for torch is not known, so gpuprep cannot say whether it runs on this GPU: ${prediction.unknown}.`,
-            evidence: predictionEvidence(prediction),
-            fix: {
-              summary:
-                "Check the torch it installs once it is in place (gpuprep doctor), or pin a build the knowledge base knows.",
-              commands: [
-                "gpuprep kb resolve --gpu " +
-                  formatComputeCapability(devices[0]!.cc) +
-                  " --driver " +
-                  (facts.host.nvidia.driverVersion ?? "VER"),
-              ],
-            },
-          }),
-        );
+        findings.push(unknownTorchFinding(this, facts, prediction, prediction.unknown, devices[0]!.cc));
         continue;
       }
       const cuda = prediction.builds.filter((build) => build.cuda !== null);

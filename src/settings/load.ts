@@ -18,7 +18,6 @@ import {
   SettingsSchema,
   settingDescription,
   type SettingKey,
-  type Settings,
 } from "./schema.js";
 
 /** A setting's value as the flags take it: a driver given as a TOML integer (580) is the text "580". */
@@ -90,7 +89,7 @@ function checked(table: unknown, source: string): ProjectSettings["values"] {
   const result = SettingsSchema.safeParse(table);
   if (!result.success) throw settingError(result.error.issues[0]!, source, table as Record<string, unknown>);
   const values: ProjectSettings["values"] = {};
-  for (const [key, value] of Object.entries(result.data as Settings) as [SettingKey, unknown][]) {
+  for (const [key, value] of Object.entries(result.data) as [SettingKey, unknown][]) {
     values[key] = typeof value === "number" ? String(value) : (value as SettingValue);
   }
   return values;

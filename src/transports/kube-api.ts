@@ -63,8 +63,7 @@ export function readKubeconfig(path: string, contextName?: string): KubeCredenti
   }
   const list = <T>(key: string) => (Array.isArray(doc?.[key]) ? (doc[key] as Named<T>[]) : []);
   const name =
-    contextName ??
-    (typeof doc?.["current-context"] === "string" ? (doc["current-context"] as string) : undefined);
+    contextName ?? (typeof doc?.["current-context"] === "string" ? doc["current-context"] : undefined);
   const context = list<{ cluster?: string; user?: string }>("contexts").find((c) => c.name === name)?.context;
   if (!name || !context?.cluster) {
     throw new UserError(
@@ -86,11 +85,11 @@ export function readKubeconfig(path: string, contextName?: string): KubeCredenti
       "use a context with a token or client certificate (e.g. a service account token)",
     );
   }
-  let token = typeof user["token"] === "string" ? (user["token"] as string) : undefined;
+  let token = typeof user["token"] === "string" ? user["token"] : undefined;
   if (!token && typeof user["tokenFile"] === "string")
     token = fileOrData(undefined, user["tokenFile"], "tokenFile")?.toString("utf8").trim();
   const creds: KubeCredentials = {
-    server: (cluster["server"] as string).replace(/\/+$/, ""),
+    server: cluster["server"].replace(/\/+$/, ""),
     context: name,
     insecure: cluster["insecure-skip-tls-verify"] === true,
   };

@@ -82,7 +82,7 @@ export interface InvalidMarker {
 export function normalizeExtraValues(markers: MarkerList): MarkerList {
   const first = markers[0];
   if (first === undefined || typeof first === "string" || Array.isArray(first)) return markers;
-  const item = first as MarkerItem;
+  const item = first;
   let { left, right } = item;
   if (left.kind === "variable" && left.value === "extra")
     right = { kind: "value", value: canonicalizeName(right.value) };
@@ -119,7 +119,7 @@ function formatMarker(marker: MarkerList | MarkerItem | string, first: boolean):
     return first ? inner : `(${inner})`;
   }
   if (typeof marker === "string") return marker;
-  const item = marker as MarkerItem;
+  const item = marker;
   return `${serialize(item.left)} ${item.op} ${serialize(item.right)}`;
 }
 
@@ -135,7 +135,7 @@ function evaluateList(markers: MarkerList, env: MarkerEnvironment): Verdict {
     if (Array.isArray(marker)) group.push(evaluateList(marker, env));
     else if (typeof marker === "string") {
       if (marker === "or") groups.push([]);
-    } else group.push(evaluateItem(marker as MarkerItem, env));
+    } else group.push(evaluateItem(marker, env));
   }
   return anyOf(groups.map(allOf));
 }
@@ -150,8 +150,11 @@ function anyOf(verdicts: Verdict[]): Verdict {
   return verdicts.includes(UNKNOWN) ? UNKNOWN : false;
 }
 
-/** The environment's value for `key`: a name that is no marker variable raises (KeyError), as in packaging. */
-function lookup(env: MarkerEnvironment, key: string): string | typeof UNKNOWN {
+/**
+ * The environment's value for `key`, or UNKNOWN (a string too, hence the plain return type): a
+ * name that is no marker variable raises (KeyError), as in packaging.
+ */
+function lookup(env: MarkerEnvironment, key: string): string {
   if (!(MARKER_VARIABLES as readonly string[]).includes(key))
     throw new MarkerEvaluationError(`no marker variable ${key}`);
   return env[key as MarkerVariable] ?? UNKNOWN;

@@ -52,8 +52,8 @@ function json(args: string[], cwd: string): unknown {
 test("init, memory and doctor --target take the target from pyproject.toml's [tool.gpuprep], without flags", () => {
   const dir = project({ "pyproject.toml": SPARK });
   const init = json(["init", "--dry-run", "--json"], dir);
-  assert.equal(field(init, "plan.target.gpuName") as string, "NVIDIA GB10");
-  assert.equal(field(init, "plan.target.driverVersion") as string, "580");
+  assert.equal(field(init, "plan.target.gpuName"), "NVIDIA GB10");
+  assert.equal(field(init, "plan.target.driverVersion"), "580");
   assert.match(
     field(init, "plan.target.origin") as string,
     /pyproject\.toml \[tool\.gpuprep\]'s target dgx-spark/,
@@ -102,7 +102,7 @@ test("gpuprep.toml beside pixi.toml holds the settings, and wins over pyproject.
   const dir = project({ "pixi.toml": pixi, "gpuprep.toml": 'target = "h100"\ndriver = "580.95.05"\n' });
   const init = json(["init", "--dry-run", "--json"], dir);
   assert.match(field(init, "plan.target.gpuName") as string, /H100/);
-  assert.equal(field(init, "plan.target.driverVersion") as string, "580.95.05");
+  assert.equal(field(init, "plan.target.driverVersion"), "580.95.05");
 
   const both = project({ "pyproject.toml": SPARK, "gpuprep.toml": 'target = "h100"\n' });
   const run = runCli(["init", "--dry-run", "--json", "-v"], { cwd: both });

@@ -150,7 +150,7 @@ export class KubeStandin {
     if (req.method === "POST" && (m = /^\/apis\/batch\/v1\/namespaces\/([^/]+)\/jobs$/.exec(url.pathname))) {
       const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
       try {
-        new Job(body as ConstructorParameters<typeof Job>[0]).validate();
+        new Job(body).validate();
       } catch (error) {
         return send(res, 422, status(422, "Invalid", `Job is invalid: ${(error as Error).message}`));
       }

@@ -82,7 +82,7 @@ test("the Job manifest validates against the Kubernetes OpenAPI schema and the r
     nodeWrapperArgv("n", 180, ["python3", "-c", "print(1)"]),
     8,
   );
-  assert.doesNotThrow(() => new Job(manifest as ConstructorParameters<typeof Job>[0]).validate());
+  assert.doesNotThrow(() => new Job(manifest).validate());
   const pod = (manifest as { spec: { template: { spec: Record<string, unknown> } } }).spec.template.spec;
   assert.deepEqual(
     restrictedViolations(pod),
@@ -112,7 +112,7 @@ test("the Job manifest validates against the Kubernetes OpenAPI schema and the r
   );
   const root = structuredClone(pod) as { securityContext: { runAsUser: number } };
   root.securityContext.runAsUser = 0;
-  assert.match(restrictedViolations(root as unknown as Record<string, unknown>).join(), /runAsUser=0/);
+  assert.match(restrictedViolations(root).join(), /runAsUser=0/);
   const broken = structuredClone(manifest) as { spec: { backoffLimit: unknown } };
   broken.spec.backoffLimit = "none";
   assert.throws(
@@ -129,8 +129,7 @@ test("--dry-run prints one valid Job per selected GPU node, and creates nothing"
     (d) => (d["spec"] as { template: { spec: { nodeName: string } } }).template.spec.nodeName,
   );
   assert.deepEqual(nodes, ["k1", "k2", "k3", "k4", "k5", "k6"]);
-  for (const doc of docs)
-    assert.doesNotThrow(() => new Job(doc as ConstructorParameters<typeof Job>[0]).validate());
+  for (const doc of docs) assert.doesNotThrow(() => new Job(doc).validate());
   assert.equal(standin.jobs.size, 0);
   assert.ok(!standin.requests.some((r) => r.startsWith("POST")));
 });
@@ -257,7 +256,7 @@ test("--dry-run needs no kubeconfig, for doctor and validate: the manifests for 
     const docs = parseAllDocuments(run.stdout).map((d) => d.toJS() as Record<string, unknown>);
     assert.equal(docs.length, sub === "validate" ? 2 : 1, "validate: the probe's Job and the payload's");
     for (const doc of docs) {
-      assert.doesNotThrow(() => new Job(doc as ConstructorParameters<typeof Job>[0]).validate());
+      assert.doesNotThrow(() => new Job(doc).validate());
       assert.deepEqual(
         restrictedViolations(
           (doc as { spec: { template: { spec: Record<string, unknown> } } }).spec.template.spec,

@@ -39,7 +39,7 @@ const SAFE_SYSCTLS = new Set([
 ]);
 
 function containerViolations(c: Json, pod: Json): string[] {
-  const name = String(c["name"] ?? "?");
+  const name = typeof c["name"] === "string" ? c["name"] : "?";
   const sc = obj(c["securityContext"]);
   const podSc = obj(pod["securityContext"]);
   const out: string[] = [];

@@ -61,7 +61,9 @@ export function lintDir(
   if (existsSync(dockerfile)) {
     const problems = lintDockerfile(readFileSync(dockerfile, "utf8"));
     assert.deepEqual(
-      problems.map((p) => `${p.range.start.line + 1}: ${p.message}`),
+      problems.map(
+        (p) => `${p.range.start.line + 1}: ${typeof p.message === "string" ? p.message : p.message.value}`,
+      ),
       [],
       "Dockerfile lint",
     );

@@ -67,8 +67,8 @@ test("init --fetch: a locked wheel with only sm_100a code is said in the plan an
   const root = project("firing", server.url);
   const { decision, setup } = await init(root, "--fetch");
   assert.equal(decision?.choice, "1 of 1 wheels read from uv.lock cannot run on sm_90");
-  assert.match(decision!.reason, /no code for sm_90: bwkit 1\.0 \(bwkit\/libsm100a\.so: sm_100a\)/);
-  assert.match(decision!.reason, /for x86_64, Python 3\.12/);
+  assert.match(decision.reason, /no code for sm_90: bwkit 1\.0 \(bwkit\/libsm100a\.so: sm_100a\)/);
+  assert.match(decision.reason, /for x86_64, Python 3\.12/);
   assert.match(setup, /- \*\*locked wheels\*\*: 1 of 1 wheels read from uv\.lock cannot run on sm_90\./);
   assert.ok(server.requests.length > 0);
   // Without --fetch: no decision, nothing fetched.
@@ -84,5 +84,5 @@ test("init --fetch with the lock's server down: the wheel is named as not reache
   await new Promise((resolve) => probe.close(resolve));
   const { decision } = await init(project("down", `http://127.0.0.1:${port}`), "--fetch");
   assert.equal(decision?.choice, "no wheel with CUDA code read from uv.lock");
-  assert.match(decision!.reason, /not reached or not readable, so not checked: bwkit \(.*127\.0\.0\.1/);
+  assert.match(decision.reason, /not reached or not readable, so not checked: bwkit \(.*127\.0\.0\.1/);
 });

@@ -243,18 +243,18 @@ test("jupyter: the host's 127.0.0.1 only, a token required, never root (also wit
     const script = command.map((part) => part.replaceAll("$$", "$"));
     assert.equal(script[0], "sh");
     const env = { PATH: `${standIns.bin}:/usr/bin:/bin` };
-    const without = spawnSync(script[0]!, script.slice(1), { encoding: "utf8", env });
+    const without = spawnSync(script[0], script.slice(1), { encoding: "utf8", env });
     assert.equal(without.status, 1, "no token: refuses to start");
     assert.match(without.stderr, /set JUPYTER_TOKEN to at least 32 random characters/);
     // Issue 28: a 1-character token was accepted; 31 are still too few.
     for (const token of ["t", "x".repeat(31)]) {
-      const refused: { status: number | null } = spawnSync(script[0]!, script.slice(1), {
+      const refused: { status: number | null } = spawnSync(script[0], script.slice(1), {
         encoding: "utf8",
         env: { ...env, JUPYTER_TOKEN: token },
       });
       assert.equal(refused.status, 1, `a ${token.length}-character token starts jupyter`);
     }
-    const withToken = spawnSync(script[0]!, script.slice(1), {
+    const withToken = spawnSync(script[0], script.slice(1), {
       encoding: "utf8",
       env: { ...env, JUPYTER_TOKEN: "0123456789abcdef".repeat(3) },
     });

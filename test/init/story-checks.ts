@@ -396,7 +396,7 @@ export function pixiTorchRuns(machine: Machine): Check {
         assert.ok(builds.length > 0, `no knowledge-base build for torch ${JSON.stringify(pypi)}`);
         for (const b of builds)
           assert.ok(hasSassFor(b.archList, machine.computeCapability), `torch ${b.torch} ${b.variant}`);
-        const python = String(pixi["dependencies"]?.["python"] ?? "");
+        const python = tomlText(pixi["dependencies"]?.["python"]);
         assert.ok(
           builds.some((b) => b.pythons.some((p) => satisfies(p, python))),
           `python ${python}: no such wheel`,
@@ -408,7 +408,7 @@ export function pixiTorchRuns(machine: Machine): Check {
       assert.ok(conda, "pixi.toml names no torch");
       const spec = typeof conda === "string" ? conda : (conda.version ?? "");
       const cudaBuild = typeof conda === "string" ? undefined : /cuda(\d+)(\d)/.exec(conda.build ?? "");
-      const systemCuda = String(pixi["system-requirements"]?.["cuda"] ?? "");
+      const systemCuda = tomlText(pixi["system-requirements"]?.["cuda"]);
       assert.ok(
         cudaBuild || systemCuda,
         "neither a CUDA build string nor [system-requirements] cuda: a CPU build can win",
@@ -425,7 +425,10 @@ export function pixiTorchRuns(machine: Machine): Check {
         `no conda-forge build for pytorch ${JSON.stringify(conda)} with cuda <= ${systemCuda}`,
       );
       for (const b of builds)
-        assert.ok(hasSassFor(b.archList, machine.computeCapability), `pytorch ${b.versions} cuda ${b.cuda}`);
+        assert.ok(
+          hasSassFor(b.archList, machine.computeCapability),
+          `pytorch ${b.versions.join(",")} cuda ${b.cuda}`,
+        );
     },
   };
 }
@@ -741,3 +744,9 @@ export const STORIES: Story[] = [
     native: [nativeTorchHasSass(DGX_SPARK), ...UV_PROJECT, ...UNSLOTH_NATIVE],
   },
 ];
+
+/** A pixi.toml value as the text a check compares: a table shows as JSON, never "[object Object]". */
+function tomlText(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}

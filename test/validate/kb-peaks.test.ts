@@ -11,8 +11,7 @@ import type { GpuRow, PrecisionPeak } from "../../src/kb/types.js";
 
 const rows = loadKnowledgeBase().data.gpus;
 const withPeaks = rows.filter((row) => row.peaks);
-const entries = (row: GpuRow) =>
-  Object.entries(row.peaks ?? {}) as Array<[string, PrecisionPeak | "not-on-arch"]>;
+const entries = (row: GpuRow) => Object.entries<PrecisionPeak | "not-on-arch">(row.peaks ?? {});
 
 test("most rows carry per-precision peaks, each row citing the evidence file", () => {
   assert.ok(withPeaks.length >= 40, `${withPeaks.length} rows`);
