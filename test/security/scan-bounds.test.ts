@@ -14,12 +14,13 @@ import {
   mkdtempSync,
   openSync,
   readFileSync,
+  statSync,
   truncateSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { scanFile } from "../../src/fatbin/scan-file.js";
 import { scanFiles } from "../../src/fatbin/scan-paths.js";
 import { CLI } from "../support/cli.js";
@@ -123,7 +124,13 @@ test("scan of a directory it may not list is an error (exit 2), not '0 files exa
   writeSync(fd, readFileSync(join(FIXTURES, "sm_80.compress-all-lz4.so")));
   closeSync(fd);
   chmodSync(dir, 0o700);
-  chmodSync(join(dir, ".."), 0o755);
+  // Nobody must reach the directory to be refused its listing: every directory above it gets
+  // search permission for others where it lacks it (the test runner's own temp root is 0700).
+  for (let above = dirname(dir); ; above = dirname(above)) {
+    const mode = statSync(above).mode & 0o7777;
+    if ((mode & 0o001) === 0) chmodSync(above, mode | 0o001);
+    if (above === dirname(above)) break;
+  }
   // As nobody: the directory is there, but cannot be listed.
   const asNobody =
     process.getuid?.() === 0 ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [];
