@@ -524,9 +524,13 @@ const TARGETS = {
           const at = pick(lines.length);
           const op = pick(3);
           if (op === 0) lines.splice(at, 1);
-          else if (op === 1)
-            lines.splice(at, 0, lines[pick(lines.length)].repeat(chooseSmall([1, 2, 50, 5000])));
-          else
+          else if (op === 1) {
+            // A line repeated up to 5,000 times, but no line over 1 MiB: a repeat of a repeated
+            // line grew past V8's string limit and crashed the fuzzer itself (not the reader).
+            const line = lines[pick(lines.length)];
+            const times = chooseSmall([1, 2, 50, 5000]);
+            lines.splice(at, 0, line.length * times > 2 ** 20 ? line : line.repeat(times));
+          } else
             lines[at] =
               (lines[at] ?? "") +
               choose([
