@@ -85,7 +85,10 @@ for problem in problems:
     print("FAIL:", problem, file=sys.stderr)
 sys.exit(1 if problems else 0)
 PY
-grep -q " /cache/huggingface " <<< "$mounts" || fail "the model cache is not mounted at /cache/huggingface"
+# The model and dataset caches, not the whole ~/.cache/huggingface: the login token stays on the host.
+grep -q " /cache/huggingface/hub " <<< "$mounts" || fail "the model cache is not mounted at /cache/huggingface/hub"
+grep -q " /cache/huggingface/datasets " <<< "$mounts" || fail "the datasets cache is not mounted at /cache/huggingface/datasets"
+if grep -q " /cache/huggingface " <<< "$mounts"; then fail "the whole ~/.cache/huggingface (with the login token) is mounted"; fi
 grep -qi "constraint\|conflict\|cannot install\|no matching distribution" "$work/replace.log" ||
   fail "pip refused torch 99.0 for another reason: $(tail -n 5 "$work/replace.log")"
 echo "docker e2e: ok (base torch $base_torch kept; $standin standing in for $image)"
