@@ -31,6 +31,16 @@ test("kb gpu: the nvidia-smi name, with dense peaks and sources", () => {
   assert.equal(json.result.gpu.hostCpuArch, "aarch64");
 });
 
+test("kb gpu: per-precision peaks, dense and sparse as NVIDIA states them, with their sources", () => {
+  const result = gpuprep("gpu", "RTX 5070 Ti");
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /per precision {7}FP32 43\.9 dense; FP4 1406 sparse \(dense not sourced\)/);
+  assert.match(result.stdout, /graphics-cards\/compare\/ \(.*1406/);
+  const hopper = gpuprep("gpu", "NVIDIA H100 80GB HBM3").stdout;
+  assert.match(hopper, /BF16 989\.5 dense, 1979 sparse/);
+  assert.match(hopper, /NVFP4 not on this architecture/);
+});
+
 test("kb gpu: an unknown name is a one-line error with the closest matches", () => {
   const result = gpuprep("gpu", "RTX 5050");
   assert.equal(result.code, 2);

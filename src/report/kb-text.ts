@@ -18,6 +18,7 @@ import type {
   CudaToolkitRow,
   ExtensionRow,
   GpuRow,
+  PrecisionPeak,
   NgcArchList,
   NgcImageRow,
   Source,
@@ -63,6 +64,27 @@ function driverFloorText(floor: GpuDriverFloor): string {
   return `${floor.minDriverLinux} or newer${last} (${floor.reason})`;
 }
 
+/** One precision's figures as NVIDIA states them: dense, 2:4 sparse, or the one of them it gives. */
+function precisionPeakText(format: string, entry: PrecisionPeak | "not-on-arch"): string {
+  const name = format.toUpperCase();
+  if (entry === "not-on-arch") return `${name} not on this architecture`;
+  if (entry.dense !== null && entry.sparse !== null)
+    return `${name} ${entry.dense} dense, ${entry.sparse} sparse`;
+  if (entry.dense !== null) return `${name} ${entry.dense} dense`;
+  if (entry.sparse !== null) return `${name} ${entry.sparse} sparse (dense ${NOT_SOURCED})`;
+  return `${name} ${NOT_SOURCED}`;
+}
+
+/** The per-precision peaks line; the sources below the row quote each figure. */
+function peaksLine(gpu: GpuRow): string | null {
+  const entries = Object.entries(gpu.peaks ?? {}).filter(
+    (pair): pair is [string, PrecisionPeak | "not-on-arch"] => pair[1] !== undefined,
+  );
+  if (entries.length === 0) return null;
+  const figures = entries.map(([format, entry]) => precisionPeakText(format, entry));
+  return `  per precision       ${figures.join("; ")} (TFLOP/s, INT8 TOPS)`;
+}
+
 export function renderKbGpu(gpu: GpuRow, style: Style, extras?: KbGpuExtras): string {
   const { lines, print } = collector();
   const peak = gpu.peakTflops;
@@ -77,6 +99,8 @@ export function renderKbGpu(gpu: GpuRow, style: Style, extras?: KbGpuExtras): st
   print(
     `  dense peaks         BF16 ${fmt(peak.bf16, "TFLOP/s")}, FP16 ${fmt(peak.fp16, "TFLOP/s")}, TF32 ${fmt(peak.tf32, "TFLOP/s")}, FP32 ${fmt(peak.fp32, "TFLOP/s")}`,
   );
+  const perPrecision = peaksLine(gpu);
+  if (perPrecision) print(perPrecision);
   if (gpu.hostCpuArch)
     print(
       `  host CPU            ${gpu.hostCpuArch}${gpu.unifiedMemory ? ", CPU and GPU share one coherent memory" : ""}`,
