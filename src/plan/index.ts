@@ -419,10 +419,20 @@ function targetDecisions(kb: KnowledgeBase, target: TargetMachine): Decision[] {
   return decisions;
 }
 
+/** A native pixi or conda plan does use its tool: the renaming note says so instead of the contrary. */
+function ownEnvironmentNote(note: string, base: ChosenBase): string {
+  const tool = base.strategy === "native" ? base.choice.environment : "uv";
+  if (tool === "uv") return note;
+  return note.replace(
+    `; the plan does not use ${tool} itself`,
+    `; natively the plan edits that file and installs with ${tool}`,
+  );
+}
+
 function planWarnings(inputs: PlanInputs, base: ChosenBase, options: InitOptions): string[] {
   const warnings = [
     ...inputs.duplicates.map((d) => `required twice: ${d}; the first is used`),
-    ...inputs.notes,
+    ...inputs.notes.map((note) => ownEnvironmentNote(note, base)),
   ];
   if (options.python && base.strategy === "container")
     warnings.push(`--python ${options.python} is ignored in a container: the image's own Python is used`);

@@ -85,6 +85,10 @@ test("an environment.yml project on an RTX 5070 Ti: environment.yml edited to to
   );
   assert.match(said, /environment\.yml: \+ torch==2\.\d+\.\* \(pip: list/);
   assert.match(said, /next: scripts\/setup-conda\.sh/);
+  assert.match(
+    said,
+    /environment\.yml: pytorch -> torch \(conda name -> PyPI name\); natively the plan edits that file and installs with conda/,
+  );
   const files = listFiles(dir);
   assert.ok(files.includes("scripts/setup-conda.sh"));
   assert.ok(!files.includes("scripts/setup-native.sh"), "no uv venv beside the conda environment");
