@@ -113,7 +113,8 @@ function applyLineChanges(plan: NativePlan, edit: Edit): void {
     const line = edit.lines[at];
     if (line === undefined || !line.includes(change.from)) continue;
     const item = itemAt(edit.lines, at);
-    if (item && CONDA_TORCH.has(condaName(item.text))) continue; // replaced by the pip: torch below
+    // A torch line is commented out and the planned torch added below it, not changed in place.
+    if (item && (CONDA_TORCH.has(condaName(item.text)) || PIP_TORCH.test(item.text))) continue;
     edit.lines[at] =
       `${line.replace(change.from, change.to)}  # changed by gpuprep init (was ${change.from})`;
     edit.notes.push(

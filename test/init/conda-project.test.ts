@@ -209,3 +209,35 @@ test("an environment.yml beside a pyproject.toml stays a uv venv, the environmen
   assert.ok(!files.includes("scripts/setup-conda.sh"));
   assert.equal(readFileSync(join(dir, "environment.yml"), "utf8"), GB10_ENVIRONMENT);
 });
+
+test("a pip: list on another PyTorch index (cu121, torch==2.5.1+cu121) in environment.yaml: the index line repointed, the torch line commented out, the planned torch after it; flow style is refused with a hint", () => {
+  // Written for this test: the pip-from-the-cu121-index form of PyTorch's own install instructions.
+  const dir = join(mkdtempSync(join(tmpdir(), "gpuprep-init-conda-")), "p");
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, "environment.yaml"),
+    "name: p\nchannels:\n  - conda-forge\ndependencies:\n  - python=3.11\n  - pip\n  - pip:\n    - --index-url https://download.pytorch.org/whl/cu121\n    - torch==2.5.1+cu121\n    - einops\n",
+  );
+  const args = ["--target", "rtx-5070-ti", "--driver", "580", "--strategy", "native"];
+  const result = runInit(["--project", dir, ...args]);
+  assert.equal(result.code, 0, result.stderr);
+  const text = readFileSync(join(dir, "environment.yaml"), "utf8");
+  const pip = pipList(parse(text) as EnvironmentFile);
+  assert.match(String(pip[0]), /^--index-url https:\/\/download\.pytorch\.org\/whl\/cu1[23]\d$/);
+  assert.notEqual(pip[0], "--index-url https://download.pytorch.org/whl/cu121", "cu121 has no sm_120 code");
+  assert.match(String(pip[1]), /^torch==2\.\d+\.\*$/);
+  assert.deepEqual(pip.slice(2), ["einops"]);
+  assert.match(text, /^ {4}# - torch==2\.5\.1\+cu121 {2}# gpuprep init: /m);
+  assert.ok(listFiles(dir).includes("scripts/setup-conda.sh"));
+  assert.match(
+    readFileSync(join(dir, "scripts/setup-conda.sh"), "utf8"),
+    /env update --file environment\.yaml --prune/,
+  );
+  const flow = join(mkdtempSync(join(tmpdir(), "gpuprep-init-conda-")), "f");
+  mkdirSync(flow);
+  writeFileSync(join(flow, "environment.yml"), "name: f\ndependencies: [python=3.11, pytorch]\n");
+  const refused = runInit(["--project", flow, ...args]);
+  assert.equal(refused.code, 2, refused.stdout);
+  assert.match(refused.stderr, /environment\.yml: no block-style dependencies: list to edit/);
+  assert.match(refused.stderr, /hint: write dependencies: in environment\.yml with one "- package" per line/);
+});
