@@ -218,6 +218,13 @@ function insertPipEntries(
   for (const e of entries) edit.notes.push(`${file}: + ${e} (a new pip: list; ${reason})`);
 }
 
+/** The environment file's `name:` (what `env update` and `run` name), or null where it has none. */
+export function environmentName(text: string): string | null {
+  const doc = parseDocument(text);
+  const name = isMap(doc.contents) ? doc.contents.get("name") : null;
+  return typeof name === "string" && name !== "" ? name : null;
+}
+
 /** The edit must leave a conda environment file: a throw here is a bug, not a user error. */
 function checkStillConda(content: string, file: string): void {
   const doc = parseDocument(content);

@@ -13,7 +13,7 @@ import { renderSetupNative } from "./setup-native.js";
 import { renderSetupPixi } from "./setup-pixi.js";
 import { pinPixi } from "./pixi-pin.js";
 import { renderSetupConda } from "./setup-conda.js";
-import { pinCondaEnvironment } from "./conda-pin.js";
+import { environmentName, pinCondaEnvironment } from "./conda-pin.js";
 import type { GeneratedFile } from "./types.js";
 
 export type { GeneratedFile } from "./types.js";
@@ -63,7 +63,7 @@ function pixiFiles(plan: NativePlan, current: CurrentManifests, notes: string[])
 function condaFiles(plan: NativePlan, current: CurrentManifests, notes: string[]): GeneratedFile[] {
   const conda = current.conda ?? null;
   const manifest = conda?.file ?? "environment.yml";
-  const envName = conda ? (/^name\s*:\s*["']?([^"'#\s]+)/m.exec(conda.text)?.[1] ?? null) : null;
+  const envName = conda ? environmentName(conda.text) : null;
   const files = [
     file(
       "scripts/setup-conda.sh",
