@@ -358,6 +358,15 @@ function currentManifest(projectDir: string, name: string): string | null {
     : null;
 }
 
+/** environment.yml (or environment.yaml, as gather reads them) with its file name. */
+function currentCondaEnvironment(projectDir: string): { file: string; text: string } | null {
+  for (const file of ["environment.yml", "environment.yaml"]) {
+    const text = currentManifest(projectDir, file);
+    if (text !== null) return { file, text };
+  }
+  return null;
+}
+
 export const initCommand = defineCommand({
   name: "init",
   title: "plan and write a working setup for this project on a GPU machine",
@@ -396,6 +405,7 @@ export const initCommand = defineCommand({
     const { files, notes } = generateFiles(plan, {
       pyproject: currentManifest(projectDir, "pyproject.toml"),
       pixi: currentManifest(projectDir, "pixi.toml"),
+      conda: currentCondaEnvironment(projectDir),
     });
     const writes = planWrites(projectDir, files);
     const dryRun = values["dry-run"] ?? false;

@@ -1,5 +1,5 @@
 /** All the files of a plan, consistent with one another: one generator per artifact. */
-import type { Plan } from "../plan/types.js";
+import type { NativePlan, Plan } from "../plan/types.js";
 import { renderCompose } from "./compose.js";
 import { renderConstraints, renderRequirements } from "./constraints.js";
 import { renderDevcontainer } from "./devcontainer.js";
@@ -12,6 +12,8 @@ import { renderSetupMd } from "./setup-md.js";
 import { renderSetupNative } from "./setup-native.js";
 import { renderSetupPixi } from "./setup-pixi.js";
 import { pinPixi } from "./pixi-pin.js";
+import { renderSetupConda } from "./setup-conda.js";
+import { environmentName, pinCondaEnvironment } from "./conda-pin.js";
 import type { GeneratedFile } from "./types.js";
 
 export type { GeneratedFile } from "./types.js";
@@ -24,10 +26,64 @@ function file(path: string, content: string, purpose: string, executable = false
  * @param currentPyproject the project's pyproject.toml as it is now (native plans edit it), or null.
  * @returns the files, and notes for the summary (e.g. why pyproject.toml was left alone).
  */
-/** The user's manifests as they are now: native plans edit pyproject.toml or pixi.toml. */
+/** The user's manifests as they are now: native plans edit pyproject.toml, pixi.toml or environment.yml. */
 export interface CurrentManifests {
   pyproject: string | null;
   pixi: string | null;
+  /** environment.yml (or .yaml): its file name and text. */
+  conda?: { file: string; text: string } | null;
+}
+
+/** A pixi workspace's files: the setup script, and pixi.toml edited to the torch that runs. */
+function pixiFiles(plan: NativePlan, current: CurrentManifests, notes: string[]): GeneratedFile[] {
+  const files: GeneratedFile[] = [];
+  files.push(
+    file(
+      "scripts/setup-pixi.sh",
+      renderSetupPixi(plan),
+      "checks the driver, runs pixi install, shows the torch",
+      true,
+    ),
+  );
+  if (current.pixi !== null) {
+    const pin = pinPixi(plan, current.pixi);
+    notes.push(...pin.notes.map((n) => `pixi.toml: ${n}`));
+    files.push({
+      path: "pixi.toml",
+      content: pin.content,
+      purpose: "torch from the PyTorch index that runs on this GPU; changed pins in place",
+      executable: false,
+      kind: "user-file",
+    });
+  }
+  return files;
+}
+
+/** A conda environment's files: the setup script, and environment.yml edited to the torch that runs. */
+function condaFiles(plan: NativePlan, current: CurrentManifests, notes: string[]): GeneratedFile[] {
+  const conda = current.conda ?? null;
+  const manifest = conda?.file ?? "environment.yml";
+  const envName = conda ? environmentName(conda.text) : null;
+  const files = [
+    file(
+      "scripts/setup-conda.sh",
+      renderSetupConda(plan, manifest, envName),
+      "checks the driver, runs conda env update --prune (mamba where installed), shows the torch",
+      true,
+    ),
+  ];
+  const pin = conda ? pinCondaEnvironment(plan, conda.text, manifest) : null;
+  if (conda && pin) notes.push(...pin.notes);
+  // A file that already asks for the torch that runs is left alone (no backup, no write).
+  if (conda && pin && pin.content !== conda.text)
+    files.push({
+      path: manifest,
+      content: pin.content,
+      purpose: "torch from the PyTorch index that runs on this GPU (pip: list); changed pins in place",
+      executable: false,
+      kind: "user-file",
+    });
+  return files;
 }
 
 export function generateFiles(
@@ -78,25 +134,9 @@ export function generateFiles(
       ),
     );
   } else if (plan.native.environment === "pixi") {
-    files.push(
-      file(
-        "scripts/setup-pixi.sh",
-        renderSetupPixi(plan),
-        "checks the driver, runs pixi install, shows the torch",
-        true,
-      ),
-    );
-    if (current.pixi !== null) {
-      const pin = pinPixi(plan, current.pixi);
-      notes.push(...pin.notes.map((n) => `pixi.toml: ${n}`));
-      files.push({
-        path: "pixi.toml",
-        content: pin.content,
-        purpose: "torch from the PyTorch index that runs on this GPU; changed pins in place",
-        executable: false,
-        kind: "user-file",
-      });
-    }
+    files.push(...pixiFiles(plan, current, notes));
+  } else if (plan.native.environment === "conda") {
+    files.push(...condaFiles(plan, current, notes));
   } else {
     files.push(
       file(

@@ -1,6 +1,6 @@
 /** SETUP.md: the plan in prose for the project's readers: what was chosen, why, and how to use it. */
-import type { Plan } from "../plan/types.js";
-import { CONSTRAINTS_FILE, REQUIREMENTS_FILE, volumes } from "./paths.js";
+import type { NativePlan, Plan } from "../plan/types.js";
+import { CONSTRAINTS_FILE, REQUIREMENTS_FILE, setupScript, volumes } from "./paths.js";
 import type { GeneratedFile } from "./types.js";
 import { separateDetails, wrapProse } from "../util/wrap.js";
 
@@ -74,13 +74,7 @@ export function renderSetupMd(plan: Plan, files: GeneratedFile[]): string {
       out.push(`- \`${v.host}\` → \`${v.container}\`${v.readOnly ? " (read-only)" : ""}: ${v.why}`);
     out.push("");
   } else {
-    out.push(
-      "```sh",
-      "scripts/setup-native.sh             # makes .venv with the right torch",
-      ".venv/bin/python train.py",
-      "```",
-      "",
-    );
+    out.push("```sh", ...nativeCommands(plan), "```", "");
   }
   out.push("## Decisions", "");
   for (const d of plan.decisions) {
@@ -116,4 +110,17 @@ export function renderSetupMd(plan: Plan, files: GeneratedFile[]): string {
     "",
   );
   return out.join("\n");
+}
+
+/** How the native setup is run, then the project, in its own environment. */
+function nativeCommands(plan: NativePlan): string[] {
+  const script = setupScript(plan);
+  if (plan.native.environment === "pixi")
+    return [`${script}               # pixi install with the right torch`, "pixi run python train.py"];
+  if (plan.native.environment === "conda")
+    return [
+      `${script}              # conda env update --prune (mamba where installed) with the right torch`,
+      "conda activate ENV && python train.py   # ENV: the name: in the environment file",
+    ];
+  return [`${script}             # makes .venv with the right torch`, ".venv/bin/python train.py"];
 }

@@ -10,7 +10,7 @@ import { choosePython, pythonPinChangeMessage, relaxPythonPins, type PythonLimit
 import { routedVariant, type PackageRoute } from "../project/torch-routes.js";
 import { seriesAccepts } from "../project/series.js";
 import { torchPin } from "../project/torch-pin.js";
-import type { Decision, LineChange, NativeChoice, TargetMachine } from "./types.js";
+import type { Decision, LineChange, NativeChoice, NativeEnvironment, TargetMachine } from "./types.js";
 
 export interface NativeOutcome {
   choice: NativeChoice | null;
@@ -34,8 +34,8 @@ export interface NativeInputs {
   torchSpecifier: string;
   /** The policy changed the pin: the local variant it named goes with it. */
   pinChanged: boolean;
-  /** Where the project's environment lives: a uv venv, or its pixi workspace. */
-  environment: "uv" | "pixi";
+  /** Where the project's environment lives: a uv venv, its pixi workspace or its conda environment. */
+  environment: NativeEnvironment;
   /** --python */
   wantedPython: string | null;
   /** requires-python and the conda manifests' python pins. */

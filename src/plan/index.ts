@@ -29,6 +29,7 @@ import type {
   InitOptions,
   LineChange,
   NativeChoice,
+  NativeEnvironment,
   PinConflict,
   Plan,
   PlanBase,
@@ -273,14 +274,15 @@ function readPlanInputs(project: ProjectFacts, target: TargetMachine, options: I
 
 /**
  * A project managed by pixi alone (a pixi.toml, no pyproject.toml or requirements files) keeps its
- * workspace natively: pixi.toml is edited and `pixi install` run, never a uv venv beside it.
+ * workspace natively: pixi.toml is edited and `pixi install` run, never a uv venv beside it. One
+ * managed by an environment.yml alone keeps its conda environment the same way.
  */
-function nativeEnvironment(project: ProjectFacts): "uv" | "pixi" {
-  const pixiOnly =
-    project.pyproject === null &&
-    project.requirementsFiles.length === 0 &&
-    (project.condaManifests ?? []).some((m) => m.kind === "pixi" && m.path.endsWith("pixi.toml"));
-  return pixiOnly ? "pixi" : "uv";
+function nativeEnvironment(project: ProjectFacts): NativeEnvironment {
+  if (project.pyproject !== null || project.requirementsFiles.length > 0) return "uv";
+  const manifests = project.condaManifests ?? [];
+  if (manifests.some((m) => m.kind === "pixi" && m.path.endsWith("pixi.toml"))) return "pixi";
+  if (manifests.some((m) => m.kind === "conda-environment")) return "conda";
+  return "uv";
 }
 
 /** Package versions uv.lock holds (one per name where it locks exactly one). */
@@ -417,10 +419,20 @@ function targetDecisions(kb: KnowledgeBase, target: TargetMachine): Decision[] {
   return decisions;
 }
 
+/** A native pixi or conda plan does use its tool: the renaming note says so instead of the contrary. */
+function ownEnvironmentNote(note: string, base: ChosenBase): string {
+  const tool = base.strategy === "native" ? base.choice.environment : "uv";
+  if (tool === "uv") return note;
+  return note.replace(
+    `; the plan does not use ${tool} itself`,
+    `; natively the plan edits that file and installs with ${tool}`,
+  );
+}
+
 function planWarnings(inputs: PlanInputs, base: ChosenBase, options: InitOptions): string[] {
   const warnings = [
     ...inputs.duplicates.map((d) => `required twice: ${d}; the first is used`),
-    ...inputs.notes,
+    ...inputs.notes.map((note) => ownEnvironmentNote(note, base)),
   ];
   if (options.python && base.strategy === "container")
     warnings.push(`--python ${options.python} is ignored in a container: the image's own Python is used`);

@@ -139,13 +139,17 @@ export interface ContainerChoice {
   imports: string[];
 }
 
+/** Where a native plan installs: a uv venv, a pixi workspace, or a conda environment. */
+export type NativeEnvironment = "uv" | "pixi" | "conda";
+
 export interface NativeChoice {
   build: TorchBuildRow;
   /**
-   * The environment the project keeps: a uv venv, or its own pixi workspace (pixi.toml edited to a
-   * torch that runs, then `pixi install`), so a pixi project stays one (issue 22 item 6).
+   * The environment the project keeps: a uv venv, its own pixi workspace (pixi.toml edited to a
+   * torch that runs, then `pixi install`), or its conda environment (environment.yml edited, then
+   * `conda env update --prune`), so a pixi or conda project stays one (issue 22 item 6).
    */
-  environment: "uv" | "pixi";
+  environment: NativeEnvironment;
   /** Python for the venv, "3.12". */
   python: string;
   /** The uv index name the project's pyproject gets for torch, e.g. "pytorch-cu130". */

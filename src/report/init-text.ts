@@ -7,6 +7,7 @@ import type { Style } from "./style.js";
 import type { Plan } from "../plan/index.js";
 import { blocked, type FilePlan } from "../generate/write.js";
 import { unifiedDiff } from "../generate/diff.js";
+import { setupScript } from "../generate/paths.js";
 import { separateDetails, wrapProse } from "../util/wrap.js";
 
 export interface InitOutcome {
@@ -101,8 +102,7 @@ export function renderInitText(outcome: InitOutcome, style: Style, options: Init
   const { plan, writes, dryRun, backup } = outcome;
   let text = renderPlan(outcome, style, options);
   if (backup) text += `\nbackups of replaced files: ${relative(process.cwd(), backup) || backup}\n`;
-  if (!dryRun)
-    text += `\nnext: ${plan.strategy === "container" ? "scripts/run-container.sh" : "scripts/setup-native.sh"} (SETUP.md explains the setup)\n`;
+  if (!dryRun) text += `\nnext: ${setupScript(plan)} (SETUP.md explains the setup)\n`;
   else if (blocked(writes).length > 0)
     text +=
       "\nwriting would stop at the files marked above: rerun with --force to replace them (backups kept)\n";

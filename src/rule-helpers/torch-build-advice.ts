@@ -4,16 +4,18 @@
  * (kb.torchBuildsFor); without a GPU capability or driver to ask about, the advice names the
  * driver's newest native CUDA (kb.newestNativeCuda) and PyTorch's index naming.
  */
-import type { Facts } from "../facts/schema.js";
+import type { Facts, Requirement } from "../facts/schema.js";
 import { projectRequirements } from "../project/requirements.js";
 import { seriesAccepts } from "../project/series.js";
 import { torchConstraints } from "../project/torch-constraints.js";
-import { installCommand } from "./reinstall-fix.js";
+import { routedVariant, torchRoutes } from "../project/torch-routes.js";
+import { linuxMarkers } from "../project/markers.js";
+import { installCommand, installerFor } from "./reinstall-fix.js";
 import type { KnowledgeBase } from "../kb/index.js";
 import { formatComputeCapability } from "../kb/compat.js";
 import { installCommands } from "../kb/queries/torch.js";
 import { versionParts } from "../util/version.js";
-import { deviceCapabilities, pythonCmd } from "./view.js";
+import { deviceCapabilities, pythonCmd, shellQuote } from "./view.js";
 
 export interface TorchAdvice {
   summary: string;
@@ -47,21 +49,100 @@ function bestBuild(facts: Facts, kb: KnowledgeBase) {
     cpuArch,
     python: facts.python.interpreter.version,
   });
-  const constraints = facts.project
-    ? torchConstraints(projectRequirements(facts.project).requirements, kb)
-    : [];
-  const keeping = choices.find((c) => constraints.every((k) => seriesAccepts(c.build.torch, k.specifier)));
+  const requirements = facts.project ? projectRequirements(facts.project).requirements : [];
+  const constraints = torchConstraints(requirements, kb);
+  const accepted = choices.filter((c) => constraints.every((k) => seriesAccepts(c.build.torch, k.specifier)));
+  // The project's route to one PyTorch variant (a cu121 index, pytorch-cuda=12.1) is kept where a
+  // build of it runs here, as init keeps it.
+  const route = projectRoute(facts, requirements, cpuArch);
+  const routed = route ? accepted.find((c) => c.build.variant === route.variant) : undefined;
+  const keeping = routed ?? accepted[0];
   const choice = keeping ?? choices[0];
   if (!choice) return null;
-  return { choice, device, honoured: keeping ? constraints : [], unmet: keeping ? [] : constraints };
+  return {
+    choice,
+    device,
+    honoured: keeping ? constraints : [],
+    unmet: keeping ? [] : constraints,
+    route: routed ? route : null,
+  };
+}
+
+/** The one PyTorch variant the project's torch routes ask for, with where it is asked. */
+function projectRoute(
+  facts: Facts,
+  requirements: Requirement[],
+  cpuArch: "x86_64" | "aarch64",
+): { variant: string; origin: string } | null {
+  if (!facts.project) return null;
+  const routes = torchRoutes(
+    facts.project,
+    linuxMarkers(cpuArch, facts.python.interpreter.version),
+    new Set(requirements.map((r) => r.normalizedName)),
+  );
+  const variant = routedVariant(routes);
+  const origin = routes.find((r) => r.package === "torch" && r.torchIndex?.variant.tag === variant)?.origin;
+  return variant && origin ? { variant, origin } : null;
 }
 
 /** " (it keeps torch==2.7.1 (requirements.txt:1))", or what no build here meets; "" without a project pin. */
 function constraintNote(best: NonNullable<ReturnType<typeof bestBuild>>): string {
-  if (best.honoured.length > 0) return ` (it keeps ${best.honoured.map((c) => c.from).join(" and ")})`;
+  const kept = [
+    ...best.honoured.map((c) => c.from),
+    ...(best.route ? [`the route to ${best.route.variant} (${best.route.origin})`] : []),
+  ];
+  if (kept.length > 0) return ` (it keeps ${kept.join(" and ")})`;
   if (best.unmet.length > 0)
     return ` (no build that runs here meets ${best.unmet.map((c) => c.from).join(" and ")}: change the pin as \`gpuprep init\` says)`;
   return "";
+}
+
+/** Conda packages of torch's family: an environment file's lines for them give way to the pip: torch. */
+const CONDA_TORCH = [
+  "pytorch",
+  "pytorch-gpu",
+  "pytorch-cpu",
+  "pytorch-cuda",
+  "torchvision",
+  "torchaudio",
+  "cpuonly",
+];
+/** Runs mamba where it is installed, conda else: one line that fits either installation. */
+const CONDA_TOOL = '"$(command -v mamba || command -v conda)"';
+
+/**
+ * A conda environment's torch fix (issue 22 item 8): with the project's environment.yml, its lines
+ * (as \`gpuprep init\` edits them) and \`env update --prune\` by mamba or conda, so the next update
+ * keeps the torch; without one, a conda-installed torch removed first, since pip's torch over conda's
+ * leaves both packages' files in one site-packages. null: pip installed torch, pip's command fits.
+ */
+function condaTorchCommands(
+  facts: Facts,
+  pin: string,
+  indexUrl: string,
+  pipCommand: string,
+): string[] | null {
+  if (installerFor(facts, "torch") !== "conda") return null;
+  const manifest = facts.project?.condaManifests?.find((m) => m.kind === "conda-environment");
+  if (manifest) {
+    const file = manifest.path.split("/").pop()!;
+    return [
+      ...manifest.dependencies
+        .filter((d) => CONDA_TORCH.includes(d.name))
+        .map((d) => `# ${d.origin}: ${d.raw}  ->  (comment it out: torch comes from the pip: list)`),
+      `# ${file}, under pip:: --extra-index-url ${indexUrl} and ${pin}`,
+      `${CONDA_TOOL} env update --file ${shellQuote(file)} --prune`,
+    ];
+  }
+  const byConda = facts.python.distributions.some(
+    (d) => d.normalizedName === "torch" && d.installer === "conda",
+  );
+  if (!byConda) return null;
+  const prefix = facts.python.interpreter.prefix;
+  return [
+    `${CONDA_TOOL} remove --force -y -p ${shellQuote(prefix)} pytorch   # conda's torch would stay beside pip's`,
+    pipCommand,
+  ];
 }
 
 /**
@@ -74,14 +155,15 @@ export function torchBuildAdvice(facts: Facts, kb: KnowledgeBase, needArch: stri
   if (best) {
     const { build, reasons } = best.choice;
     const pin = `torch==${build.torch}.*`;
+    const pip = installCommand(facts, [`"${pin}"`], {
+      reinstall: true,
+      trailing: [`--index-url ${build.indexUrl}`],
+    });
     return {
       summary:
         `Install torch ${build.torch} ${build.variant} (${build.platform}), the best published build for ` +
         `${best.device.name}${constraintNote(best)}: ${reasons.join("; ")}.`,
-      commands: [
-        installCommand(facts, [`"${pin}"`], { reinstall: true, trailing: [`--index-url ${build.indexUrl}`] }),
-        checkCommand(facts),
-      ],
+      commands: [...(condaTorchCommands(facts, pin, build.indexUrl, pip) ?? [pip]), checkCommand(facts)],
     };
   }
   const driver = facts.host.nvidia.driverVersion;

@@ -15,6 +15,7 @@ import { readProject } from "../../src/gather/project.js";
 import { diagnose } from "../../src/diagnose/diagnose.js";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
 import { DERIVED } from "./captures.js";
+import { repoRoot, runInit } from "../init/helpers.js";
 
 const kb = loadKnowledgeBase();
 
@@ -80,4 +81,59 @@ test("a pixi environment gets pixi.toml lines and pixi install; an environment w
   // Silent case: pip present, no ensurepip.
   const withPip = archFix(onV100());
   assert.doesNotMatch(withPip.commands[0] ?? "", /ensurepip/);
+});
+
+/** torch as conda installs it into a conda environment (`conda list` names it pytorch; pip's INSTALLER says conda). */
+function inConda(project: string | null, torchBy: "conda" | "pip") {
+  return (facts: Facts) => {
+    facts.python.interpreter.kind = "conda";
+    facts.python.interpreter.prefix = "/home/u/miniforge3/envs/amp-trainer";
+    for (const d of facts.python.distributions) d.installer = torchBy;
+    if (project) facts.project = readProject(project);
+  };
+}
+
+test("a conda environment with its environment.yml: the fix edits the file's lines and runs env update --prune with mamba or conda, for the torch init plans", () => {
+  // The fixture neural-amp-modeler's environment.yml (pytorch::pytorch, pytorch-cuda=12.1), see its README.
+  const project = join(repoRoot, "test/fixtures/projects/conda-pytorch-channel");
+  const fix = archFix(onV100(inConda(project, "conda")));
+  const init = runInit([
+    "--project",
+    project,
+    "--target",
+    "v100",
+    "--driver",
+    "580.159.04",
+    "--strategy",
+    "native",
+    "--dry-run",
+    "--json",
+  ]);
+  assert.equal(init.code, 0, init.stderr);
+  const build = (
+    JSON.parse(init.stdout) as { plan: { native: { build: { torch: string; indexUrl: string } } } }
+  ).plan.native.build;
+  assert.match(
+    fix.summary,
+    new RegExp(`^Install torch ${build.torch.replace(".", "\\.")} `),
+    "the torch init plans",
+  );
+  assert.deepEqual(fix.commands.slice(0, 4), [
+    "# environment.yml:15: pytorch::pytorch  ->  (comment it out: torch comes from the pip: list)",
+    "# environment.yml:17: pytorch::pytorch-cuda=12.1  ->  (comment it out: torch comes from the pip: list)",
+    `# environment.yml, under pip:: --extra-index-url ${build.indexUrl} and torch==${build.torch}.*`,
+    '"$(command -v mamba || command -v conda)" env update --file environment.yml --prune',
+  ]);
+  assert.doesNotMatch(fix.commands.join("\n"), /pip install/);
+  // Without an environment file, conda's torch is removed before pip installs the one that runs.
+  const bare = archFix(onV100(inConda(null, "conda")));
+  assert.match(
+    bare.commands[0] ?? "",
+    /^"\$\(command -v mamba \|\| command -v conda\)" remove --force -y -p \/home\/u\/miniforge3\/envs\/amp-trainer pytorch /,
+  );
+  assert.match(bare.commands[1] ?? "", /-m pip install --force-reinstall "torch==2\.\d+\.\*" --index-url /);
+  // Silent case: pip installed torch into the conda environment, so pip's command fits.
+  const byPip = archFix(onV100(inConda(null, "pip")));
+  assert.match(byPip.commands[0] ?? "", /-m pip install --force-reinstall "torch==/);
+  assert.doesNotMatch(byPip.commands.join("\n"), /mamba|conda/);
 });

@@ -26,7 +26,7 @@ test("init --target dgx-spark in a pixi-only project: a native plan with a torch
   );
   assert.match(
     unwrapped(result.stdout),
-    /pixi\.toml: pytorch -> torch \(conda name -> PyPI name\); the plan does not use pixi itself/,
+    /pixi\.toml: pytorch -> torch \(conda name -> PyPI name\); natively the plan edits that file and installs with pixi/,
   );
   assert.deepEqual(listFiles(dir), ["pixi.toml"], "dry run");
 });

@@ -48,7 +48,7 @@ if (process.argv[2] === "install") {
 }
 `;
 
-export type StandInTool = "docker" | "uv" | "nvidia-smi" | "pixi" | "conda" | "git";
+export type StandInTool = "docker" | "uv" | "nvidia-smi" | "pixi" | "conda" | "mamba" | "git";
 
 const EXTRA: Partial<Record<StandInTool, string>> = {
   uv: UV_EXTRA,

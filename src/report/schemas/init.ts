@@ -53,7 +53,7 @@ export const PlanSchema = z.object({
   native: z
     .object({
       build: torchBuildRowSchema,
-      environment: z.enum(["uv", "pixi"]),
+      environment: z.enum(["uv", "pixi", "conda"]),
       python: z.string(),
       indexName: z.string(),
       protected: z.array(ProtectedPackageSchema),
