@@ -202,7 +202,7 @@ export interface NativePlan extends PlanBase {
  */
 export type Plan = ContainerPlan | NativePlan;
 
-/** The plan as `init --json` writes it (schema gpuprep.init v1): both keys, the unused one null. */
+/** The plan as `init --json` writes it (schema gpuprep.init v2): both keys, the unused one null. */
 export type PlanDocument = PlanBase & {
   strategy: Strategy;
   container: ContainerChoice | null;

@@ -6,7 +6,7 @@
 export const SCAN_SCHEMA = "gpuprep.scan";
 export const SCAN_SCHEMA_VERSION = 1;
 export const INIT_SCHEMA = "gpuprep.init";
-export const INIT_SCHEMA_VERSION = 1;
+export const INIT_SCHEMA_VERSION = 2;
 export const KB_SCHEMA = "gpuprep.kb";
 export const KB_SCHEMA_VERSION = 2;
 export const FLEET_SCHEMA = "gpuprep.fleet";
