@@ -13,6 +13,7 @@ import { seriesAccepts } from "../project/series.js";
 import { nearestSeries } from "../project/nearest-series.js";
 import type { InstallPrediction } from "../project/install-prediction.js";
 import { pythonCmd } from "./view.js";
+import { environmentFileFix } from "./torch-build-advice.js";
 
 function edit(origin: string, from: string, to: string): string {
   return `# ${origin}: ${from}  ->  ${to}`;
@@ -201,7 +202,9 @@ export function installFix(
   prediction: InstallPrediction,
   cc: ComputeCapability,
 ): Fix {
-  return prediction.ecosystem === "conda"
-    ? condaFix(facts, kb, prediction, cc)
-    : wheelFix(facts, kb, prediction, cc);
+  if (prediction.ecosystem !== "conda") return wheelFix(facts, kb, prediction, cc);
+  // An environment.yml gets the torch init plans for it (pip: from the PyTorch index), the one
+  // the environment fix names too; conda-forge's build is the fix where none is known, and pixi's.
+  const sameAsInit = prediction.tool === "conda" ? environmentFileFix(facts, kb, prediction.manifest) : null;
+  return sameAsInit ?? condaFix(facts, kb, prediction, cc);
 }

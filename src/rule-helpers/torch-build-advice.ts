@@ -16,6 +16,7 @@ import { formatComputeCapability } from "../kb/compat.js";
 import { installCommands } from "../kb/queries/torch.js";
 import { versionParts } from "../util/version.js";
 import { deviceCapabilities, pythonCmd, shellQuote } from "./view.js";
+import type { Fix } from "./types.js";
 
 export interface TorchAdvice {
   summary: string;
@@ -110,6 +111,41 @@ const CONDA_TORCH = [
 /** Runs mamba where it is installed, conda else: one line that fits either installation. */
 const CONDA_TOOL = '"$(command -v mamba || command -v conda)"';
 
+type CondaManifest = NonNullable<NonNullable<Facts["project"]>["condaManifests"]>[number];
+
+/** environment.yml's lines for `pin` (as `gpuprep init` edits them), then mamba's or conda's update. */
+function environmentFileCommands(manifest: CondaManifest, pin: string, indexUrl: string): string[] {
+  const file = manifest.path.split("/").pop()!;
+  return [
+    ...manifest.dependencies
+      .filter((d) => CONDA_TORCH.includes(d.name))
+      .map((d) => `# ${d.origin}: ${d.raw}  ->  (comment it out: torch comes from the pip: list)`),
+    `# ${file}, under pip:: --extra-index-url ${indexUrl} and ${pin}`,
+    `${CONDA_TOOL} env update --file ${shellQuote(file)} --prune`,
+  ];
+}
+
+/**
+ * The project fix for an environment.yml whose torch does not run here: the torch the environment
+ * fix names and `gpuprep init` plans (issue 22 item 8: both fixes name the same torch), from the
+ * PyTorch index under the file's pip: list. null where no build runs or the file is not gathered.
+ */
+export function environmentFileFix(facts: Facts, kb: KnowledgeBase, manifestPath: string): Fix | null {
+  const best = bestBuild(facts, kb);
+  const manifest = facts.project?.condaManifests?.find(
+    (m) => m.kind === "conda-environment" && (m.path === manifestPath || m.path.endsWith(`/${manifestPath}`)),
+  );
+  if (!best || !manifest) return null;
+  const { build, reasons } = best.choice;
+  const file = manifest.path.split("/").pop()!;
+  return {
+    summary:
+      `Take torch ${build.torch} ${build.variant} from ${build.indexUrl} through ${file}'s pip: list, as \`gpuprep init\` plans it` +
+      `${constraintNote(best)}: ${reasons.join("; ")}.`,
+    commands: environmentFileCommands(manifest, `torch==${build.torch}.*`, build.indexUrl),
+  };
+}
+
 /**
  * A conda environment's torch fix (issue 22 item 8): with the project's environment.yml, its lines
  * (as \`gpuprep init\` edits them) and \`env update --prune\` by mamba or conda, so the next update
@@ -124,16 +160,7 @@ function condaTorchCommands(
 ): string[] | null {
   if (installerFor(facts, "torch") !== "conda") return null;
   const manifest = facts.project?.condaManifests?.find((m) => m.kind === "conda-environment");
-  if (manifest) {
-    const file = manifest.path.split("/").pop()!;
-    return [
-      ...manifest.dependencies
-        .filter((d) => CONDA_TORCH.includes(d.name))
-        .map((d) => `# ${d.origin}: ${d.raw}  ->  (comment it out: torch comes from the pip: list)`),
-      `# ${file}, under pip:: --extra-index-url ${indexUrl} and ${pin}`,
-      `${CONDA_TOOL} env update --file ${shellQuote(file)} --prune`,
-    ];
-  }
+  if (manifest) return environmentFileCommands(manifest, pin, indexUrl);
   const byConda = facts.python.distributions.some(
     (d) => d.normalizedName === "torch" && d.installer === "conda",
   );

@@ -176,16 +176,27 @@ test("environment.yml on the pytorch channel: no sm_120 on an RTX 5090, not know
   const rtx = only(projectTorchArchNotCovered, DERIVED["conda-pytorch-channel-on-rtx5090"]!());
   assert.equal(rtx.severity, "error");
   assert.ok(labels(rtx).includes("environment.yml:15") && labels(rtx).includes("environment.yml:17"));
+  // The project fix takes torch through the file's pip: list, the torch the environment fix names
+  // (torch-not-installed here) and init plans (issue 22 item 8), not a conda-forge build of its own.
   assert.ok(
-    rtx.fix.commands.some((c) =>
-      c.startsWith("# environment.yml:15: pytorch::pytorch  ->  conda-forge::pytorch="),
+    rtx.fix.commands.includes(
+      "# environment.yml:15: pytorch::pytorch  ->  (comment it out: torch comes from the pip: list)",
     ),
   );
   assert.ok(
-    rtx.fix.commands.some((c) =>
-      c.startsWith("# environment.yml:17: pytorch::pytorch-cuda=12.1  ->  (remove it"),
+    rtx.fix.commands.includes(
+      "# environment.yml:17: pytorch::pytorch-cuda=12.1  ->  (comment it out: torch comes from the pip: list)",
     ),
   );
+  const pipLine = rtx.fix.commands.find((c) => c.startsWith("# environment.yml, under pip::"));
+  const named =
+    /--extra-index-url https:\/\/download\.pytorch\.org\/whl\/(cu\d+) and torch==(\d+\.\d+)\.\*/.exec(
+      pipLine ?? "",
+    );
+  assert.ok(named, rtx.fix.commands.join("\n"));
+  const envFix = only(torchNotInstalled, DERIVED["conda-pytorch-channel-on-rtx5090"]!());
+  assert.match(envFix.fix.summary, new RegExp(`torch ${named[2]!.replace(".", "\\.")} ${named[1]} `));
+  assert.ok(rtx.fix.commands.at(-1)!.endsWith("env update --file environment.yml --prune"));
   const gb10 = only(projectTorchArchNotCovered, DERIVED["conda-pytorch-channel-on-gb10"]!());
   assert.equal(gb10.severity, "info");
   assert.match(gb10.message, /not known/);
