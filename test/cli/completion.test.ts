@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { valueCompletion } from "../../src/cli/completion.js";
 import { renderCompletion } from "../../src/report/completion-script.js";
+import { FISH, SHELLCHECK, ZSH, needs } from "../support/needs.js";
 
 const MAIN = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "gpuprep-completion-"));
@@ -24,8 +25,6 @@ function script(shell: string): string {
   assert.equal(run.status, 0, run.stderr);
   return run.stdout;
 }
-
-const has = (program: string): boolean => spawnSync("sh", ["-c", `command -v ${program}`]).status === 0;
 
 /** What bash's completion offers for `words` (the last one being completed), run in `work`. */
 function bashComplete(words: string[]): string[] {
@@ -66,61 +65,52 @@ test("bash: commands, a command's flags, fixed values, files and directories, su
   assert.ok(bashComplete(["gpuprep", "completion", ""]).includes("fish"));
 });
 
-test(
-  "bash: the script passes shellcheck",
-  { skip: has("shellcheck") ? false : "shellcheck is not installed" },
-  () => {
-    const path = join(work, "check.bash");
-    writeFileSync(path, script("bash"));
-    const run = spawnSync("shellcheck", ["-s", "bash", path], { encoding: "utf8" });
-    assert.equal(run.status, 0, run.stdout);
-  },
-);
+test("bash: the script passes shellcheck", (t) => {
+  if (needs(t, SHELLCHECK)) return;
+  const path = join(work, "check.bash");
+  writeFileSync(path, script("bash"));
+  const run = spawnSync("shellcheck", ["-s", "bash", path], { encoding: "utf8" });
+  assert.equal(run.status, 0, run.stdout);
+});
 
-test(
-  "fish: complete -C answers from the generated script",
-  { skip: has("fish") ? false : "fish is not installed (apt-get install fish)" },
-  () => {
-    const path = join(work, "gpuprep.fish");
-    writeFileSync(path, script("fish"));
-    const complete = (line: string): string[] => {
-      const run = spawnSync("fish", ["--no-config", "-c", `source $argv[1]; complete -C '${line}'`, path], {
-        encoding: "utf8",
-        cwd: work,
-      });
-      assert.equal(run.status, 0, run.stderr);
-      return run.stdout
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => l.split("\t")[0]!)
-        .sort();
-    };
-    assert.deepEqual(complete("gpuprep d"), ["doctor"]);
-    assert.ok(complete("gpuprep doctor --js").includes("--json"));
-    assert.deepEqual(complete("gpuprep doctor --strat"), []);
-    assert.deepEqual(complete("gpuprep init --strategy "), ["auto", "container", "native"]);
-    assert.ok(complete("gpuprep fleet ").includes("collect"));
-  },
-);
-
-test(
-  "zsh: the script loads through bashcompinit and defines the function",
-  { skip: has("zsh") ? false : "zsh is not installed (apt-get install zsh)" },
-  () => {
-    const path = join(work, "gpuprep.zsh");
-    writeFileSync(path, script("zsh"));
-    const run = spawnSync(
-      "zsh",
-      ["-f", "-c", `source "$1" && (( $+functions[_gpuprep] )) && echo defined`, "zsh", path],
-      {
-        encoding: "utf8",
-        env: { ...process.env, HOME: work },
-      },
-    );
+test("fish: complete -C answers from the generated script", (t) => {
+  if (needs(t, FISH)) return;
+  const path = join(work, "gpuprep.fish");
+  writeFileSync(path, script("fish"));
+  const complete = (line: string): string[] => {
+    const run = spawnSync("fish", ["--no-config", "-c", `source $argv[1]; complete -C '${line}'`, path], {
+      encoding: "utf8",
+      cwd: work,
+    });
     assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stdout, /defined/);
-  },
-);
+    return run.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.split("\t")[0]!)
+      .sort();
+  };
+  assert.deepEqual(complete("gpuprep d"), ["doctor"]);
+  assert.ok(complete("gpuprep doctor --js").includes("--json"));
+  assert.deepEqual(complete("gpuprep doctor --strat"), []);
+  assert.deepEqual(complete("gpuprep init --strategy "), ["auto", "container", "native"]);
+  assert.ok(complete("gpuprep fleet ").includes("collect"));
+});
+
+test("zsh: the script loads through bashcompinit and defines the function", (t) => {
+  if (needs(t, ZSH)) return;
+  const path = join(work, "gpuprep.zsh");
+  writeFileSync(path, script("zsh"));
+  const run = spawnSync(
+    "zsh",
+    ["-f", "-c", `source "$1" && (( $+functions[_gpuprep] )) && echo defined`, "zsh", path],
+    {
+      encoding: "utf8",
+      env: { ...process.env, HOME: work },
+    },
+  );
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /defined/);
+});
 
 test("value kinds come from the declaration: paths, fixed sets, free text", () => {
   assert.deepEqual(valueCompletion({ type: "boolean", description: "x" }), { kind: "none" });

@@ -47,6 +47,9 @@ export const CHROMIUM = aptPart("chromium", "chromium", () =>
   existsSync(process.env["CHROMIUM"] ?? "/usr/bin/chromium"),
 );
 export const SHELLCHECK = aptPart("shellcheck", "shellcheck", () => commandExists("shellcheck"));
+/** The shells `gpuprep completion` writes for besides bash (test/cli/completion.test.ts). */
+export const FISH = aptPart("fish", "fish", () => commandExists("fish"));
+export const ZSH = aptPart("zsh", "zsh", () => commandExists("zsh"));
 export const DOCKER_COMPOSE = aptPart("docker-compose", "docker-compose", () =>
   commandExists("docker-compose"),
 );
