@@ -307,12 +307,8 @@ test(
       byNode(report)["a2"]?.reason ?? "",
       /drained: bad gpu: taken out of the job while it waited/,
     );
-    cluster.slurm("scontrol", ["update", "NodeName=a2", "State=RESUME"]);
-    // The next test needs a2 back: slurmctld takes a moment to show it idle again, and a node still
-    // drained there is left out of the all-reduce (a flaky failure on CI before this wait).
-    const resumed = Date.now() + 30_000;
-    while (Date.now() < resumed && cluster.slurm("sinfo", ["-h", "-n", "a2", "-o", "%T"]).trim() !== "idle")
-      await new Promise((r) => setTimeout(r, 500));
+    // The next test (the all-reduce) needs a2 back, not still drained.
+    await cluster.resumeNode("a2");
   },
 );
 

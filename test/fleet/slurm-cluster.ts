@@ -264,6 +264,19 @@ export class SlurmCluster {
   }
 
   /**
+   * A drained or down node back in service, returned once slurmctld shows it idle: it takes a
+   * moment, and a test after it that finds the node still drained leaves it out.
+   */
+  async resumeNode(name: string): Promise<void> {
+    this.slurm("scontrol", ["update", `NodeName=${name}`, "State=RESUME"]);
+    await waitFor(
+      () => this.slurm("sinfo", ["-h", "-n", name, "-o", "%T"]).trim() === "idle",
+      30_000,
+      `${name} to be idle again`,
+    );
+  }
+
+  /**
    * A node crashing mid-run, as the controller sees it: slurmctld marks it DOWN (what it does when
    * the node stops answering; the harness's SlurmdTimeout is 300 s, so it is told at once), and its
    * slurmd and every task on it are gone (SIGKILL).
