@@ -282,6 +282,15 @@ export const MUTANTS = [
     to: "const deadline = (() => undefined)(",
     guards: [T("kube-deadline")],
   },
+  {
+    // A registry that serves other bytes than those it files under the tag: init would pin a
+    // digest that is not the image's (issue 28 item 8).
+    id: "registry-digest-header-unchecked",
+    file: "dist/src/remote/registry.js",
+    from: 'named !== "" && named !== digest)',
+    to: 'named !== "" && false)',
+    guards: ["dist/test/init/base-image-digest.test.js"],
+  },
 ];
 
 function parseArgs(argv) {

@@ -22,7 +22,13 @@ import { gatherFacts } from "../gather/index.js";
 import { hasProjectManifest, readProject } from "../gather/project.js";
 import { loadKnowledgeBase } from "../kb/index.js";
 import { makePlan, type InitOptions } from "../plan/index.js";
-import { planDocument, type Plan } from "../plan/types.js";
+import { planDocument, type ContainerPlan, type Plan } from "../plan/types.js";
+import {
+  parseRegistryMirror,
+  pinnedByRegistry,
+  throughMirror,
+  type RegistryAnswer,
+} from "../plan/base-image.js";
 import type { ProjectFacts } from "../facts/schema.js";
 import { startProgress } from "../util/console-status.js";
 import { targetFromFacts, targetFromName } from "../plan/target.js";
@@ -30,6 +36,8 @@ import { generateFiles } from "../generate/index.js";
 import { applyWrites, finishInterruptedInit, planWrites } from "../generate/write.js";
 
 const PROJECT = "the project";
+/** How long init --fetch waits for the registry's answer about the base image's tag. */
+const REGISTRY_DEADLINE_MS = 30_000;
 const MACHINE = "the machine (default: this one, as doctor sees it)";
 const SETUP = "the setup";
 const WRITING = "writing";
@@ -158,10 +166,18 @@ const OPTIONS = {
     group: SETUP,
     setting: { key: "python" },
   },
+  "registry-mirror": {
+    type: "string",
+    value: "HOST[/PATH]",
+    description:
+      "pull the NGC base image from this mirror of nvcr.io (a pull-through\ncache or a copy with the same paths and tags), e.g. harbor.corp/nvcr-proxy",
+    group: SETUP,
+    setting: { key: "registry-mirror" },
+  },
   fetch: {
     type: "boolean",
     description:
-      "also read the wheels the project's lock pins (downloading their CUDA\nlibraries) and say in the plan and SETUP.md which cannot run on the\ntarget; the image is not downloaded",
+      "also read the wheels the project's lock pins (downloading their CUDA\nlibraries) and say in the plan and SETUP.md which cannot run on the\ntarget, and pin the base image by the digest its registry names for\nthe tag; the image is not downloaded",
     group: SETUP,
   },
   "dry-run": {
@@ -350,6 +366,45 @@ async function lockedWheelsCheck(plan: Plan, project: ProjectFacts) {
   }
 }
 
+/** The plan pulling its base image through --registry-mirror; a native plan pulls no image. */
+function withRegistryMirror(plan: Plan, text: string | undefined): Plan {
+  if (text === undefined) return plan;
+  const mirror = parseRegistryMirror(text);
+  if (mirror === null)
+    fail(
+      `--registry-mirror ${quotedForMessage(text)} is not a registry host[:port][/path]`,
+      "e.g. --registry-mirror harbor.corp/nvcr-proxy (no scheme, no tag)",
+    );
+  if (plan.strategy === "container") return throughMirror(plan, mirror);
+  return {
+    ...plan,
+    warnings: [
+      ...plan.warnings,
+      `--registry-mirror ${mirror} is not used: the plan is native and pulls no image`,
+    ],
+  };
+}
+
+/** init --fetch: the digest the registry names for the plan's image tag now. */
+async function askRegistryForDigest(plan: ContainerPlan): Promise<RegistryAnswer> {
+  const [{ readTagDigest }, { DEFAULT_HTTP_LIMITS, HttpClient }] = await Promise.all([
+    import("../remote/registry.js"),
+    import("../remote/http.js"),
+  ]);
+  const progress = startProgress("init", `asking the registry for ${plan.container.ref}'s digest`);
+  try {
+    const client = new HttpClient({ ...DEFAULT_HTTP_LIMITS, deadlineMs: REGISTRY_DEADLINE_MS });
+    const digest = await readTagDigest(plan.container.ref, client);
+    return { digest, askedOn: new Date().toISOString().slice(0, 10) };
+  } catch (error) {
+    // Not reaching the registry leaves the tag as the pin, said in the plan; init goes on.
+    if (error instanceof UserError) return { error: error.message };
+    throw error;
+  } finally {
+    progress.end();
+  }
+}
+
 /** A manifest's text as it is now, for the native plan's edit of it; null where the project has none. */
 function currentManifest(projectDir: string, name: string): string | null {
   const path = join(projectDir, name);
@@ -397,8 +452,11 @@ export const initCommand = defineCommand({
     const options = checkedOptions(values, projectDir);
     const kb = loadKnowledgeBase();
     const { target, project } = await planInputs(values, kb, projectDir, fromSettings);
-    const plan = makePlan(kb, project, target, options);
-    if (values.fetch) plan.decisions.push(await lockedWheelsCheck(plan, project));
+    let plan = withRegistryMirror(makePlan(kb, project, target, options), values["registry-mirror"]);
+    if (values.fetch) {
+      plan.decisions.push(await lockedWheelsCheck(plan, project));
+      if (plan.strategy === "container") plan = pinnedByRegistry(plan, await askRegistryForDigest(plan));
+    }
     // Read here, not gathered: the native plan's one edit of a user file appends to its text as it
     // is now (like planWrites, which reads each file to keep the user's edits). The plan itself
     // took pyproject.toml's facts from the project gathered above.

@@ -94,14 +94,20 @@ function torchCheck(plan: ContainerPlan): string {
 }
 
 /**
- * FROM by digest where the knowledge base has the tag's digest (with its source); else by tag, and
- * the comment says how to pin it (a tag can be pushed again; a digest cannot change).
+ * FROM by digest where the registry named it (init --fetch) or the knowledge base has the tag's
+ * digest (with its source); else by tag, and the comment says how to pin it (a tag can be pushed
+ * again; a digest cannot change).
  */
-function baseImageArg(ref: string, image: ContainerPlan["container"]["image"]): string {
-  // The KB's digest is the tag's own image; a Jetson's -igpu image is another tag, another digest.
-  if (image.digest && ref === image.image)
+function baseImageArg(container: ContainerPlan["container"]): string {
+  const { ref, image } = container;
+  // What the registry itself named for this ref (init --fetch) first; a mirror serves the same bytes.
+  if (container.digest)
+    return `# Pinned by digest (${singleLine(container.digest.source)}).\nARG BASE_IMAGE=${ref}@${container.digest.value}`;
+  // The KB's digest is the tag's own image (a mirror serves the same bytes); a Jetson's -igpu image
+  // is another tag, another digest.
+  if (image.digest && (container.mirrorOf ?? ref) === image.image)
     return `# Pinned by digest (${singleLine(image.digest.source)}).\nARG BASE_IMAGE=${ref}@${image.digest.value}`;
-  return `# Pinned by tag: the knowledge base has no digest for it. To pin, set BASE_IMAGE to the digest\n# \`docker buildx imagetools inspect ${ref}\` prints (scripts/run-container.sh passes it).\nARG BASE_IMAGE=${ref}`;
+  return `# Pinned by tag: the knowledge base has no digest for it. To pin, run \`gpuprep init --fetch\`, or set\n# BASE_IMAGE to the digest \`docker buildx imagetools inspect ${ref}\` prints (scripts/run-container.sh passes it).\nARG BASE_IMAGE=${ref}`;
 }
 
 export function renderDockerfile(plan: ContainerPlan): string {
@@ -115,7 +121,7 @@ export function renderDockerfile(plan: ContainerPlan): string {
   const lines: string[] = [];
   lines.push(header(plan, "#").trimEnd());
   lines.push(`# Base: ${plan.container.ref}, ${image.tag}: torch ${image.torch}, CUDA ${image.cuda}; needs driver ${plan.requiredDriver} or newer.
-${baseImageArg(plan.container.ref, image)}
+${baseImageArg(plan.container)}
 FROM \${BASE_IMAGE} AS base
 # bash with pipefail for every RUN here and in the stages built on this one: a failing \`pip list\`
 # must stop the build, not leave base-packages.txt empty and torch unprotected.

@@ -137,6 +137,10 @@ export interface ContainerChoice {
    * end of the build so an image without them fails there, not at the user's first import.
    */
   imports: string[];
+  /** The NGC reference `ref` mirrors, where --registry-mirror moved the pull (plan/base-image.ts). */
+  mirrorOf?: string;
+  /** The digest the registry named for `ref`'s tag (init --fetch): FROM is pinned by it. */
+  digest?: { value: string; source: string };
 }
 
 /** Where a native plan installs: a uv venv, a pixi workspace, or a conda environment. */

@@ -139,6 +139,14 @@ class RegistrySession {
         `${showUrl(url)}: the manifest does not hash to the digest asked for`,
         "the registry served other bytes",
       );
+    // The digest the registry files the manifest under (what `docker pull` records); a registry
+    // that names another one served bytes other than those it stores under the tag.
+    const named = response.headers["docker-content-digest"];
+    if (typeof named === "string" && named !== "" && named !== digest)
+      throw new FetchError(
+        `${showUrl(url)}: the manifest does not hash to the Docker-Content-Digest the registry names`,
+        "the registry served other bytes",
+      );
     const type =
       String(response.headers["content-type"] ?? "")
         .split(";")[0]
@@ -201,4 +209,16 @@ export async function openRegistryImage(
     bytesFetched: () => client.bytesReceived - start,
     close: async () => {},
   };
+}
+
+/**
+ * The digest a tag names now: the hash of its top-level manifest (an index for a multi-platform
+ * image), the one `docker buildx imagetools inspect` prints and a `FROM ref@digest` pulls. A tag
+ * can be pushed again; this digest cannot change.
+ */
+export async function readTagDigest(text: string, client: HttpClient): Promise<string> {
+  const image = parseImageReference(text);
+  if (image.reference.startsWith("sha256:")) return image.reference;
+  const { digest } = await new RegistrySession(client, image).manifest(image.reference);
+  return digest;
 }

@@ -62,6 +62,12 @@ export const SettingsSchema = z
       .string()
       .min(1)
       .describe("init --index-url: a PyPI mirror (http or https, no credentials)."),
+    "registry-mirror": z
+      .string()
+      .min(1)
+      .describe(
+        "init --registry-mirror: a mirror of nvcr.io to pull the NGC base image from (host[:port][/path]).",
+      ),
     wheelhouse: z
       .string()
       .min(1)

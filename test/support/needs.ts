@@ -50,6 +50,10 @@ export const SHELLCHECK = aptPart("shellcheck", "shellcheck", () => commandExist
 /** The shells `gpuprep completion` writes for besides bash (test/cli/completion.test.ts). */
 export const FISH = aptPart("fish", "fish", () => commandExists("fish"));
 export const ZSH = aptPart("zsh", "zsh", () => commandExists("zsh"));
+/** The distribution registry 2.8 (`docker-registry serve CONFIG`), no engine needed. */
+export const DOCKER_REGISTRY = aptPart("docker-registry", "docker-registry", () =>
+  commandExists("docker-registry"),
+);
 export const DOCKER_COMPOSE = aptPart("docker-compose", "docker-compose", () =>
   commandExists("docker-compose"),
 );

@@ -48,6 +48,8 @@ export const PlanSchema = z.object({
       ref: z.string(),
       protected: z.array(ProtectedPackageSchema),
       imports: z.array(z.string()),
+      mirrorOf: z.string().optional(),
+      digest: z.object({ value: z.string(), source: z.string() }).optional(),
     })
     .nullable(),
   native: z
