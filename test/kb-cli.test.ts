@@ -34,8 +34,15 @@ test("kb gpu: the nvidia-smi name, with dense peaks and sources", () => {
 test("kb gpu: per-precision peaks, dense and sparse as NVIDIA states them, with their sources", () => {
   const result = gpuprep("gpu", "RTX 5070 Ti");
   assert.equal(result.code, 0, result.stderr);
-  assert.match(result.stdout, /per precision {7}FP32 43\.9 dense; FP4 1406 sparse \(dense not sourced\)/);
+  // The whitepaper's Table 5 (dense column) and the compare page's sparse FP4 (issue 27 item 4).
+  assert.match(result.stdout, /dense peaks {9}BF16 87\.9 TFLOP\/s, FP16 87\.9 TFLOP\/s, TF32 not sourced/);
+  assert.match(
+    result.stdout,
+    /per precision {7}FP32 43\.9 dense; BF16 87\.9 dense; .*FP4 703 dense, 1406 sparse/,
+  );
   assert.match(result.stdout, /graphics-cards\/compare\/ \(.*1406/);
+  // Where NVIDIA's sparse figure was read and its dense one was not, the dense one says so.
+  assert.match(gpuprep("gpu", "RTX 5080").stdout, /FP4 1801 sparse \(dense not sourced\)/);
   const hopper = gpuprep("gpu", "NVIDIA H100 80GB HBM3").stdout;
   assert.match(hopper, /BF16 989\.5 dense, 1979 sparse/);
   assert.match(hopper, /NVFP4 not on this architecture/);
