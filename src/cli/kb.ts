@@ -1,6 +1,7 @@
 /** `gpuprep kb …`: the compatibility knowledge itself, readable with reasons and sources, or --json. */
 import { writeDocument, writeText } from "../report/terminal.js";
 import { UserError } from "../errors.js";
+import { docsUrl } from "../docs-url.js";
 import { defineCommand, type OptionTable } from "./command.js";
 import { makeStyle, useColor, type Style } from "../report/style.js";
 import {
@@ -192,7 +193,7 @@ function showNgc(kb: KnowledgeBase, tag: string | undefined, json: boolean): num
     const known = kb.data.ngcImages.map((row) => row.tag).join(", ") || "none";
     throw new UserError(
       `no NGC PyTorch image "${tag}" in the knowledge base`,
-      `known tags: ${known} (tags left out, and why: docs/knowledge-base.md)`,
+      `known tags: ${known} (tags left out, and why: ${docsUrl("docs/knowledge-base.md")})`,
     );
   }
   const covers = kb.ngcCoverage(image);

@@ -3,6 +3,7 @@ import type { NativePlan, Plan } from "../plan/types.js";
 import { CONSTRAINTS_FILE, REQUIREMENTS_FILE, setupScript, volumes } from "./paths.js";
 import type { GeneratedFile } from "./types.js";
 import { separateDetails, wrapProse } from "../util/wrap.js";
+import { sourceText } from "../kb/source-label.js";
 
 /** A continuation line Markdown would read as a new block (a list item, a heading, a quote). */
 const STARTS_BLOCK = /^([-+*>#]|\d+[.)])(\s|$)/;
@@ -79,7 +80,7 @@ export function renderSetupMd(plan: Plan, files: GeneratedFile[]): string {
   out.push("## Decisions", "");
   for (const d of plan.decisions) {
     out.push(...listItem(`**${d.topic}**: ${d.choice}. ${d.reason}.`));
-    for (const source of new Set(d.sources)) out.push(`  Source: ${source}`);
+    for (const source of new Set(d.sources)) out.push(`  Source: ${sourceText(source)}`);
   }
   out.push("");
   if (plan.conflicts.length > 0) {

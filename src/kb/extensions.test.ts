@@ -183,6 +183,6 @@ test("gpuprep kb ext xformers prints the claims, the builds and the pinned sourc
   );
   assert.match(
     result.stdout,
-    /sources:\n {2}https:\/\/github\.com\/facebookresearch\/xformers\/blob\/[0-9a-f]{40}\/\.github\/workflows\/wheels\.yml/,
+    /sources:\n {2}repository file at a commit, https:\/\/github\.com\/facebookresearch\/xformers\/blob\/[0-9a-f]{40}\/\.github\/workflows\/wheels\.yml/,
   );
 });

@@ -88,6 +88,7 @@ export type { CondaTorchQuery, CondaTorchVerdict } from "./queries/conda-torch.j
 export type { WheelPythonsAnswer } from "./queries/wheel-pythons.js";
 export { hasWheelFor, describeWheelPythons } from "./queries/wheel-pythons.js";
 export { tritonGpuName, ptxasAccepts, oldestTritonFor, tritonPtxasTable } from "./queries/triton-ptxas.js";
+export { DRIVER_FACTS, toolkitSources } from "./queries/toolkit-sources.js";
 
 export class KnowledgeBase {
   constructor(readonly data: KnowledgeBaseData) {}

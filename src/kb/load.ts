@@ -21,6 +21,7 @@ import {
   wheelPythonsRowSchema,
 } from "./schema.js";
 import type { Overlay } from "./overlay.js";
+import { sourceUrl } from "./source-label.js";
 
 // The tables' type lives with the row types; exported here too, beside the loader that makes it.
 export type { KnowledgeBaseData };
@@ -60,6 +61,22 @@ export function parseTable<Row extends z.ZodType>(
   return result.data.rows;
 }
 
+/** The fields of a table that hold a source's URL: a Source's url, and the row parts that name one. */
+const SOURCE_FIELDS = new Set(["url", "source"]);
+
+/**
+ * The table with every source that is one of gpuprep's own pages ("docs/kb-evidence/gpus.md",
+ * not in the npm package) turned into its absolute URL at this release's tag, once, here: every
+ * query, text, JSON document and generated file then cites a link that works where gpuprep is
+ * installed, and a row's parts that name one of its sources still name it by the same string.
+ */
+export function linkOwnPages(json: unknown, field = ""): unknown {
+  if (Array.isArray(json)) return json.map((item) => linkOwnPages(item, field));
+  if (json !== null && typeof json === "object")
+    return Object.fromEntries(Object.entries(json).map(([key, value]) => [key, linkOwnPages(value, key)]));
+  return typeof json === "string" && SOURCE_FIELDS.has(field) ? sourceUrl(json) : json;
+}
+
 export function readTable<K extends keyof KnowledgeBaseData>(name: K): KnowledgeBaseData[K] {
   const { file, schema } = TABLES[name];
   const url = new URL(`./data/${file}`, import.meta.url);
@@ -67,7 +84,7 @@ export function readTable<K extends keyof KnowledgeBaseData>(name: K): Knowledge
     name,
     file,
     schema as z.ZodType,
-    JSON.parse(readFileSync(url, "utf8")),
+    linkOwnPages(JSON.parse(readFileSync(url, "utf8"))),
   ) as KnowledgeBaseData[K];
 }
 

@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { KnowledgeBase } from "./index.js";
 import { loadPackagedData } from "./load.js";
+import { docsUrl } from "../docs-url.js";
 import { coverageFor, parseComputeCapability } from "./compat.js";
 
 const kb = new KnowledgeBase(loadPackagedData());
@@ -97,7 +98,8 @@ test("H100 + torch 2.11.0+cu130 on driver 580.159.04: native sm_90 SASS (our cap
   const build = kb.torchBuild("2.11.0+cu130", "", "linux-x86_64")!;
   assert.deepEqual(build.archList, ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]);
   assert.equal(build.confidence, "measured");
-  assert.ok(build.sources.some((source) => source.url === "docs/measurements/2026-11-22-h100.md"));
+  // The loader links gpuprep's own pages at the release tag (source-label.ts).
+  assert.ok(build.sources.some((source) => source.url === docsUrl("docs/measurements/2026-11-22-h100.md")));
   const choice = kb
     .torchBuildsFor({
       computeCapability: "9.0",

@@ -24,6 +24,13 @@ export const sourceSchema = z.object({
 });
 
 const sources = z.array(sourceSchema).min(1, "every row needs at least one source");
+
+const cudaToolkitFact = z.enum(["minDriverLinux", "minorCompatMinDriverLinux", "sassTargets", "ptxIsa"]);
+
+/** A toolkit row's source names the facts it states, so a decision cites only those behind it. */
+export const cudaToolkitSourceSchema = sourceSchema.extend({
+  backs: z.array(cudaToolkitFact).min(1, "name the facts of the row this source states"),
+});
 const confidence = z.enum(["primary", "measured", "secondary", "index"]);
 
 export const archRowSchema = z.object({
@@ -55,7 +62,7 @@ export const cudaToolkitRowSchema = z.object({
     .regex(/^\d+\.\d+$/)
     .optional(),
   confidence,
-  sources,
+  sources: z.array(cudaToolkitSourceSchema).min(1, "every row needs at least one source"),
 });
 
 const tflops = z.number().positive().nullable();

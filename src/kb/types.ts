@@ -5,7 +5,11 @@
  */
 
 export interface Source {
-  /** A documentation URL, or a repository file as https://github.com/OWNER/REPO/blob/COMMIT/PATH. */
+  /**
+   * A documentation URL, a repository file as https://github.com/OWNER/REPO/blob/COMMIT/PATH, or a
+   * page of this repository as the table writes it ("docs/kb-evidence/gpus.md"), which the loader
+   * turns into its absolute URL at the release's tag (source-label.ts).
+   */
   url: string;
   /** What the source says, briefly, where the URL alone does not make it obvious. */
   note?: string;
@@ -54,6 +58,17 @@ export interface ArchRow {
   sources: Source[];
 }
 
+/** The facts of a CUDA toolkit row that a source can state. */
+export type CudaToolkitFact = "minDriverLinux" | "minorCompatMinDriverLinux" | "sassTargets" | "ptxIsa";
+
+/**
+ * A toolkit row's source and the facts it states. A decision cites the sources of the facts it
+ * rests on: a torch build's driver floor cites the driver tables, not nvcc's target list.
+ */
+export interface CudaToolkitSource extends Source {
+  backs: CudaToolkitFact[];
+}
+
 /** A CUDA toolkit release (major.minor) and the Linux driver it needs. */
 export interface CudaToolkitRow {
   version: string;
@@ -66,7 +81,7 @@ export interface CudaToolkitRow {
   /** PTX ISA version this toolkit emits ("9.0"), used to judge whether a driver can JIT it. */
   ptxIsa?: string;
   confidence: Confidence;
-  sources: Source[];
+  sources: CudaToolkitSource[];
 }
 
 /**
@@ -233,7 +248,12 @@ export interface NgcGpuRun {
   result: "ran" | "detected" | "warned" | "failed";
   /** The log's own words, short. */
   quote: string;
-  /** What the source is ("a user's benchmark README, stored public code index entry 54568036639"). */
+  /**
+   * What the source is, as a user reads it: the kind of file and its date, and its repository where
+   * known ("a user's project log, DGX Spark, completed 2026-02-07 (broadinstitute/virnucpro-broad,
+   * .planning/...)"; "a GEMM benchmark table (a public file, its repository not recorded)"). Never an
+   * index number (src/kb/source-hosts.test.ts, test/docs-links.test.ts).
+   */
   what: string;
   /** The row source that holds it: one of the row's sources' URLs. */
   source: string;

@@ -8,14 +8,14 @@
  * replayed on real allocations matched the real peak reserved within 0.52 %.
  */
 import { cudaContextFor, defaultCalibration, type Calibration } from "./calibration.js";
+import { docsUrl } from "../docs-url.js";
 import type { TraceResult } from "./payload.js";
 import type { MemoryEstimate } from "./types.js";
 
 export const TRACE_ACCURACY = {
   medianAbsErrorPct: 0.13,
   p95AbsErrorPct: 2.14,
-  source:
-    "peak allocated on 18 held-out cells on an H100 (torch 2.11), docs/reports/memory-retrace-h100.jsonl",
+  source: `peak allocated on 18 held-out cells on an H100 (torch 2.11), ${docsUrl("docs/reports/memory-retrace-h100.jsonl")}`,
 };
 
 /** torch versions the trace tier runs on: memory.py needs torch.distributed._tools.mem_tracker. */

@@ -5,7 +5,7 @@
  * what the image ships (numpy ...). An image whose torch fails the pin is never chosen.
  */
 import type { Requirement } from "../facts/schema.js";
-import type { KnowledgeBase, NgcImageChoice } from "../kb/index.js";
+import { DRIVER_FACTS, toolkitSources, type KnowledgeBase, type NgcImageChoice } from "../kb/index.js";
 
 /**
  * One platform image of a tag as the planner weighs it: the KB's verdict (its torch's arch list,
@@ -312,7 +312,7 @@ export function chooseContainer(
       topic: "driver",
       choice: `${requiredDriver} or newer`,
       reason: `the target's driver is not known (pass --driver to plan for yours); CUDA ${image.cuda} needs ${requiredDriver}, and the run script checks it before starting`,
-      sources: [...sources, ...(toolkit?.sources.map((s) => s.url) ?? [])],
+      sources: [...sources, ...toolkitSources(toolkit, DRIVER_FACTS)],
     });
   }
   const protectedPackages = providedPackages(image);

@@ -3,7 +3,7 @@
  * whose CUDA the driver runs, the newest such release the project's torch pin accepts.
  */
 import type { Requirement } from "../facts/schema.js";
-import type { KnowledgeBase, TorchBuildChoice } from "../kb/index.js";
+import { DRIVER_FACTS, toolkitSources, type KnowledgeBase, type TorchBuildChoice } from "../kb/index.js";
 import { NEWEST_DRIVER } from "./choose-container.js";
 import { compareVersions } from "../util/version.js";
 import { choosePython, pythonPinChangeMessage, relaxPythonPins, type PythonLimit } from "./choose-python.js";
@@ -129,7 +129,7 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
     const build = candidate.build;
     const toolkit = build.cuda ? kb.cudaToolkit(build.cuda) : null;
     const requiredDriver = toolkit?.minDriverLinux ?? NEWEST_DRIVER;
-    const sources = [...build.sources.map((s) => s.url), ...(toolkit?.sources.map((s) => s.url) ?? [])];
+    const sources = [...build.sources.map((s) => s.url), ...toolkitSources(toolkit, DRIVER_FACTS)];
     const decisions: Decision[] = [
       {
         topic: "torch",
@@ -163,7 +163,7 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
         topic: "driver",
         choice: `${requiredDriver} or newer`,
         reason: `the target's driver is not known (pass --driver to plan for yours), so the plan takes torch ${build.torch} on the oldest CUDA it is built for here: CUDA ${build.cuda} needs ${requiredDriver}, and setup-native.sh checks it`,
-        sources: toolkit?.sources.map((s) => s.url) ?? [],
+        sources: toolkitSources(toolkit, DRIVER_FACTS),
       });
     return {
       choice: {

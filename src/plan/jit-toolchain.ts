@@ -5,7 +5,7 @@
  * 'gpu-name'"). The fix is a ptxas that knows it, the CUDA toolkit's, through TRITON_PTXAS_PATH
  * (triton's knobs) — never a triton built from a PyPI sdist, which does not exist.
  */
-import type { KnowledgeBase } from "../kb/index.js";
+import { toolkitSources, type KnowledgeBase } from "../kb/index.js";
 import type { Decision, JitToolchain } from "./types.js";
 
 /** The ptxas triton's wheels bundle, as the KB's triton row reads it (cmake/nvidia-toolchain-version.json). */
@@ -45,7 +45,7 @@ export function decideJitToolchain(
     TRITON_BUNDLED_PTXAS.source,
     KNOBS_SOURCE,
     ...(asked ? [NO_SDIST_SOURCE] : []),
-    ...knowing.sources.map((s) => s.url),
+    ...toolkitSources(knowing, ["sassTargets"]),
   ];
   const why = bundledKnows
     ? `triton's bundled ptxas (CUDA ${TRITON_BUNDLED_PTXAS.cuda}) already compiles ${target}; the toolkit's ptxas is set anyway since triton was asked for`

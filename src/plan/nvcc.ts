@@ -4,7 +4,7 @@
  * compiles SASS for the GPU (sm_121 needs CUDA 12.9 or later in CUDA 12). The generated scripts
  * check it before spending minutes on a build.
  */
-import type { KnowledgeBase } from "../kb/index.js";
+import { toolkitSources, type KnowledgeBase } from "../kb/index.js";
 import { compareVersions, majorMinor, versionParts } from "../util/version.js";
 import type { BuildToolkit } from "./types.js";
 
@@ -47,8 +47,8 @@ export function nvccNeeded(
     );
   }
   const sources = [
-    ...(torchToolkit?.sources ?? []),
-    ...(evidence && evidence !== torchToolkit ? evidence.sources : []),
+    ...toolkitSources(torchToolkit, ["sassTargets"]),
+    ...(evidence !== torchToolkit ? toolkitSources(evidence, ["sassTargets"]) : []),
   ];
-  return { major, minimum, reason: reasons.join("; "), sources: [...new Set(sources.map((s) => s.url))] };
+  return { major, minimum, reason: reasons.join("; "), sources: [...new Set(sources)] };
 }

@@ -9,6 +9,7 @@ import { blocked, type FilePlan } from "../generate/write.js";
 import { unifiedDiff } from "../generate/diff.js";
 import { setupScript } from "../generate/paths.js";
 import { separateDetails, wrapProse } from "../util/wrap.js";
+import { sourceText } from "../kb/source-label.js";
 
 export interface InitOutcome {
   plan: Plan;
@@ -76,7 +77,7 @@ function renderPlan(
   for (const d of plan.decisions) {
     out.push(`  ${style.bold(d.topic)}: ${d.choice}`);
     out.push(...reasonLines("    why: ", d.reason, verbose));
-    for (const source of new Set(d.sources)) out.push(`    source: ${source}`);
+    for (const source of new Set(d.sources)) out.push(`    source: ${sourceText(source)}`);
   }
   if (plan.conflicts.length > 0) {
     out.push("", style.bold("pins in the project that are not obeyed:"));

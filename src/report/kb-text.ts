@@ -14,6 +14,7 @@ import type {
   TorchBuildQuery,
 } from "../kb/index.js";
 import { ngcDriverFloor } from "../kb/queries/ngc.js";
+import { sourceText } from "../kb/source-label.js";
 import type {
   CudaToolkitRow,
   ExtensionRow,
@@ -395,7 +396,8 @@ export function renderKbResolve(
 
 function printSources(print: Print, style: Style, sources: readonly Source[]): void {
   print(style.dim("sources:"));
-  for (const source of sources) print(style.dim(`  ${source.url}${source.note ? ` (${source.note})` : ""}`));
+  for (const source of sources)
+    print(style.dim(`  ${sourceText(source.url)}${source.note ? ` (${source.note})` : ""}`));
 }
 
 function yesNo(value: boolean | null): string {

@@ -5,6 +5,7 @@ import { jitRows } from "../validate/judge-jit.js";
 import type { JUnitSuite } from "./junit.js";
 import { SdpaDataSchema } from "../validate/payload.js";
 import type { Status, ValidateReport, ValidationItem } from "../validate/report.js";
+import { sourceText } from "../kb/source-label.js";
 
 function figure(item: ValidationItem): string {
   if (!item.measured) return "";
@@ -244,7 +245,7 @@ export function toHtmlReport(report: ValidateReport): HtmlReport {
       ],
       note: [
         report.gpu?.peak
-          ? `GPU peaks: ${report.gpu.peak.name} from the knowledge base (${report.gpu.peak.sources.join(", ")}).`
+          ? `GPU peaks: ${report.gpu.peak.name} from the knowledge base (${report.gpu.peak.sources.map(sourceText).join("; ")}).`
           : "No GPU peak figures in the knowledge base for this GPU: matmul and memory figures are reported without a reference.",
         "Host transfers are held against the PCIe link's raw rate per direction.",
       ].join(" "),

@@ -7,6 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
+import { docsUrl } from "../../src/docs-url.js";
 import type { GpuRow, PrecisionPeak } from "../../src/kb/types.js";
 
 const rows = loadKnowledgeBase().data.gpus;
@@ -17,7 +18,7 @@ test("most rows carry per-precision peaks, each row citing the evidence file", (
   assert.ok(withPeaks.length >= 40, `${withPeaks.length} rows`);
   for (const row of withPeaks)
     assert.ok(
-      row.sources.some((source) => source.url === "docs/kb-evidence/gpus.md"),
+      row.sources.some((source) => source.url === docsUrl("docs/kb-evidence/gpus.md")),
       `${row.name} cites docs/kb-evidence/gpus.md`,
     );
 });

@@ -1,0 +1,59 @@
+// The settings schema of src/settings/schema.ts written for valibot, for bench/footprint/measure.sh:
+// its JSON Schema (@valibot/to-json-schema) is compared with the one zod generates.
+import * as v from "valibot";
+import { toJsonSchema } from "@valibot/to-json-schema";
+const driverText = v.pipe(
+  v.string(),
+  v.regex(/^\d+(\.\d+){0,2}$/, "a driver version such as 580.95.05, or a branch such as 580"),
+);
+const d = (s, text) => v.pipe(s, v.description(text));
+const Settings = v.partial(
+  v.strictObject({
+    target: d(
+      v.pipe(v.string(), v.minLength(1)),
+      "The machine the project is for, as --target names it: a system (dgx-spark, jetson-thor) or a GPU (h100, rtx-5090). init plans for it, memory takes its GPU's memory, and `doctor --target` judges the project for it.",
+    ),
+    driver: d(
+      v.union([driverText, v.pipe(v.number(), v.integer(), v.minValue(1))]),
+      'The target\'s NVIDIA driver (--driver): "580.95.05", or a branch, 580. Used only with a target.',
+    ),
+    arch: d(v.picklist(["x86_64", "aarch64"]), "The target's CPU (--arch). Used only with a target."),
+    strategy: d(
+      v.picklist(["container", "native", "auto"]),
+      "init --strategy: an NGC container, a native uv venv, or auto (the one that keeps every pin).",
+    ),
+    python: d(
+      v.pipe(v.string(), v.regex(/^3\.\d+(\.\d+)?$/, "a Python version such as 3.12")),
+      "init --python: the Python of the native venv.",
+    ),
+    "build-from-source": d(
+      v.array(
+        v.pipe(
+          v.string(),
+          v.regex(/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/, "a package name as on PyPI"),
+        ),
+        'a list of package names, e.g. ["flash-attn"]',
+      ),
+      "init --build-from-source: extensions compiled for exactly the target GPU.",
+    ),
+    jupyter: d(v.boolean("true or false"), "init --jupyter: a Jupyter service in the container setup."),
+    "non-root": d(v.boolean("true or false"), "init --non-root: run as the host user's ids instead of root."),
+    volumes: d(
+      v.array(v.pipe(v.string(), v.minLength(1)), 'a list of volumes, e.g. ["/data:/data:ro"]'),
+      "init --volume: more volumes, each HOST:CTR[:ro|rw].",
+    ),
+    "shm-size": d(
+      v.pipe(v.string(), v.regex(/^\d+[bkmg]?$/i, "a size such as 16g")),
+      "init --shm-size: a /dev/shm of this size.",
+    ),
+    "index-url": d(
+      v.pipe(v.string(), v.minLength(1)),
+      "init --index-url: a PyPI mirror (http or https, no credentials).",
+    ),
+    wheelhouse: d(
+      v.pipe(v.string(), v.minLength(1)),
+      "init --wheelhouse: a directory of wheels in the project (offline build).",
+    ),
+  }),
+);
+process.stdout.write(JSON.stringify(toJsonSchema(Settings, { errorMode: "warn" }), null, 2) + "\n");
