@@ -43,9 +43,9 @@ function checkFlowDepth(text: string, path: string): void {
   }
 }
 
-export function parseCondaEnvironment(text: string, path: string): CondaManifest {
+/** The parsed document; a file the YAML parser refuses is a UserError at its first error's line. */
+function parseYaml(text: string, path: string, lineCounter: LineCounter) {
   const file = basename(path);
-  const lineCounter = new LineCounter();
   checkFlowDepth(text, path);
   let doc;
   try {
@@ -62,21 +62,87 @@ export function parseCondaEnvironment(text: string, path: string): CondaManifest
       `fix line ${line} of ${file}`,
     );
   }
-  const lineOf = (node: Node | null | undefined) =>
-    node?.range ? lineCounter.linePos(node.range[0]).line : null;
-  const root = doc.contents;
+  return doc;
+}
+
+type LineOf = (node: Node | null | undefined) => number | null;
+
+/** What the dependencies list says: conda specs, and the pip: list's requirements and index options. */
+interface DependencyLists {
+  dependencies: CondaDependency[];
+  pypiDependencies: CondaPypiDependency[];
+  pypiIndexUrl: string | null;
+  pypiExtraIndexUrls: string[];
+}
+
+function condaDependency(raw: string, line: number | null, path: string): CondaDependency {
+  const spec = parseCondaSpec(raw);
+  if (!spec)
+    throw new UserError(
+      `${path}:${line}: not a conda package spec: ${printablePrefix(String(raw))}`,
+      "write it as name, name=1.2 or channel::name>=1.2",
+    );
+  return { ...spec, raw, origin: `${basename(path)}:${line ?? "?"}`, feature: null, platform: null };
+}
+
+/** One entry of the pip: list into `lists`: an index option, a requirement, or another option (skipped). */
+function readPipEntry(raw: string, at: string, lists: DependencyLists): void {
+  const option =
+    /^(--index-url|-i|--extra-index-url|-e|--editable|-r|--requirement|-c|--constraint|--[a-z-]+)(?:\s*=\s*|\s+)?(.*)$/.exec(
+      raw,
+    );
+  if (option) {
+    const [, flag = "", value = ""] = option;
+    if (flag === "--index-url" || flag === "-i") lists.pypiIndexUrl = value.trim();
+    else if (flag === "--extra-index-url") lists.pypiExtraIndexUrls.push(value.trim());
+    // -e . (the project itself), -r / -c files and other pip options name no package here.
+    return;
+  }
+  const requirement = parseRequirement(raw, at);
+  if (!requirement)
+    throw new UserError(
+      `${at}: not a valid pip requirement: ${printablePrefix(String(raw))}`,
+      "write it as PEP 508, e.g. transformers>=4.40",
+    );
+  lists.pypiDependencies.push({ ...requirement, index: null, feature: null, platform: null });
+}
+
+function readDependencies(items: unknown[], path: string, lineOf: LineOf): DependencyLists {
+  const file = basename(path);
+  const lists: DependencyLists = {
+    dependencies: [],
+    pypiDependencies: [],
+    pypiIndexUrl: null,
+    pypiExtraIndexUrls: [],
+  };
+  for (const item of items) {
+    if (isScalar(item)) {
+      lists.dependencies.push(condaDependency(String(item.value), lineOf(item), path));
+      continue;
+    }
+    if (!isMap(item) || !item.has("pip")) continue;
+    const pip = item.get("pip", true);
+    if (!isSeq(pip)) continue;
+    for (const entry of pip.items)
+      if (isScalar(entry)) readPipEntry(String(entry.value).trim(), `${file}:${lineOf(entry) ?? "?"}`, lists);
+  }
+  return lists;
+}
+
+export function parseCondaEnvironment(text: string, path: string): CondaManifest {
+  const file = basename(path);
+  const lineCounter = new LineCounter();
+  const root = parseYaml(text, path, lineCounter).contents;
+  const lineOf: LineOf = (node) => (node?.range ? lineCounter.linePos(node.range[0]).line : null);
   if (root !== null && !isMap(root))
     throw new UserError(
       `${path}: not a conda environment file (no mapping at the top)`,
       "it needs name:, channels: and dependencies:",
     );
-  const get = (key: string) => (root && isMap(root) ? (root.get(key, true) as Node | undefined) : undefined);
+  const get = (key: string) => (root ? (root.get(key, true) as Node | undefined) : undefined);
   /** The line of a top-level key ("channels:"), not of its first item. */
-  const keyLine = (key: string) => {
-    const pair =
-      root && isMap(root) ? root.items.find((p) => isScalar(p.key) && p.key.value === key) : undefined;
-    return lineOf(pair?.key) ?? 0;
-  };
+  const keyLine = (key: string) =>
+    lineOf(root?.items.find((p) => isScalar(p.key) && p.key.value === key)?.key) ?? 0;
   const lines: Record<string, number> = {};
   const channelsNode = get("channels");
   const channels: string[] = [];
@@ -85,58 +151,10 @@ export function parseCondaEnvironment(text: string, path: string): CondaManifest
     for (const item of channelsNode.items) if (isScalar(item)) channels.push(channelName(String(item.value)));
   }
   const nameNode = get("name");
-  const dependencies: CondaDependency[] = [];
-  const pypiDependencies: CondaPypiDependency[] = [];
-  let pypiIndexUrl: string | null = null;
-  const pypiExtraIndexUrls: string[] = [];
   const depsNode = get("dependencies");
   if (depsNode !== undefined && !isSeq(depsNode))
     throw new UserError(`${path}: dependencies must be a list`, `fix dependencies: in ${file}`);
-  if (isSeq(depsNode)) {
-    lines["dependencies"] = keyLine("dependencies");
-    for (const item of depsNode.items) {
-      const line = lineOf(item as Node);
-      const where = `${file}:${line ?? "?"}`;
-      if (isScalar(item)) {
-        const raw = String(item.value);
-        const spec = parseCondaSpec(raw);
-        if (!spec)
-          throw new UserError(
-            `${path}:${line}: not a conda package spec: ${printablePrefix(String(raw))}`,
-            "write it as name, name=1.2 or channel::name>=1.2",
-          );
-        dependencies.push({ ...spec, raw, origin: where, feature: null, platform: null });
-        continue;
-      }
-      if (isMap(item) && item.has("pip")) {
-        const pip = item.get("pip", true);
-        if (!isSeq(pip)) continue;
-        for (const entry of pip.items) {
-          if (!isScalar(entry)) continue;
-          const raw = String(entry.value).trim();
-          const at = `${file}:${lineOf(entry) ?? "?"}`;
-          const option =
-            /^(--index-url|-i|--extra-index-url|-e|--editable|-r|--requirement|-c|--constraint|--[a-z-]+)(?:\s*=\s*|\s+)?(.*)$/.exec(
-              raw,
-            );
-          if (option) {
-            const [, flag = "", value = ""] = option;
-            if (flag === "--index-url" || flag === "-i") pypiIndexUrl = value.trim();
-            else if (flag === "--extra-index-url") pypiExtraIndexUrls.push(value.trim());
-            // -e . (the project itself), -r / -c files and other pip options name no package here.
-            continue;
-          }
-          const requirement = parseRequirement(raw, at);
-          if (!requirement)
-            throw new UserError(
-              `${at}: not a valid pip requirement: ${printablePrefix(String(raw))}`,
-              "write it as PEP 508, e.g. transformers>=4.40",
-            );
-          pypiDependencies.push({ ...requirement, index: null, feature: null, platform: null });
-        }
-      }
-    }
-  }
+  if (isSeq(depsNode)) lines["dependencies"] = keyLine("dependencies");
   return {
     kind: "conda-environment",
     path,
@@ -145,10 +163,7 @@ export function parseCondaEnvironment(text: string, path: string): CondaManifest
     platforms: [],
     systemCuda: {},
     environments: {},
-    dependencies,
-    pypiDependencies,
-    pypiIndexUrl,
-    pypiExtraIndexUrls,
+    ...readDependencies(isSeq(depsNode) ? depsNode.items : [], path, lineOf),
     lines,
   };
 }

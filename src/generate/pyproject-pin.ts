@@ -19,6 +19,7 @@ export interface PyprojectPin {
 const TORCH_FAMILY = ["torch", "torchvision", "torchaudio"];
 
 type UvTable = Record<string, unknown>;
+type UvIndex = { name?: string; url?: string };
 
 /**
  * Adds `entries` (name -> TOML value) to the [tool.uv.<table>] table: right under its header when
@@ -101,26 +102,36 @@ function addUvKey(
   };
 }
 
-export function pinPyproject(plan: NativePlan, current: string): PyprojectPin {
-  const native = plan.native;
-  const doc = parse(current) as { tool?: { uv?: UvTable } };
-  const uv = doc.tool?.uv ?? {};
-  const indexes = (uv.index ?? []) as Array<{ name?: string; url?: string }>;
-  const url = plan.options.indexUrl ?? native.build.indexUrl;
-  const deps = new Set(plan.install.map((r) => r.normalizedName).concat("torch"));
-  const wanted = TORCH_FAMILY.filter((name) => deps.has(name) || name === "torch");
-  const ours = indexes.find((i) => i.name === native.indexName);
+/** The file as it is being edited, and what each step says it did. */
+interface Edit {
+  content: string;
+  notes: string[];
+}
+
+/** The plan's index name, already given to another URL in the file, is not taken over (a wheelhouse uses none). */
+function refuseIndexNameClash(plan: NativePlan, ours: UvIndex | undefined, url: string): void {
   if (ours && ours.url !== url && !plan.options.wheelhouse)
     throw new UserError(
-      `init: pyproject.toml already has a [[tool.uv.index]] named ${native.indexName} pointing at ${ours.url}, the name the plan needs for ${url}`,
+      `init: pyproject.toml already has a [[tool.uv.index]] named ${plan.native.indexName} pointing at ${ours.url}, the name the plan needs for ${url}`,
       `rename or remove that index and rerun`,
     );
-  let content = current.endsWith("\n") ? current : `${current}\n`;
-  const notes: string[] = [];
-  // Routes the project already has for the torch family: kept when they reach the planned index,
-  // else replaced (the old line left as a comment) or, where that is not safe, init stops.
+}
+
+/**
+ * Routes the project already has for the torch family: kept when they reach the planned index,
+ * else replaced (the old line left as a comment) or, where that is not safe, init stops.
+ * Returns the names whose routes were kept.
+ */
+function rerouteExisting(
+  edit: Edit,
+  plan: NativePlan,
+  uv: UvTable,
+  indexes: UvIndex[],
+  url: string,
+): string[] {
+  const native = plan.native;
   const rerouted = rerouteTorchSources(
-    content,
+    edit.content,
     (uv.sources ?? {}) as Record<string, unknown>,
     indexes,
     TORCH_FAMILY,
@@ -132,86 +143,125 @@ export function pinPyproject(plan: NativePlan, current: string): PyprojectPin {
           why: `torch ${native.build.torch} ${native.build.variant} runs natively on ${singleLine(plan.target.gpuName)}`,
         },
   );
-  content = rerouted.content;
+  edit.content = rerouted.content;
   if (rerouted.replaced.length > 0)
-    notes.push(
+    edit.notes.push(
       `${plan.options.wheelhouse ? "route disabled" : `route replaced by the ${native.indexName} index`}: ${rerouted.replaced.join(", ")}`,
     );
   if (rerouted.kept.length > 0)
-    notes.push(`${rerouted.kept.join(", ")} already routed to ${url}; kept as written`);
-  if (plan.options.wheelhouse) {
-    // Offline, uv ignores every index (--no-index): a torch pinned to one could not be found.
-    // torch comes from the wheelhouse like everything else, so it must hold the planned build.
-    notes.push(
-      `torch is not pinned to an index: it comes from ${plan.options.wheelhouse}/, which must hold torch ${native.build.torch} ${native.build.variant} (${url})`,
-    );
-  } else {
-    // Every route already reaches the planned URL under the project's own index name: nothing to add.
-    const allKept = wanted.every((name) => rerouted.kept.includes(name));
-    if (!ours && !allKept)
-      content += `\n# Added by gpuprep init: torch ${native.build.torch} ${native.build.variant} runs natively on ${singleLine(plan.target.gpuName)}.\n[[tool.uv.index]]\nname = ${tomlString(native.indexName)}\nurl = ${tomlString(url)}\nexplicit = true\n`;
-    const sources = addToUvTable(
-      content,
-      uv,
-      "sources",
-      wanted
-        .filter((name) => !rerouted.kept.includes(name))
-        .map((name) => [name, `[{ index = ${tomlString(native.indexName)} }]`]),
-      "",
-    );
-    content = sources.content;
-    if (sources.added.length > 0)
-      notes.push(`${sources.added.join(", ")} pinned to the ${native.indexName} index`);
-    if (sources.skipped) notes.push(sources.skipped);
-  }
-  // Source builds of project dependencies: uv builds them in isolation, so the build environment
-  // gets the venv's exact torch (match-runtime) and ninja, and the target's TORCH_CUDA_ARCH_LIST.
+    edit.notes.push(`${rerouted.kept.join(", ")} already routed to ${url}; kept as written`);
+  return rerouted.kept;
+}
+
+/**
+ * The planned index (unless the project's own index of that name is there) and [tool.uv.sources]
+ * entries routing the torch family the project uses to it, past those already routed there.
+ */
+function routeTorchFamily(
+  edit: Edit,
+  plan: NativePlan,
+  uv: UvTable,
+  route: { url: string; ours: UvIndex | undefined; kept: string[] },
+): void {
+  const native = plan.native;
+  const deps = new Set(plan.install.map((r) => r.normalizedName).concat("torch"));
+  const wanted = TORCH_FAMILY.filter((name) => deps.has(name) || name === "torch");
+  // Every route already reaches the planned URL under the project's own index name: nothing to add.
+  const allKept = wanted.every((name) => route.kept.includes(name));
+  if (!route.ours && !allKept)
+    edit.content += `\n# Added by gpuprep init: torch ${native.build.torch} ${native.build.variant} runs natively on ${singleLine(plan.target.gpuName)}.\n[[tool.uv.index]]\nname = ${tomlString(native.indexName)}\nurl = ${tomlString(route.url)}\nexplicit = true\n`;
+  const sources = addToUvTable(
+    edit.content,
+    uv,
+    "sources",
+    wanted
+      .filter((name) => !route.kept.includes(name))
+      .map((name) => [name, `[{ index = ${tomlString(native.indexName)} }]`]),
+    "",
+  );
+  edit.content = sources.content;
+  if (sources.added.length > 0)
+    edit.notes.push(`${sources.added.join(", ")} pinned to the ${native.indexName} index`);
+  if (sources.skipped) edit.notes.push(sources.skipped);
+}
+
+/**
+ * Source builds of project dependencies: uv builds them in isolation, so the build environment
+ * gets the venv's exact torch (match-runtime) and ninja, and the target's TORCH_CUDA_ARCH_LIST.
+ */
+function sourceBuildSettings(edit: Edit, plan: NativePlan, uv: UvTable): void {
   const built = plan.sourceBuilds.filter((b) => b.inProject);
+  if (built.length === 0) return;
   // Offline, match-runtime pins the build's torch to the wheelhouse as an index, which --no-index
   // then hides (uv 0.11.15 fails "torch was not found"); the wheelhouse's one torch of the planned
   // series is the runtime's, so the series is the pin there.
   const torchForBuilds = plan.options.wheelhouse
-    ? `"torch==${native.build.torch}.*"`
+    ? `"torch==${plan.native.build.torch}.*"`
     : `{ requirement = "torch", match-runtime = true }`;
-  if (built.length > 0) {
-    const why = `# ${singleLine(`Added by gpuprep init: ${built.map((b) => b.name).join(", ")} compiled against the venv's torch for compute capability ${built[0]!.archList} only.`)}\n`;
-    const buildDeps = addToUvTable(
-      content,
-      uv,
-      "extra-build-dependencies",
-      built.map((b) => [b.name, `["ninja", ${torchForBuilds}]`]),
-      why,
+  const why = `# ${singleLine(`Added by gpuprep init: ${built.map((b) => b.name).join(", ")} compiled against the venv's torch for compute capability ${built[0]!.archList} only.`)}\n`;
+  const buildDeps = addToUvTable(
+    edit.content,
+    uv,
+    "extra-build-dependencies",
+    built.map((b) => [b.name, `["ninja", ${torchForBuilds}]`]),
+    why,
+  );
+  const vars = addToUvTable(
+    buildDeps.content,
+    uv,
+    "extra-build-variables",
+    built.map((b) => [
+      b.name,
+      `{ ${[["TORCH_CUDA_ARCH_LIST", b.archList], ...Object.entries(b.env)].map(([k = "", v = ""]) => `${tomlKey(k)} = ${tomlString(v)}`).join(", ")} }`,
+    ]),
+    "",
+  );
+  edit.content = vars.content;
+  if (buildDeps.added.length > 0)
+    edit.notes.push(`${buildDeps.added.join(", ")} built against the venv's torch`);
+  for (const skipped of [buildDeps.skipped, vars.skipped]) if (skipped) edit.notes.push(skipped);
+}
+
+/**
+ * `uv run` syncs the venv to the lock before it runs anything; without this it would put the
+ * index's wheel back in place of a source build (seed 003 exported UV_NO_SYNC=1 for that).
+ * Every source build, also one asked for by name: a dependency of a dependency (unsloth's
+ * xformers) is synced from the index like a direct one.
+ */
+function neverBinaries(edit: Edit, plan: NativePlan, uv: UvTable): void {
+  if (plan.sourceBuilds.length === 0) return;
+  const noBinary = addUvKey(
+    edit.content,
+    uv,
+    "no-binary-package",
+    plan.sourceBuilds.map((b) => b.name),
+  );
+  edit.content = noBinary.content;
+  if (noBinary.note) edit.notes.push(noBinary.note);
+}
+
+export function pinPyproject(plan: NativePlan, current: string): PyprojectPin {
+  const native = plan.native;
+  const doc = parse(current) as { tool?: { uv?: UvTable } };
+  const uv = doc.tool?.uv ?? {};
+  const indexes = (uv.index ?? []) as UvIndex[];
+  const url = plan.options.indexUrl ?? native.build.indexUrl;
+  const ours = indexes.find((i) => i.name === native.indexName);
+  refuseIndexNameClash(plan, ours, url);
+  const original = current.endsWith("\n") ? current : `${current}\n`;
+  const edit: Edit = { content: original, notes: [] };
+  const kept = rerouteExisting(edit, plan, uv, indexes, url);
+  if (plan.options.wheelhouse)
+    // Offline, uv ignores every index (--no-index): a torch pinned to one could not be found.
+    // torch comes from the wheelhouse like everything else, so it must hold the planned build.
+    edit.notes.push(
+      `torch is not pinned to an index: it comes from ${plan.options.wheelhouse}/, which must hold torch ${native.build.torch} ${native.build.variant} (${url})`,
     );
-    const vars = addToUvTable(
-      buildDeps.content,
-      uv,
-      "extra-build-variables",
-      built.map((b) => [
-        b.name,
-        `{ ${[["TORCH_CUDA_ARCH_LIST", b.archList], ...Object.entries(b.env)].map(([k = "", v = ""]) => `${tomlKey(k)} = ${tomlString(v)}`).join(", ")} }`,
-      ]),
-      "",
-    );
-    content = vars.content;
-    if (buildDeps.added.length > 0)
-      notes.push(`${buildDeps.added.join(", ")} built against the venv's torch`);
-    for (const skipped of [buildDeps.skipped, vars.skipped]) if (skipped) notes.push(skipped);
-  }
-  // `uv run` syncs the venv to the lock before it runs anything; without this it would put the
-  // index's wheel back in place of a source build (seed 003 exported UV_NO_SYNC=1 for that).
-  // Every source build, also one asked for by name: a dependency of a dependency (unsloth's
-  // xformers) is synced from the index like a direct one.
-  if (plan.sourceBuilds.length > 0) {
-    const noBinary = addUvKey(
-      content,
-      uv,
-      "no-binary-package",
-      plan.sourceBuilds.map((b) => b.name),
-    );
-    content = noBinary.content;
-    if (noBinary.note) notes.push(noBinary.note);
-  }
-  if (content === (current.endsWith("\n") ? current : `${current}\n`))
+  else routeTorchFamily(edit, plan, uv, { url, ours, kept });
+  sourceBuildSettings(edit, plan, uv);
+  neverBinaries(edit, plan, uv);
+  const { content, notes } = edit;
+  if (content === original)
     return {
       content: null,
       note: notes.length > 0 ? notes.join("; ") : `already routes torch to ${url}; unchanged`,

@@ -59,77 +59,133 @@ export function driverCheck(plan: NativePlan, cuda: string | null): string {
 fi`;
 }
 
-export function renderSetupNative(plan: NativePlan): string {
-  const native = plan.native;
-  const build = native.build;
-  const index = plan.options.wheelhouse
-    ? `--no-index --find-links ${shellQuote(plan.options.wheelhouse)}`
-    : `--index-url ${shellQuote(plan.options.indexUrl ?? build.indexUrl)}`;
-  const offline = plan.options.wheelhouse
-    ? ` --offline --no-index --find-links ${shellQuote(plan.options.wheelhouse)}`
-    : "";
+/** What the install commands share: the source builds' environment, the offline or index flags, the build tools. */
+interface InstallFlags {
+  /** TORCH_CUDA_ARCH_LIST, the packages' own build variables and MAX_JOBS, before a command; "" without source builds. */
+  buildEnv: string;
+  /** uv's offline flags with a wheelhouse, "" otherwise. */
+  offline: string;
+  /** Where torch comes from: the wheelhouse or the planned index. */
+  index: string;
+  /** What a build without isolation needs in the venv itself. */
+  buildTools: string;
+}
+
+function installFlags(plan: NativePlan): InstallFlags {
   const builds = plan.sourceBuilds;
+  const wheelhouse = plan.options.wheelhouse;
+  const offline = wheelhouse ? ` --offline --no-index --find-links ${shellQuote(wheelhouse)}` : "";
   const archList = builds[0]?.archList ?? "";
   // Every source build targets the same GPU, so one TORCH_CUDA_ARCH_LIST serves them all.
   // Packages with their own build variables (flash-attn's FLASH_ATTN_CUDA_ARCHS) get them too.
   const ownEnv = builds.flatMap((b) =>
     Object.entries(b.env).map(([name, value]) => `${name}=${shellDoubleQuoted(value)} `),
   );
-  const buildEnv =
-    builds.length > 0
-      ? `TORCH_CUDA_ARCH_LIST=${shellDoubleQuoted(archList)} ${[...new Set(ownEnv)].join("")}MAX_JOBS="$(build_jobs)" `
-      : "";
+  return {
+    buildEnv:
+      builds.length > 0
+        ? `TORCH_CUDA_ARCH_LIST=${shellDoubleQuoted(archList)} ${[...new Set(ownEnv)].join("")}MAX_JOBS="$(build_jobs)" `
+        : "",
+    offline,
+    index: wheelhouse
+      ? `--no-index --find-links ${shellQuote(wheelhouse)}`
+      : `--index-url ${shellQuote(plan.options.indexUrl ?? plan.native.build.indexUrl)}`,
+    buildTools: `uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} setuptools wheel ninja`,
+  };
+}
+
+/** A pyproject project syncs: its pyproject pins torch to the planned index, so `uv sync` keeps it. */
+function pyprojectInstall(plan: NativePlan, flags: InstallFlags): string[] {
+  const build = plan.native.build;
+  const builds = plan.sourceBuilds;
+  const install = [
+    plan.options.wheelhouse
+      ? `# Offline: every package, torch ${build.torch} ${build.variant} included, comes from ${plan.options.wheelhouse}/.`
+      : `# pyproject.toml pins torch to the ${plan.native.indexName} index ([tool.uv.sources]), so sync keeps it.`,
+  ];
+  if (builds.some((b) => b.inProject))
+    install.push(
+      "# Source builds run in uv's build environment with the venv's own torch ([tool.uv.extra-build-dependencies],",
+      "# match-runtime) and TORCH_CUDA_ARCH_LIST from [tool.uv.extra-build-variables]; MAX_JOBS comes from here.",
+    );
   // uv sync spells it --no-binary-package NAME; uv pip install, like pip, --no-binary NAME,...
   // (uv 0.11.15 rejects --no-binary-package there: found running this script on the H100).
-  const names = builds.map((b) => b.name).join(",");
   const syncNoBinary = builds.map((b) => ` --no-binary-package ${shellQuote(b.name)}`).join("");
-  const pipNoBinary = builds.length > 0 ? ` --no-binary ${shellQuote(names)}` : "";
-  // What a build without isolation needs in the venv itself.
-  const buildTools = `uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} setuptools wheel ninja`;
-  const install: string[] = builds.map(
-    (b) => `# ${singleLine(`${b.name} is built from source: ${b.reason}`)}.`,
+  install.push(`${flags.buildEnv}uv sync --python "$PYTHON_VERSION"${flags.offline}${syncNoBinary}`);
+  return install;
+}
+
+/** A requirements-only project installs torch first and the rest under the constraints. */
+function requirementsInstall(plan: NativePlan, flags: InstallFlags): string[] {
+  const builds = plan.sourceBuilds;
+  const install = [
+    `uv venv --python "$PYTHON_VERSION" .venv`,
+    `uv pip install --python .venv/bin/python ${flags.index} "torch==${plan.native.build.torch}.*"`,
+  ];
+  if (builds.length > 0)
+    install.push(
+      "# Source builds compile against the venv's torch (no build isolation): their build tools go in first.",
+      flags.buildTools,
+    );
+  const pipNoBinary =
+    builds.length > 0 ? ` --no-binary ${shellQuote(builds.map((b) => b.name).join(","))}` : "";
+  const isolation = builds.map((b) => ` --no-build-isolation-package ${shellQuote(b.name)}`).join("");
+  // Relative to the project root (the script cds there): requirements/base.txt, not base.txt.
+  for (const file of plan.project.requirementsFiles)
+    install.push(
+      `${flags.buildEnv}uv pip install --python .venv/bin/python${flags.offline} -c ${CONSTRAINTS_FILE}${pipNoBinary}${isolation} -r ${shellQuote(relative(plan.project.dir, file))}`,
+    );
+  return install;
+}
+
+/** Asked for by name but not required by the project: installed on their own, after the rest. */
+function namedBuildsInstall(plan: NativePlan, flags: InstallFlags): string[] {
+  const extra = plan.sourceBuilds.filter((b) => !b.inProject);
+  if (extra.length === 0) return [];
+  const install: string[] = [];
+  if (plan.project.hasPyproject)
+    install.push(
+      "# Built without isolation against the venv's torch: their build tools go in first.",
+      flags.buildTools,
+    );
+  install.push(
+    `${flags.buildEnv}uv pip install --python .venv/bin/python${flags.offline} -c ${CONSTRAINTS_FILE} --no-build-isolation --no-binary ${shellQuote(extra.map((b) => b.name).join(","))}${extra.map((b) => ` --reinstall-package ${shellQuote(b.name)}`).join("")} ${extra.map((b) => shellQuote(b.requirement)).join(" ")}`,
   );
+  return install;
+}
+
+/** The script's install part: why each source build, the nvcc check, the project's install, the builds asked for by name. */
+function installLines(plan: NativePlan): string[] {
+  const flags = installFlags(plan);
   const nvccCheck = nvccCheckScript(plan);
-  if (nvccCheck.length > 0) install.push(...nvccCheck, "");
-  if (plan.project.hasPyproject) {
-    install.push(
-      plan.options.wheelhouse
-        ? `# Offline: every package, torch ${build.torch} ${build.variant} included, comes from ${plan.options.wheelhouse}/.`
-        : `# pyproject.toml pins torch to the ${native.indexName} index ([tool.uv.sources]), so sync keeps it.`,
-    );
-    if (builds.some((b) => b.inProject))
-      install.push(
-        "# Source builds run in uv's build environment with the venv's own torch ([tool.uv.extra-build-dependencies],",
-        "# match-runtime) and TORCH_CUDA_ARCH_LIST from [tool.uv.extra-build-variables]; MAX_JOBS comes from here.",
-      );
-    install.push(`${buildEnv}uv sync --python "$PYTHON_VERSION"${offline}${syncNoBinary}`);
-  } else {
-    install.push(`uv venv --python "$PYTHON_VERSION" .venv`);
-    install.push(`uv pip install --python .venv/bin/python ${index} "torch==${build.torch}.*"`);
-    if (builds.length > 0)
-      install.push(
-        "# Source builds compile against the venv's torch (no build isolation): their build tools go in first.",
-        buildTools,
-      );
-    const isolation = builds.map((b) => ` --no-build-isolation-package ${shellQuote(b.name)}`).join("");
-    // Relative to the project root (the script cds there): requirements/base.txt, not base.txt.
-    for (const file of plan.project.requirementsFiles)
-      install.push(
-        `${buildEnv}uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE}${pipNoBinary}${isolation} -r ${shellQuote(relative(plan.project.dir, file))}`,
-      );
-  }
-  // Asked for by name but not required by the project: installed on their own, after the rest.
-  const extra = builds.filter((b) => !b.inProject);
-  if (extra.length > 0) {
-    if (plan.project.hasPyproject)
-      install.push(
-        "# Built without isolation against the venv's torch: their build tools go in first.",
-        buildTools,
-      );
-    install.push(
-      `${buildEnv}uv pip install --python .venv/bin/python${offline} -c ${CONSTRAINTS_FILE} --no-build-isolation --no-binary ${shellQuote(extra.map((b) => b.name).join(","))}${extra.map((b) => ` --reinstall-package ${shellQuote(b.name)}`).join("")} ${extra.map((b) => shellQuote(b.requirement)).join(" ")}`,
-    );
-  }
+  return [
+    ...plan.sourceBuilds.map((b) => `# ${singleLine(`${b.name} is built from source: ${b.reason}`)}.`),
+    ...(nvccCheck.length > 0 ? [...nvccCheck, ""] : []),
+    ...(plan.project.hasPyproject ? pyprojectInstall(plan, flags) : requirementsInstall(plan, flags)),
+    ...namedBuildsInstall(plan, flags),
+  ];
+}
+
+/** A shell function: MAX_JOBS if set, else cores, but at most one per GIB_PER_BUILD_JOB GiB of available memory. */
+function buildJobsFunction(): string {
+  return `# Compile jobs: MAX_JOBS if set, else cores, but at most one per ${GIB_PER_BUILD_JOB} GiB of available memory.
+build_jobs() {
+  local jobs mem_gib
+  if [ -n "\${MAX_JOBS:-}" ]; then
+    echo "$MAX_JOBS"
+    return
+  fi
+  mem_gib=$(awk '/^MemAvailable:/ { print int($2 / 1048576) }' /proc/meminfo)
+  jobs=$((mem_gib / ${GIB_PER_BUILD_JOB}))
+  if [ "$jobs" -gt "$(nproc)" ]; then jobs=$(nproc); fi
+  if [ "$jobs" -lt 1 ]; then jobs=1; fi
+  echo "$jobs"
+}`;
+}
+
+export function renderSetupNative(plan: NativePlan): string {
+  const native = plan.native;
+  const build = native.build;
   return `#!/usr/bin/env bash
 ${header(plan, "#")}#
 # usage: scripts/setup-native.sh   (GPUPREP_SKIP_DRIVER_CHECK=1 to set up where the GPU is not)
@@ -142,19 +198,7 @@ REQUIRED_DRIVER=${shellDoubleQuoted(plan.requiredDriver)}
 
 ${VERSION_AT_LEAST}
 
-# Compile jobs: MAX_JOBS if set, else cores, but at most one per ${GIB_PER_BUILD_JOB} GiB of available memory.
-build_jobs() {
-  local jobs mem_gib
-  if [ -n "\${MAX_JOBS:-}" ]; then
-    echo "$MAX_JOBS"
-    return
-  fi
-  mem_gib=$(awk '/^MemAvailable:/ { print int($2 / 1048576) }' /proc/meminfo)
-  jobs=$((mem_gib / ${GIB_PER_BUILD_JOB}))
-  if [ "$jobs" -gt "$(nproc)" ]; then jobs=$(nproc); fi
-  if [ "$jobs" -lt 1 ]; then jobs=1; fi
-  echo "$jobs"
-}
+${buildJobsFunction()}
 
 ${driverCheck(plan, build.cuda)}
 if ! command -v uv > /dev/null 2>&1; then
@@ -163,7 +207,7 @@ if ! command -v uv > /dev/null 2>&1; then
   exit 1
 fi
 ${plan.jitToolchain ? `\n${tritonPtxasBlock(plan.jitToolchain)}` : ""}
-${install.join("\n")}
+${installLines(plan).join("\n")}
 
 .venv/bin/python -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda, 'archs', torch.cuda.get_arch_list())"
 echo "check it: npx gpuprep doctor --python .venv/bin/python"

@@ -10,24 +10,85 @@ import { currentBuilds } from "./queries/extensions.js";
 import { ngcContradictions } from "./integrity-ngc.js";
 import { gpuContradictions } from "./integrity-gpus.js";
 import type { KnowledgeBaseData } from "./load.js";
+import type {
+  CondaTorchBuildRow,
+  CudaToolkitRow,
+  ExtensionBuild,
+  ExtensionRow,
+  GpuRow,
+  TorchBuildRow,
+} from "./types.js";
 import { compareVersions, majorMinor } from "../util/version.js";
 import { normalizeName } from "../util/package-name.js";
 import { satisfies } from "../util/pep440.js";
 
-export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): string[] {
-  const problems: string[] = [];
-  const toolkits = new Map(data.cudaToolkits.map((row) => [row.version, row]));
-  const archs = new Set(data.archs.map((row) => row.computeCapability));
+/** What every check may look at: the tables, the toolkits by version, the repository (for local sources). */
+interface Context {
+  data: KnowledgeBaseData;
+  toolkits: Map<string, CudaToolkitRow>;
+  repoRoot: string | undefined;
+}
 
-  for (const row of data.cudaToolkits) {
-    if (
-      row.minorCompatMinDriverLinux &&
-      compareVersions(row.minDriverLinux, row.minorCompatMinDriverLinux) < 0
+type Check = (context: Context) => string[];
+
+/** One check per kind of contradiction, in the order their lines are reported. */
+const CHECKS: Check[] = [
+  ({ data }) => toolkitsBelowOwnFloor(data),
+  ({ data }) => toolkitDriversOutOfOrder(data),
+  torchBuildProblems,
+  condaBuildProblems,
+  ({ data }) => data.gpus.flatMap((gpu) => gpuRowProblems(gpu, data)),
+  ({ data }) => ngcContradictions(data),
+  ({ data }) => gpuContradictions(data),
+  ({ data }) => packageRequirementProblems(data),
+  ({ data }) => extensionsWithoutImportCheck(data),
+  ({ data, toolkits }) => data.extensions.flatMap((ext) => extensionProblems(ext, toolkits)),
+  systemProblems,
+  ({ data }) => wheelPythonDuplicates(data),
+  missingLocalSources,
+];
+
+export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): string[] {
+  const toolkits = new Map(data.cudaToolkits.map((row) => [row.version, row]));
+  return CHECKS.flatMap((check) => check({ data, toolkits, repoRoot }));
+}
+
+/** The toolkit of a row's CUDA version, or undefined for a CPU row or a version the table lacks. */
+function toolkitOf(
+  toolkits: Context["toolkits"],
+  cuda: string | null | undefined,
+): CudaToolkitRow | undefined {
+  return cuda ? toolkits.get(cuda) : undefined;
+}
+
+/** The SASS arch ("90") of an arch-list entry, "" where the entry cannot be read. */
+function smOf(entry: string): string {
+  const target = parseCodeTarget(entry);
+  return target ? `${target.major}${target.minor}` : "";
+}
+
+/** The entries of an arch list that `toolkit` cannot compile; none where its targets are not known. */
+function uncompilable(entries: string[], toolkit: CudaToolkitRow | undefined): string[] {
+  const targets = toolkit?.sassTargets;
+  return targets ? entries.filter((entry) => !targets.includes(smOf(entry))) : [];
+}
+
+function toolkitsBelowOwnFloor(data: KnowledgeBaseData): string[] {
+  return data.cudaToolkits
+    .filter(
+      (row) =>
+        row.minorCompatMinDriverLinux &&
+        compareVersions(row.minDriverLinux, row.minorCompatMinDriverLinux) < 0,
     )
-      problems.push(
+    .map(
+      (row) =>
         `CUDA ${row.version}: GA driver ${row.minDriverLinux} is below its minor-compat floor ${row.minorCompatMinDriverLinux}`,
-      );
-  }
+    );
+}
+
+/** A newer toolkit never needs an older driver than the one before it. */
+function toolkitDriversOutOfOrder(data: KnowledgeBaseData): string[] {
+  const problems: string[] = [];
   const byVersion = [...data.cudaToolkits].sort((a, b) => compareVersions(a.version, b.version));
   for (let i = 1; i < byVersion.length; i++) {
     const previous = byVersion[i - 1]!;
@@ -37,140 +98,183 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
         `CUDA ${current.version} needs an older driver (${current.minDriverLinux}) than CUDA ${previous.version} (${previous.minDriverLinux})`,
       );
   }
+  return problems;
+}
 
+function claimsUnverifiedPtx(build: { ptxUnverified?: boolean; archList: string[] }): boolean {
+  return Boolean(build.ptxUnverified) && build.archList.some((entry) => entry.startsWith("compute_"));
+}
+
+/** Per build, in the tables' order; `defaults` remembers each release's PyPI default seen so far. */
+function torchBuildProblems({ data, toolkits }: Context): string[] {
   const defaults = new Map<string, string>();
-  for (const build of data.torchBuilds) {
-    const name = `torch ${build.torch} ${build.variant} ${build.platform}`;
-    if (build.cuda && `cu${build.cuda.replace(".", "")}` !== build.variant)
-      problems.push(`${name}: variant does not match CUDA ${build.cuda}`);
-    const toolkit = build.cuda ? toolkits.get(build.cuda) : undefined;
-    if (build.cuda && !toolkit) problems.push(`${name}: CUDA ${build.cuda} is not in the toolkit table`);
-    for (const entry of build.archList) {
-      const target = parseCodeTarget(entry);
-      if (!target) continue;
-      const sm = `${target.major}${target.minor}`;
-      if (toolkit?.sassTargets && !toolkit.sassTargets.includes(sm))
-        problems.push(
-          `${name}: ${entry} cannot be compiled by CUDA ${build.cuda} (targets ${toolkit.sassTargets.join(", ")})`,
-        );
-    }
-    if (build.ptxUnverified && build.archList.some((entry) => entry.startsWith("compute_")))
-      problems.push(`${name}: claims PTX although its PTX is marked unverified`);
-    if (build.pypiDefault) {
-      const key = `${build.torch} ${build.platform}`;
-      if (defaults.has(key))
-        problems.push(`torch ${key}: two PyPI defaults (${defaults.get(key)} and ${build.variant})`);
-      defaults.set(key, build.variant);
-    }
-    if (build.indexUrl !== `https://download.pytorch.org/whl/${build.variant}`)
-      problems.push(`${name}: index URL ${build.indexUrl} does not match the variant`);
+  return data.torchBuilds.flatMap((build) => torchBuildRowProblems(build, toolkits, defaults));
+}
+
+function torchBuildRowProblems(
+  build: TorchBuildRow,
+  toolkits: Context["toolkits"],
+  defaults: Map<string, string>,
+): string[] {
+  const problems: string[] = [];
+  const name = `torch ${build.torch} ${build.variant} ${build.platform}`;
+  if (build.cuda && `cu${build.cuda.replace(".", "")}` !== build.variant)
+    problems.push(`${name}: variant does not match CUDA ${build.cuda}`);
+  const toolkit = toolkitOf(toolkits, build.cuda);
+  if (build.cuda && !toolkit) problems.push(`${name}: CUDA ${build.cuda} is not in the toolkit table`);
+  // Entries that are no code target are passed over here; the conda and extension checks count them as not compilable.
+  const readable = build.archList.filter((entry) => parseCodeTarget(entry));
+  for (const entry of uncompilable(readable, toolkit))
+    problems.push(
+      `${name}: ${entry} cannot be compiled by CUDA ${build.cuda} (targets ${toolkit!.sassTargets!.join(", ")})`,
+    );
+  if (claimsUnverifiedPtx(build)) problems.push(`${name}: claims PTX although its PTX is marked unverified`);
+  problems.push(...secondPypiDefault(build, defaults));
+  if (build.indexUrl !== `https://download.pytorch.org/whl/${build.variant}`)
+    problems.push(`${name}: index URL ${build.indexUrl} does not match the variant`);
+  return problems;
+}
+
+/** A PyPI default for a release and platform that already has one; records the build's otherwise. */
+function secondPypiDefault(build: TorchBuildRow, defaults: Map<string, string>): string[] {
+  if (!build.pypiDefault) return [];
+  const key = `${build.torch} ${build.platform}`;
+  const earlier = defaults.get(key);
+  defaults.set(key, build.variant);
+  return earlier === undefined ? [] : [`torch ${key}: two PyPI defaults (${earlier} and ${build.variant})`];
+}
+
+/** Per build; `seen` holds the channel/version/CUDA/platform keys of the rows before it. */
+function condaBuildProblems({ data, toolkits }: Context): string[] {
+  const seen = new Set<string>();
+  return data.condaTorchBuilds.flatMap((build) => condaBuildRowProblems(build, toolkits, seen));
+}
+
+function condaBuildRowProblems(
+  build: CondaTorchBuildRow,
+  toolkits: Context["toolkits"],
+  seen: Set<string>,
+): string[] {
+  const problems: string[] = [];
+  const name = `conda ${build.channel} torch ${build.torch} ${build.cuda ? `CUDA ${build.cuda}` : "CPU"} ${build.platform}`;
+  for (const version of build.versions)
+    if (majorMinor(version) !== build.torch)
+      problems.push(`${name}: version ${version} is not of ${build.torch}`);
+  // Two rows may share a key only when they list different versions (a rebuild with another list).
+  for (const version of build.versions.length > 0 ? build.versions : [`${build.torch}.*`]) {
+    const key = `${build.channel}|${version}|${build.cuda}|${build.platform}`;
+    if (seen.has(key)) problems.push(`${name}: version ${version} is listed twice`);
+    seen.add(key);
   }
+  const toolkit = toolkitOf(toolkits, build.cuda);
+  if (build.cuda && !toolkit) problems.push(`${name}: CUDA ${build.cuda} is not in the toolkit table`);
+  if (!build.cuda && build.archList.length > 0) problems.push(`${name}: a CPU build with an arch list`);
+  for (const entry of uncompilable(build.archList, toolkit))
+    problems.push(`${name}: ${entry} cannot be compiled by CUDA ${build.cuda}`);
+  if (claimsUnverifiedPtx(build)) problems.push(`${name}: claims PTX although its PTX is marked unverified`);
+  if (build.channel === "pytorch" && build.platform !== "linux-x86_64")
+    problems.push(`${name}: the pytorch channel publishes no CUDA builds for ${build.platform}`);
+  return problems;
+}
 
-  const condaKeys = new Set<string>();
-  for (const build of data.condaTorchBuilds) {
-    const name = `conda ${build.channel} torch ${build.torch} ${build.cuda ? `CUDA ${build.cuda}` : "CPU"} ${build.platform}`;
-    for (const version of build.versions)
-      if (majorMinor(version) !== build.torch)
-        problems.push(`${name}: version ${version} is not of ${build.torch}`);
-    // Two rows may share a key only when they list different versions (a rebuild with another list).
-    for (const version of build.versions.length > 0 ? build.versions : [`${build.torch}.*`]) {
-      const key = `${build.channel}|${version}|${build.cuda}|${build.platform}`;
-      if (condaKeys.has(key)) problems.push(`${name}: version ${version} is listed twice`);
-      condaKeys.add(key);
-    }
-    const toolkit = build.cuda ? toolkits.get(build.cuda) : undefined;
-    if (build.cuda && !toolkit) problems.push(`${name}: CUDA ${build.cuda} is not in the toolkit table`);
-    if (!build.cuda && build.archList.length > 0) problems.push(`${name}: a CPU build with an arch list`);
-    for (const entry of build.archList) {
-      const target = parseCodeTarget(entry);
-      const sm = target ? `${target.major}${target.minor}` : "";
-      if (toolkit?.sassTargets && !toolkit.sassTargets.includes(sm))
-        problems.push(`${name}: ${entry} cannot be compiled by CUDA ${build.cuda}`);
-    }
-    if (build.ptxUnverified && build.archList.some((entry) => entry.startsWith("compute_")))
-      problems.push(`${name}: claims PTX although its PTX is marked unverified`);
-    if (build.channel === "pytorch" && build.platform !== "linux-x86_64")
-      problems.push(`${name}: the pytorch channel publishes no CUDA builds for ${build.platform}`);
+function gpuRowProblems(gpu: GpuRow, data: KnowledgeBaseData): string[] {
+  const problems: string[] = [];
+  if (!data.archs.some((row) => row.computeCapability === gpu.computeCapability))
+    problems.push(`GPU ${gpu.name}: capability ${gpu.computeCapability} is not in the arch table`);
+  const { bf16, fp16, tf32 } = gpu.peakTflops;
+  // Dense tensor TF32 is half of dense BF16 on every NVIDIA part with both; a sparse figure would break it.
+  if (bf16 && tf32 && Math.abs(bf16 / tf32 - 2) > 0.05)
+    problems.push(`GPU ${gpu.name}: BF16 ${bf16} vs TF32 ${tf32} is not 2:1 (sparse figure?)`);
+  if (bf16 && fp16 && bf16 !== fp16) problems.push(`GPU ${gpu.name}: BF16 and FP16 tensor peaks differ`);
+  const mib = gpu.nvidiaSmiMemoryMiB;
+  // A vendor's "80 GB" of GPU memory is 80 GiB of chips; nvidia-smi shows that less what the
+  // driver reserves (ECC, firmware): 90-100 % of it. Outside that band a unit is mixed up.
+  if (mib && gpu.memoryGB) {
+    const share = mib / (gpu.memoryGB * 1024);
+    if (share < 0.9 || share > 1)
+      problems.push(
+        `GPU ${gpu.name}: nvidia-smi ${mib} MiB is ${Math.round(share * 100)} % of ${gpu.memoryGB} GB (expected 90-100 %: a unit mix-up?)`,
+      );
   }
+  return problems;
+}
 
-  for (const gpu of data.gpus) {
-    if (!archs.has(gpu.computeCapability))
-      problems.push(`GPU ${gpu.name}: capability ${gpu.computeCapability} is not in the arch table`);
-    const { bf16, fp16, tf32 } = gpu.peakTflops;
-    // Dense tensor TF32 is half of dense BF16 on every NVIDIA part with both; a sparse figure would break it.
-    if (bf16 && tf32 && Math.abs(bf16 / tf32 - 2) > 0.05)
-      problems.push(`GPU ${gpu.name}: BF16 ${bf16} vs TF32 ${tf32} is not 2:1 (sparse figure?)`);
-    if (bf16 && fp16 && bf16 !== fp16) problems.push(`GPU ${gpu.name}: BF16 and FP16 tensor peaks differ`);
-    const mib = gpu.nvidiaSmiMemoryMiB;
-    // A vendor's "80 GB" of GPU memory is 80 GiB of chips; nvidia-smi shows that less what the
-    // driver reserves (ECC, firmware): 90-100 % of it. Outside that band a unit is mixed up.
-    if (mib && gpu.memoryGB) {
-      const share = mib / (gpu.memoryGB * 1024);
-      if (share < 0.9 || share > 1)
-        problems.push(
-          `GPU ${gpu.name}: nvidia-smi ${mib} MiB is ${Math.round(share * 100)} % of ${gpu.memoryGB} GB (expected 90-100 %: a unit mix-up?)`,
-        );
-    }
-  }
-
-  problems.push(...ngcContradictions(data), ...gpuContradictions(data), ...packageRequirementProblems(data));
-
-  // Every extension the KB knows is import-checked by doctor and validate.
+/** Every extension the KB knows is import-checked by doctor and validate. */
+function extensionsWithoutImportCheck(data: KnowledgeBaseData): string[] {
   const checked = new Set(data.importChecks.flatMap((row) => row.distributions.map(normalizeName)));
-  for (const ext of data.extensions)
-    if (!checked.has(normalizeName(ext.name)))
-      problems.push(`extension ${ext.name}: no import-checks row names it among its distributions`);
-  for (const ext of data.extensions) {
-    const name = `extension ${ext.name}`;
-    for (const cc of ext.buildFromSourceFor)
-      if (ext.supportedComputeCapabilities.includes(cc))
-        problems.push(`${name}: ${cc} is both supported and listed as needing a source build`);
-    const urls = new Set(ext.sources.map((source) => source.url));
-    for (const build of ext.builds ?? []) {
-      const buildName = `${name} ${build.version}${build.cuda ? ` CUDA ${build.cuda}` : ""}`;
-      if (!urls.has(build.source))
-        problems.push(`${buildName}: its source ${build.source} is not among the row's sources`);
-      if (build.platforms.some((platform) => !ext.platforms.includes(platform)))
-        problems.push(`${buildName}: a build platform is missing from the row's platforms`);
-      const toolkit = build.cuda ? toolkits.get(build.cuda) : undefined;
-      for (const entry of build.targets) {
-        const target = parseCodeTarget(entry);
-        const sm = target ? `${target.major}${target.minor}` : "";
-        if (toolkit?.sassTargets && !toolkit.sassTargets.includes(sm))
-          problems.push(`${buildName}: ${entry} cannot be compiled by CUDA ${build.cuda}`);
-      }
-    }
-    if (ext.buildEnv && !urls.has(ext.buildEnv.source))
-      problems.push(`${name}: its buildEnv source ${ext.buildEnv.source} is not among the row's sources`);
-    for (const hazard of ext.installHazards ?? [])
-      if (!urls.has(hazard.source))
-        problems.push(
-          `${name}: install hazard on ${hazard.platform} cites ${hazard.source}, not among the row's sources`,
-        );
-    const current = currentBuilds(ext).filter((build) => build.targets.length > 0);
-    if (current.length === 0) continue;
-    for (const cc of ext.buildFromSourceFor) {
-      const device = parseComputeCapability(cc)!;
-      const serving = current.find((build) => coverageFor(build.targets, device).how !== "none");
-      if (serving)
-        problems.push(
-          `${name}: ${cc} is listed as needing a source build, but the ${serving.version}${serving.cuda ? ` CUDA ${serving.cuda}` : ""} build carries code for it`,
-        );
-    }
-    for (const cc of ext.supportedComputeCapabilities) {
-      const device = parseComputeCapability(cc)!;
-      if (!current.some((build) => coverageFor(build.targets, device).how === "sass"))
-        problems.push(
-          `${name}: ${cc} is listed as supported, but no ${current[0]!.version} build carries SASS for it`,
-        );
-    }
-  }
+  return data.extensions
+    .filter((ext) => !checked.has(normalizeName(ext.name)))
+    .map((ext) => `extension ${ext.name}: no import-checks row names it among its distributions`);
+}
 
+function extensionProblems(ext: ExtensionRow, toolkits: Context["toolkits"]): string[] {
+  const name = `extension ${ext.name}`;
+  const urls = new Set(ext.sources.map((source) => source.url));
+  const problems = ext.buildFromSourceFor
+    .filter((cc) => ext.supportedComputeCapabilities.includes(cc))
+    .map((cc) => `${name}: ${cc} is both supported and listed as needing a source build`);
+  for (const build of ext.builds ?? []) problems.push(...extensionBuildProblems(ext, build, urls, toolkits));
+  if (ext.buildEnv && !urls.has(ext.buildEnv.source))
+    problems.push(`${name}: its buildEnv source ${ext.buildEnv.source} is not among the row's sources`);
+  for (const hazard of ext.installHazards ?? [])
+    if (!urls.has(hazard.source))
+      problems.push(
+        `${name}: install hazard on ${hazard.platform} cites ${hazard.source}, not among the row's sources`,
+      );
+  return [...problems, ...extensionCoverageProblems(ext)];
+}
+
+function extensionBuildProblems(
+  ext: ExtensionRow,
+  build: ExtensionBuild,
+  urls: Set<string>,
+  toolkits: Context["toolkits"],
+): string[] {
+  const problems: string[] = [];
+  const buildName = `extension ${ext.name} ${build.version}${build.cuda ? ` CUDA ${build.cuda}` : ""}`;
+  if (!urls.has(build.source))
+    problems.push(`${buildName}: its source ${build.source} is not among the row's sources`);
+  if (build.platforms.some((platform) => !ext.platforms.includes(platform)))
+    problems.push(`${buildName}: a build platform is missing from the row's platforms`);
+  for (const entry of uncompilable(build.targets, toolkitOf(toolkits, build.cuda)))
+    problems.push(`${buildName}: ${entry} cannot be compiled by CUDA ${build.cuda}`);
+  return problems;
+}
+
+/**
+ * The row's capability lists against the code its current builds carry: a capability said to need
+ * a source build that a build serves, or one said to be supported that no build has SASS for.
+ */
+function extensionCoverageProblems(ext: ExtensionRow): string[] {
+  const current = currentBuilds(ext).filter((build) => build.targets.length > 0);
+  if (current.length === 0) return [];
+  const problems: string[] = [];
+  const name = `extension ${ext.name}`;
+  for (const cc of ext.buildFromSourceFor) {
+    const device = parseComputeCapability(cc)!;
+    const serving = current.find((build) => coverageFor(build.targets, device).how !== "none");
+    if (serving)
+      problems.push(
+        `${name}: ${cc} is listed as needing a source build, but the ${serving.version}${serving.cuda ? ` CUDA ${serving.cuda}` : ""} build carries code for it`,
+      );
+  }
+  for (const cc of ext.supportedComputeCapabilities) {
+    const device = parseComputeCapability(cc)!;
+    if (!current.some((build) => coverageFor(build.targets, device).how === "sass"))
+      problems.push(
+        `${name}: ${cc} is listed as supported, but no ${current[0]!.version} build carries SASS for it`,
+      );
+  }
+  return problems;
+}
+
+function systemProblems({ data, toolkits }: Context): string[] {
+  const problems: string[] = [];
   const gpuNames = new Set(data.gpus.map((gpu) => gpu.name));
   for (const system of data.systems) {
     if (!gpuNames.has(system.gpu))
       problems.push(`system ${system.name}: GPU ${system.gpu} is not in the GPU table`);
-    const toolkit = system.cuda ? toolkits.get(system.cuda) : undefined;
+    const toolkit = toolkitOf(toolkits, system.cuda);
     if (system.cuda && !toolkit)
       problems.push(`system ${system.name}: CUDA ${system.cuda} is not in the toolkit table`);
     // nvidia-smi's "CUDA Version" is the newest runtime the driver runs natively.
@@ -179,6 +283,12 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
         `system ${system.name}: driver ${system.driver} is older than CUDA ${toolkit.version}'s ${toolkit.minDriverLinux}`,
       );
   }
+  return problems;
+}
+
+/** A package, release and platform answered by two wheel-pythons rows. */
+function wheelPythonDuplicates(data: KnowledgeBaseData): string[] {
+  const problems: string[] = [];
   const releaseRows = new Map<string, number>();
   data.wheelPythons.forEach((row, index) => {
     for (const platform of row.platforms)
@@ -190,18 +300,21 @@ export function findContradictions(data: KnowledgeBaseData, repoRoot?: string): 
         releaseRows.set(key, index);
       }
   });
-
-  if (repoRoot) {
-    const tables = Object.entries(data) as Array<[string, Array<{ sources: Array<{ url: string }> }>]>;
-    for (const [table, rows] of tables)
-      for (const row of rows)
-        for (const source of row.sources)
-          if (!source.url.startsWith("http") && !existsSync(`${repoRoot}/${source.url}`))
-            problems.push(`${table}: source ${source.url} does not exist in the repository`);
-  }
   return problems;
 }
 
+/** A source given as a repository path that is not there (checked only when the repository is known). */
+function missingLocalSources({ data, repoRoot }: Context): string[] {
+  if (!repoRoot) return [];
+  const problems: string[] = [];
+  const tables = Object.entries(data) as Array<[string, Array<{ sources: Array<{ url: string }> }>]>;
+  for (const [table, rows] of tables)
+    for (const row of rows)
+      for (const source of row.sources)
+        if (!source.url.startsWith("http") && !existsSync(`${repoRoot}/${source.url}`))
+          problems.push(`${table}: source ${source.url} does not exist in the repository`);
+  return problems;
+}
 /** A package-requirements row whose release range pip cannot read, or two rows answering one release. */
 function packageRequirementProblems(data: KnowledgeBaseData): string[] {
   const problems: string[] = [];

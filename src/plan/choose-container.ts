@@ -233,13 +233,85 @@ function mostExtensionsShipped(
   return images.filter((v) => shipped(v) === most);
 }
 
-export function chooseContainer(
-  kb: KnowledgeBase,
-  target: TargetMachine,
-  requirements: Requirement[],
+/**
+ * The images that run here and whose torch the pin accepts (the pin's exclusions beside them);
+ * where none does, the images of the nearest series, the pin then moved.
+ */
+function pinnedImages(
+  verdicts: NgcImageVerdict[],
   pin: ContainerPin,
-): ContainerOutcome {
-  const verdicts = kb
+): { running: NgcImageVerdict[]; excluded: NgcImageVerdict[]; moved: boolean } {
+  const excluded = verdicts.filter((v) => v.runs && imageTorchSatisfies(v.image, pin) !== true);
+  const running = verdicts.filter((v) => v.runs && !excluded.includes(v));
+  if (running.length > 0) return { running, excluded, moved: false };
+  const nearest = nearestSeriesImages(pin, excluded);
+  return { running: nearest, excluded, moved: nearest.length > 0 && pin.requirement !== null };
+}
+
+/**
+ * Prefer an image that also keeps the project's other pins on what it ships (numpy<2), then
+ * one the driver runs natively: minor-version compatibility cannot JIT newer PTX, and NVIDIA's
+ * image notes ask for the CUDA's own driver. Passed-over images are named in the reason.
+ */
+function preferredImage(
+  kb: KnowledgeBase,
+  running: NgcImageVerdict[],
+  requirements: Requirement[],
+): NgcImageVerdict | undefined {
+  const keeping = running.filter((v) => pinsBroken(v.image, requirements).length === 0);
+  // Then one that ships more of the project's compiled extensions (25.10 bundles flash-attn): NVIDIA's
+  // build for its torch instead of an hour of compiling, or a wheel built for another torch.
+  const preferred = mostExtensionsShipped(kb, keeping.length > 0 ? keeping : running, requirements);
+  return preferred.find((v) => v.driver === "native") ?? preferred[0];
+}
+
+/** How the image's torch meets the project's pin, as the base-image reason says it. */
+function pinNote(pin: ContainerPin, moved: boolean, image: NgcImageRow): string {
+  if (moved)
+    return ` and whose torch is the ${majorMinor(image.torch)} series ${pin.requirement!.raw} (${pin.requirement!.origin}) names (the nearest NVIDIA builds)`;
+  if (pin.changed)
+    return ` and whose torch the changed pin (${pin.requirement!.raw} -> ${pin.specifier}) accepts`;
+  if (pin.specifier)
+    return ` and whose torch the project's ${pin.requirement!.raw} (${pin.requirement!.origin}) accepts`;
+  return "";
+}
+
+/** Everything the base-image decision weighs. */
+interface ImageWeighing {
+  verdicts: NgcImageVerdict[];
+  running: NgcImageVerdict[];
+  excluded: NgcImageVerdict[];
+  moved: boolean;
+  requirements: Requirement[];
+  pin: ContainerPin;
+}
+
+function baseImageDecision(
+  chosen: NgcImageVerdict,
+  weighing: ImageWeighing,
+  target: TargetMachine,
+): Decision {
+  const { verdicts, running, excluded, moved, requirements, pin } = weighing;
+  const image = chosen.image;
+  const ownDriver = chosen.driver === "native" && running.length > 1 && running[0] !== chosen;
+  const covers =
+    target.driverVersion === null
+      ? `it covers compute capability ${target.computeCapability} on ${target.cpuArch}`
+      : chosen.reason;
+  return {
+    topic: "base image",
+    choice: chosen.ref,
+    reason:
+      `newest NGC PyTorch image that runs here${ownDriver ? " with its own CUDA driver" : ""}${pinNote(pin, moved, image)}: ${covers}` +
+      passedOver(verdicts, chosen, moved ? [] : excluded, requirements, pin, target.driverVersion !== null) +
+      `; it brings torch ${image.torch} built with CUDA ${image.cuda}`,
+    sources: image.sources.map((s) => s.url),
+  };
+}
+
+/** Every platform image of every tag, as the KB judges it for the target. */
+function imageVerdicts(kb: KnowledgeBase, target: TargetMachine): NgcImageVerdict[] {
+  return kb
     .ngcImageVerdicts({
       computeCapability: target.computeCapability,
       gpuName: target.gpuName,
@@ -247,26 +319,23 @@ export function chooseContainer(
       cpuArch: target.cpuArch,
     })
     .map(fromChoice);
-  const rejections = verdicts.filter((v) => !v.runs).map((v) => `${v.image.tag}: ${v.reason}`);
-  const excluded = verdicts.filter((v) => v.runs && imageTorchSatisfies(v.image, pin) !== true);
-  const excludedByPin = excluded.map((v) => `${v.image.tag} (torch ${v.image.torch})`);
+}
+
+export function chooseContainer(
+  kb: KnowledgeBase,
+  target: TargetMachine,
+  requirements: Requirement[],
+  pin: ContainerPin,
+): ContainerOutcome {
+  const verdicts = imageVerdicts(kb, target);
+  const { running, excluded, moved } = pinnedImages(verdicts, pin);
   const pinRejection = pinRejectionOf(pin, excluded);
-  if (pinRejection) rejections.unshift(pinRejection);
-  let running = verdicts.filter((v) => v.runs && !excluded.includes(v));
-  let moved: PinConflict | null = null;
-  if (running.length === 0) {
-    running = nearestSeriesImages(pin, excluded);
-    if (running.length > 0 && pin.requirement)
-      moved = movedPinConflict(pin.requirement, running[0]!.image, running[0]!.ref);
-  }
-  // Prefer an image that also keeps the project's other pins on what it ships (numpy<2), then
-  // one the driver runs natively: minor-version compatibility cannot JIT newer PTX, and NVIDIA's
-  // image notes ask for the CUDA's own driver. Passed-over images are named in the reason.
-  const keeping = running.filter((v) => pinsBroken(v.image, requirements).length === 0);
-  // Then one that ships more of the project's compiled extensions (25.10 bundles flash-attn): NVIDIA's
-  // build for its torch instead of an hour of compiling, or a wheel built for another torch.
-  const preferred = mostExtensionsShipped(kb, keeping.length > 0 ? keeping : running, requirements);
-  const chosen = preferred.find((v) => v.driver === "native") ?? preferred[0];
+  const rejections = [
+    ...(pinRejection ? [pinRejection] : []),
+    ...verdicts.filter((v) => !v.runs).map((v) => `${v.image.tag}: ${v.reason}`),
+  ];
+  const excludedByPin = excluded.map((v) => `${v.image.tag} (torch ${v.image.torch})`);
+  const chosen = preferredImage(kb, running, requirements);
   if (!chosen)
     return {
       choice: null,
@@ -277,44 +346,20 @@ export function chooseContainer(
       pinRejection,
       movedPin: null,
     };
-  if (moved) moved = movedPinConflict(pin.requirement!, chosen.image, chosen.ref);
   const image = chosen.image;
   const toolkit = kb.cudaToolkit(image.cuda);
   const requiredDriver = image.minDriverLinux ?? toolkit?.minDriverLinux ?? NEWEST_DRIVER;
   const sources = image.sources.map((s) => s.url);
-  const pinNote = moved
-    ? ` and whose torch is the ${majorMinor(image.torch)} series ${pin.requirement!.raw} (${pin.requirement!.origin}) names (the nearest NVIDIA builds)`
-    : pin.changed
-      ? ` and whose torch the changed pin (${pin.requirement!.raw} -> ${pin.specifier}) accepts`
-      : pin.specifier
-        ? ` and whose torch the project's ${pin.requirement!.raw} (${pin.requirement!.origin}) accepts`
-        : "";
-  const decisions: Decision[] = [
-    {
-      topic: "base image",
-      choice: chosen.ref,
-      reason:
-        `newest NGC PyTorch image that runs here${chosen.driver === "native" && running.length > 1 && running[0] !== chosen ? " with its own CUDA driver" : ""}${pinNote}: ${target.driverVersion === null ? `it covers compute capability ${target.computeCapability} on ${target.cpuArch}` : chosen.reason}` +
-        passedOver(
-          verdicts,
-          chosen,
-          moved ? [] : excluded,
-          requirements,
-          pin,
-          target.driverVersion !== null,
-        ) +
-        `; it brings torch ${image.torch} built with CUDA ${image.cuda}`,
-      sources,
-    },
+  const decisions = [
+    baseImageDecision(chosen, { verdicts, running, excluded, moved, requirements, pin }, target),
   ];
-  if (target.driverVersion === null) {
+  if (target.driverVersion === null)
     decisions.push({
       topic: "driver",
       choice: `${requiredDriver} or newer`,
       reason: `the target's driver is not known (pass --driver to plan for yours); CUDA ${image.cuda} needs ${requiredDriver}, and the run script checks it before starting`,
       sources: [...sources, ...toolkitSources(toolkit, DRIVER_FACTS)],
     });
-  }
   const protectedPackages = providedPackages(image);
   decisions.push(protectedDecision(image, protectedPackages, sources));
   const required = new Set(requirements.map((r) => r.normalizedName));
@@ -330,6 +375,6 @@ export function chooseContainer(
     rejections,
     excludedByPin,
     pinRejection: moved ? null : pinRejection,
-    movedPin: moved,
+    movedPin: moved ? movedPinConflict(pin.requirement!, image, chosen.ref) : null,
   };
 }

@@ -6,7 +6,16 @@ import type { Requirement } from "../facts/schema.js";
 import { DRIVER_FACTS, toolkitSources, type KnowledgeBase, type TorchBuildChoice } from "../kb/index.js";
 import { NEWEST_DRIVER } from "./choose-container.js";
 import { compareVersions } from "../util/version.js";
-import { choosePython, pythonPinChangeMessage, relaxPythonPins, type PythonLimit } from "./choose-python.js";
+import {
+  choosePython,
+  pythonPinChangeMessage,
+  relaxPythonPins,
+  type PythonChoice,
+  type PythonInputs,
+  type PythonLimit,
+  type PythonPinChange,
+} from "./choose-python.js";
+import type { CudaToolkitRow } from "../kb/types.js";
 import { routedVariant, type PackageRoute } from "../project/torch-routes.js";
 import { seriesAccepts } from "../project/series.js";
 import { torchPin } from "../project/torch-pin.js";
@@ -62,8 +71,11 @@ function routeOf(routes: PackageRoute[], variant: string | null): { origin: stri
   return route ? { origin: route.origin, says: `sends torch to ${route.indexUrl}` } : null;
 }
 
-export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: NativeInputs): NativeOutcome {
-  const { torchRequirement, wantedPython, pythonLimits } = inputs;
+/** The torch builds with SASS for the GPU, in the order they are tried, and why the others were turned down. */
+function nativeCandidates(
+  kb: KnowledgeBase,
+  target: TargetMachine,
+): { native: TorchBuildChoice[]; rejections: string[] } {
   const evaluation = kb.evaluateTorchBuilds({
     computeCapability: target.computeCapability,
     gpuName: target.gpuName,
@@ -80,106 +92,166 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
     rejections.push(
       `torch ${c.build.torch} ${c.build.variant}: only through PTX JIT (${c.via.join(", ")}), not native`,
     );
-  const pin = torchRequirement && !inputs.pinChanged ? torchPin(torchRequirement) : null;
+  return { native, rejections };
+}
+
+/** The builds the torch pin accepts; all of them, with the conflict said, where it accepts none that runs. */
+function pinnedPool(
+  native: TorchBuildChoice[],
+  inputs: NativeInputs,
+  target: TargetMachine,
+): { pool: TorchBuildChoice[]; torchPinConflict: string | null } {
   const spec = inputs.torchSpecifier;
+  const torchRequirement = inputs.torchRequirement;
   const accepted = native.filter((c) => spec === "" || seriesAccepts(c.build.torch, spec));
-  let torchPinConflict: string | null = null;
-  let pool: TorchBuildChoice[] = accepted;
-  if (accepted.length === 0 && native.length > 0 && torchRequirement) {
-    torchPinConflict = `${torchRequirement.raw} (${torchRequirement.origin}): no build of that torch runs natively on compute capability ${target.computeCapability}; torch ${native[0]?.build.torch} ${native[0]?.build.variant} is planned instead`;
-    pool = native;
-  }
-  // A route to one PyTorch variant (cu126), or a local version that names one (==2.7.1+cu128), is
-  // the project's choice of CUDA build: kept when a build of that variant runs here, else replaced
-  // and reported.
+  if (accepted.length > 0 || native.length === 0 || !torchRequirement)
+    return { pool: accepted, torchPinConflict: null };
+  return {
+    pool: native,
+    torchPinConflict: `${torchRequirement.raw} (${torchRequirement.origin}): no build of that torch runs natively on compute capability ${target.computeCapability}; torch ${native[0]?.build.torch} ${native[0]?.build.variant} is planned instead`,
+  };
+}
+
+/** The project's choice of a PyTorch variant, where it makes one, and whether a build of it runs here. */
+interface VariantChoice {
+  variant: string | null;
+  route: { origin: string; says: string } | null;
+  /** The builds still in the running: those of the variant where one runs. */
+  pool: TorchBuildChoice[];
+  routeConflict: string | null;
+}
+
+/**
+ * A route to one PyTorch variant (cu126), or a local version that names one (==2.7.1+cu128), is
+ * the project's choice of CUDA build: kept when a build of that variant runs here, else replaced
+ * and reported.
+ */
+function projectVariant(
+  pool: TorchBuildChoice[],
+  inputs: NativeInputs,
+  target: TargetMachine,
+): VariantChoice {
+  const { torchRequirement } = inputs;
+  const pin = torchRequirement && !inputs.pinChanged ? torchPin(torchRequirement) : null;
   const variant = pin?.variant ?? routedVariant(inputs.routes);
   const route = pin?.variant
     ? { origin: torchRequirement!.origin, says: `pins ${torchRequirement!.raw}` }
     : routeOf(inputs.routes, variant);
-  let routeConflict: string | null = null;
-  if (variant && route) {
-    const routed = pool.filter((c) => c.build.variant === variant);
-    if (routed.length > 0) pool = routed;
-    else
-      routeConflict = `${route.origin} ${route.says}: no ${variant} build${spec ? ` that ${torchRequirement!.raw} accepts` : ""} runs natively on compute capability ${target.computeCapability} (${target.cpuArch}); the planned index replaces it`;
-  }
-  const pythonWanted = wantedPython ?? target.python;
+  if (!variant || !route) return { variant, route, pool, routeConflict: null };
+  const routed = pool.filter((c) => c.build.variant === variant);
+  if (routed.length > 0) return { variant, route, pool: routed, routeConflict: null };
+  const spec = inputs.torchSpecifier;
+  return {
+    variant,
+    route,
+    pool,
+    routeConflict: `${route.origin} ${route.says}: no ${variant} build${spec ? ` that ${torchRequirement!.raw} accepts` : ""} runs natively on compute capability ${target.computeCapability} (${target.cpuArch}); the planned index replaces it`,
+  };
+}
+
+/** The Python limits with each changed pin replaced by the Python it was changed to. */
+function relaxedLimits(limits: PythonLimit[], changes: PythonPinChange[] | null): PythonLimit[] {
+  if (!changes) return limits;
+  return limits.map((limit) => {
+    const change = changes.find((c) => c.limit === limit);
+    return change ? { ...limit, specifier: `==${change.python}.*` } : limit;
+  });
+}
+
+/** The torch, python and (where they apply) route and driver decisions of the chosen build. */
+function nativeDecisions(
+  candidate: TorchBuildChoice,
+  python: PythonChoice,
+  toolkit: CudaToolkitRow | null,
+  target: TargetMachine,
+  keptRoute: VariantChoice | null,
+): Decision[] {
+  const build = candidate.build;
+  const requiredDriver = toolkit?.minDriverLinux ?? NEWEST_DRIVER;
+  const decisions: Decision[] = [
+    {
+      topic: "torch",
+      choice: `torch ${build.torch}.* from ${build.indexUrl} (${build.variant}, ${build.platform})`,
+      // With the driver unknown the query ran for "any driver": say what it needs instead.
+      reason: candidate.reasons
+        .map((r) =>
+          target.driverVersion === null && r.startsWith(`driver ${NEWEST_DRIVER} `)
+            ? `CUDA ${build.cuda} needs driver ${requiredDriver} or newer`
+            : r,
+        )
+        .join("; "),
+      sources: [...build.sources.map((s) => s.url), ...toolkitSources(toolkit, DRIVER_FACTS)],
+    },
+    { topic: "python", choice: python.python, reason: python.reason, sources: python.sources },
+  ];
+  if (keptRoute)
+    decisions.push({
+      topic: "torch route",
+      choice: `kept: ${keptRoute.route!.origin} → ${keptRoute.variant}`,
+      reason: `the project ${keptRoute.route!.says}, and its ${keptRoute.variant} build runs here`,
+      sources: build.sources.map((s) => s.url),
+    });
+  if (target.driverVersion === null)
+    decisions.push({
+      topic: "driver",
+      choice: `${requiredDriver} or newer`,
+      reason: `the target's driver is not known (pass --driver to plan for yours), so the plan takes torch ${build.torch} on the oldest CUDA it is built for here: CUDA ${build.cuda} needs ${requiredDriver}, and setup-native.sh checks it`,
+      sources: toolkitSources(toolkit, DRIVER_FACTS),
+    });
+  return decisions;
+}
+
+/** The Python the plan must use (--python, the target's) and the pins changed so a runnable build has wheels. */
+function pythonPlan(
+  pool: TorchBuildChoice[],
+  inputs: NativeInputs,
+  target: TargetMachine,
+): { choiceInputs: PythonInputs; changes: PythonPinChange[] } {
+  const { wantedPython, pythonLimits } = inputs;
+  const wanted = wantedPython ?? target.python;
   // A Python pin no runnable build has wheels for (seed 000's python = "3.9.*" on GB10, where the
   // first torch with sm_120 code needs 3.10) is changed once, to the nearest Python, and said.
-  const pythonChanges =
-    pythonWanted || pool.length === 0 ? null : relaxPythonPins(pool[0]!.build, pythonLimits);
-  const limits = pythonChanges
-    ? pythonLimits.map((limit) => {
-        const change = pythonChanges.find((c) => c.limit === limit);
-        return change ? { ...limit, specifier: `==${change.python}.*` } : limit;
-      })
-    : pythonLimits;
-  for (const candidate of pool) {
-    const pythonChoice = choosePython(kb, candidate.build, {
-      wanted: pythonWanted,
+  const changes = wanted || pool.length === 0 ? null : relaxPythonPins(pool[0]!.build, pythonLimits);
+  return {
+    choiceInputs: {
+      wanted,
       wantedOrigin: wantedPython ? "--python" : target.python ? "the target's Python" : null,
-      pythonLimits: limits,
+      pythonLimits: relaxedLimits(pythonLimits, changes),
       requirements: inputs.requirements,
-    });
+    },
+    changes: changes ?? [],
+  };
+}
+
+export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: NativeInputs): NativeOutcome {
+  const { native, rejections } = nativeCandidates(kb, target);
+  const { pool: accepted, torchPinConflict } = pinnedPool(native, inputs, target);
+  const variantChoice = projectVariant(accepted, inputs, target);
+  const { pool, routeConflict } = variantChoice;
+  const keptRoute = variantChoice.variant && variantChoice.route && !routeConflict ? variantChoice : null;
+  const python = pythonPlan(pool, inputs, target);
+  const conflicts = { rejections, torchPinConflict, routeConflict };
+  for (const candidate of pool) {
+    const pythonChoice = choosePython(kb, candidate.build, python.choiceInputs);
     if (pythonChoice.python === null) {
       rejections.push(`torch ${candidate.build.torch} ${candidate.build.variant}: ${pythonChoice.reason}`);
       continue;
     }
-    const python = pythonChoice.python;
     const build = candidate.build;
     const toolkit = build.cuda ? kb.cudaToolkit(build.cuda) : null;
-    const requiredDriver = toolkit?.minDriverLinux ?? NEWEST_DRIVER;
-    const sources = [...build.sources.map((s) => s.url), ...toolkitSources(toolkit, DRIVER_FACTS)];
-    const decisions: Decision[] = [
-      {
-        topic: "torch",
-        choice: `torch ${build.torch}.* from ${build.indexUrl} (${build.variant}, ${build.platform})`,
-        // With the driver unknown the query ran for "any driver": say what it needs instead.
-        reason: candidate.reasons
-          .map((r) =>
-            target.driverVersion === null && r.startsWith(`driver ${NEWEST_DRIVER} `)
-              ? `CUDA ${build.cuda} needs driver ${requiredDriver} or newer`
-              : r,
-          )
-          .join("; "),
-        sources,
-      },
-      {
-        topic: "python",
-        choice: python,
-        reason: pythonChoice.reason,
-        sources: pythonChoice.sources,
-      },
-    ];
-    if (variant && route && !routeConflict)
-      decisions.push({
-        topic: "torch route",
-        choice: `kept: ${route.origin} → ${variant}`,
-        reason: `the project ${route.says}, and its ${variant} build runs here`,
-        sources: build.sources.map((s) => s.url),
-      });
-    if (target.driverVersion === null)
-      decisions.push({
-        topic: "driver",
-        choice: `${requiredDriver} or newer`,
-        reason: `the target's driver is not known (pass --driver to plan for yours), so the plan takes torch ${build.torch} on the oldest CUDA it is built for here: CUDA ${build.cuda} needs ${requiredDriver}, and setup-native.sh checks it`,
-        sources: toolkitSources(toolkit, DRIVER_FACTS),
-      });
     return {
       choice: {
         build,
-        python,
+        python: pythonChoice.python,
         environment: inputs.environment,
         indexName: `pytorch-${build.variant}`,
         protected: [{ name: "torch", version: null, why: `torch ${build.torch} from ${build.indexUrl}` }],
       },
-      requiredDriver,
-      decisions,
-      rejections,
-      torchPinConflict,
-      routeConflict,
-      pythonPinConflicts: (pythonChanges ?? []).map((c) => pythonPinChangeMessage(c, build, target.gpuName)),
-      pythonLineChanges: (pythonChanges ?? []).flatMap((c) =>
+      requiredDriver: toolkit?.minDriverLinux ?? NEWEST_DRIVER,
+      decisions: nativeDecisions(candidate, pythonChoice, toolkit, target, keptRoute),
+      ...conflicts,
+      pythonPinConflicts: python.changes.map((c) => pythonPinChangeMessage(c, build, target.gpuName)),
+      pythonLineChanges: python.changes.flatMap((c) =>
         c.limit.raw && c.limit.origin ? [{ origin: c.limit.origin, from: c.limit.raw, to: c.to }] : [],
       ),
     };
@@ -188,9 +260,7 @@ export function chooseNative(kb: KnowledgeBase, target: TargetMachine, inputs: N
     choice: null,
     requiredDriver: null,
     decisions: [],
-    rejections,
-    torchPinConflict,
-    routeConflict,
+    ...conflicts,
     pythonPinConflicts: [],
     pythonLineChanges: [],
   };
