@@ -9,7 +9,8 @@ import {
   type BenchResult,
   type Payload,
 } from "./payload.js";
-import type { GpuPeak, Status, ValidationItem } from "./report.js";
+import type { GpuPeak } from "./peaks.js";
+import type { Status, ValidationItem } from "./report.js";
 import {
   MATMUL_LIMITS,
   MEMBW_LIMITS,
