@@ -1,6 +1,6 @@
 /** `gpuprep scan`: which GPU architectures the CUDA code in binaries covers, and what a GPU can run. */
 import { writeDocument, writeText } from "../report/terminal.js";
-import { renderScanText, type LibraryReport, type ScanDevice as Device } from "../report/scan-text.js";
+import { renderScanText } from "../report/scan-text.js";
 import { renderJsonDocument } from "../report/envelope.js";
 import { SCAN_SCHEMA, SCAN_SCHEMA_VERSION } from "../report/document-ids.js";
 import { importDirectories } from "../gather/binaries.js";
@@ -11,16 +11,12 @@ import { stat } from "node:fs/promises";
 import { UserError, errorMessage } from "../errors.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_ERROR, defineCommand, type OptionTable } from "./command.js";
 import { makeStyle, useColor } from "../report/style.js";
-import { findBinaries, scanFiles, coverageOf, distinctTargets, type FileScan } from "../fatbin/index.js";
 import { startProgress } from "../util/console-status.js";
-import {
-  coverageFor,
-  formatComputeCapability,
-  parseComputeCapability,
-  type ComputeCapability,
-} from "../kb/compat.js";
+import { formatComputeCapability, parseComputeCapability, type ComputeCapability } from "../kb/compat.js";
 import type { CpuArch } from "../remote/wheel-tags.js";
-import { classifyInput, newResult, type ScanTarget } from "./scan-inputs.js";
+import { classifyInput, readsRemote, type ScanInput, type ScanTarget } from "../remote/scan-inputs.js";
+import type { ScanDevice as Device } from "../remote/scan-result.js";
+import { scanPaths, type ScanOutcome, type ScanRequest } from "../remote/scan.js";
 
 const OPTIONS = {
   python: {
@@ -258,6 +254,146 @@ async function scanTarget(values: Values, named: Device | null, remote: boolean)
   return { device, target };
 }
 
+/** What to scan, refused when nothing is named or --package and --index / --find-links lack each other. */
+function checkWhatToScan(values: Values, positionals: string[]): void {
+  const packages = values.package ?? [];
+  const hasIndex = (values.index ?? []).length > 0 || (values["find-links"] ?? []).length > 0;
+  if (
+    positionals.length === 0 &&
+    values.python === undefined &&
+    values.lock === undefined &&
+    packages.length === 0
+  )
+    throw new UserError(
+      "scan: nothing to scan",
+      "give files, directories, wheels or images, --lock FILE, --package SPEC with --index URL, or --python PATH",
+    );
+  if (packages.length > 0 && !hasIndex)
+    throw new UserError(
+      "scan: --package needs --index URL or --find-links DIR",
+      "name where to pick it from",
+    );
+  if (hasIndex && packages.length === 0)
+    throw new UserError("scan: --index and --find-links pick a --package", "add --package NAME==VERSION");
+}
+
+/** The command line's files, wheels and images, each path checked before anything is read. */
+async function readableInputs(positionals: string[], lock: string | undefined): Promise<ScanInput[]> {
+  const inputs = positionals.map(classifyInput);
+  for (const input of inputs) {
+    if (input.kind === "files" && !(await stat(input.path).catch(() => null)))
+      throw new UserError(
+        `scan: cannot read ${input.path}`,
+        "check the path; directories are searched recursively",
+      );
+    if (
+      input.kind === "wheel" &&
+      !/^https?:/i.test(input.location) &&
+      !(await stat(input.location).catch(() => null))
+    )
+      throw new UserError(`scan: cannot read ${input.location}`, "check the path of the wheel");
+  }
+  if (lock !== undefined && !(await stat(lock).catch(() => null)))
+    throw new UserError(`scan: cannot read ${lock}`, "check the path of the lock file");
+  return inputs;
+}
+
+/** --gpu, --from and --target each name the GPU: at most one of them. */
+function checkOneGpuNamed(values: Values): void {
+  if (values.gpu !== undefined && values.from !== undefined)
+    throw new UserError("scan: --gpu and --from both name the GPU", "give one of them");
+  if (values.target !== undefined && (values.gpu !== undefined || values.from !== undefined))
+    throw new UserError("scan: --target and --gpu/--from both name the GPU", "give one of them");
+}
+
+/** The GPU named by --gpu or --from (--target's is read in scanTarget), else null. */
+async function namedDevice(values: Values): Promise<Device | null> {
+  if (values.gpu !== undefined) return deviceFromFlag(values.gpu);
+  if (values.from !== undefined) return deviceFromSnapshot(values.from);
+  return null;
+}
+
+/** The flags checked and parsed into what the core reads, the GPU included. */
+async function scanRequest(values: Values, positionals: string[]): Promise<ScanRequest> {
+  checkWhatToScan(values, positionals);
+  const inputs = await readableInputs(positionals, values.lock);
+  checkOneGpuNamed(values);
+  const packages = values.package ?? [];
+  const lock = values.lock ?? null;
+  const remote = readsRemote({ inputs, lock, packages });
+  const timeoutSeconds = positiveNumber(values.timeout, "--timeout");
+  const maxBytes = positiveNumber(values["max-bytes"], "--max-bytes");
+  // Where the interpreter and nvidia-smi run; scan reads the files on this machine, so here.
+  const transport = localTransport(values.python ?? "python3");
+  const roots = [
+    ...inputs.flatMap((i) => (i.kind === "files" ? [i.path] : [])),
+    ...(values.python !== undefined ? await sitePackages(transport) : []),
+  ];
+  // A GPU named on the command line or in a snapshot is checked before any reading;
+  // nvidia-smi (tens of ms or more) runs while the files are read.
+  const { device: chosen, target } = await scanTarget(values, await namedDevice(values), remote);
+  const device =
+    chosen === null
+      ? gatherGpuList(transport).then((nvidia) => deviceFromGpus(nvidia, "local"))
+      : Promise.resolve(chosen);
+  return {
+    roots,
+    inputs,
+    lock,
+    offline: values.offline === true,
+    packages,
+    indexes: values.index ?? [],
+    findLinks: values["find-links"] ?? [],
+    target,
+    device,
+    named: new Set(positionals),
+    all: values.all === true,
+    timeoutSeconds,
+    maxBytes,
+  };
+}
+
+function writeScanReport(outcome: ScanOutcome, request: ScanRequest, json: boolean): void {
+  if (!json) {
+    const { libraries: reports, device, filesExamined: examined, packages, sources, findings } = outcome;
+    writeText(
+      renderScanText({ reports, device, examined, packages, sources, findings }, makeStyle(useColor())),
+    );
+    return;
+  }
+  const { target } = request;
+  const remote = readsRemote(request)
+    ? {
+        target: { ...target.platform, glibc: target.platform.glibc.join("."), driverCuda: target.driverCuda },
+        packages: outcome.packages,
+        sources: outcome.sources,
+        findings: outcome.findings,
+      }
+    : {};
+  writeDocument(
+    renderJsonDocument(SCAN_SCHEMA, SCAN_SCHEMA_VERSION, {
+      device: outcome.device
+        ? {
+            label: outcome.device.label,
+            computeCapability: formatComputeCapability(outcome.device.capability),
+          }
+        : null,
+      filesExamined: outcome.filesExamined,
+      libraries: outcome.libraries,
+      ...remote,
+    }),
+  );
+}
+
+function scanExitCode(outcome: ScanOutcome): number {
+  // Nothing readable means nothing was checked: not a clean result (issue 12).
+  if (outcome.nothingReadable) return EXIT_TOOL_ERROR;
+  if (outcome.packages.length > 0 && outcome.packages.every((p) => p.error !== null)) return EXIT_TOOL_ERROR;
+  const cannotRun = outcome.libraries.some((r) => r.verdict?.how === "none");
+  const mismatch = outcome.findings.some((f) => f.severity === "error");
+  return cannotRun || mismatch ? EXIT_FINDINGS : EXIT_OK;
+}
+
 export const scanCommand = defineCommand({
   name: "scan",
   title: "which GPU architectures the CUDA code in binaries covers",
@@ -291,184 +427,15 @@ variant label contradicts its binaries), 2 error, also when no file examined cou
     ],
   ],
   async run({ values, positionals }) {
-    const packages = values.package ?? [];
-    const hasIndex = (values.index ?? []).length > 0 || (values["find-links"] ?? []).length > 0;
-    if (
-      positionals.length === 0 &&
-      values.python === undefined &&
-      values.lock === undefined &&
-      packages.length === 0
-    )
-      throw new UserError(
-        "scan: nothing to scan",
-        "give files, directories, wheels or images, --lock FILE, --package SPEC with --index URL, or --python PATH",
-      );
-    if (packages.length > 0 && !hasIndex)
-      throw new UserError(
-        "scan: --package needs --index URL or --find-links DIR",
-        "name where to pick it from",
-      );
-    if (hasIndex && packages.length === 0)
-      throw new UserError("scan: --index and --find-links pick a --package", "add --package NAME==VERSION");
-    const inputs = positionals.map(classifyInput);
-    for (const input of inputs) {
-      if (input.kind === "files" && !(await stat(input.path).catch(() => null)))
-        throw new UserError(
-          `scan: cannot read ${input.path}`,
-          "check the path; directories are searched recursively",
-        );
-      if (
-        input.kind === "wheel" &&
-        !/^https?:/i.test(input.location) &&
-        !(await stat(input.location).catch(() => null))
-      )
-        throw new UserError(`scan: cannot read ${input.location}`, "check the path of the wheel");
-    }
-    if (values.lock !== undefined && !(await stat(values.lock).catch(() => null)))
-      throw new UserError(`scan: cannot read ${values.lock}`, "check the path of the lock file");
-    if (values.gpu !== undefined && values.from !== undefined)
-      throw new UserError("scan: --gpu and --from both name the GPU", "give one of them");
-    if (values.target !== undefined && (values.gpu !== undefined || values.from !== undefined))
-      throw new UserError("scan: --target and --gpu/--from both name the GPU", "give one of them");
-    const remote = inputs.some((i) => i.kind !== "files") || values.lock !== undefined || packages.length > 0;
-    const timeout = positiveNumber(values.timeout, "--timeout");
-    const maxBytes = positiveNumber(values["max-bytes"], "--max-bytes");
-    // The readers of remote inputs (HTTP, zip, tar) load only when asked for: a plain scan's start-up
-    // is measured against cuobjdump (docs/benchmarks.md).
-    const reader = remote ? await import("./scan-remote.js") : null;
-    const client = reader?.httpClient(timeout, maxBytes) ?? null;
-    // Where the interpreter and nvidia-smi run; scan reads the files on this machine, so here.
-    const transport = localTransport(values.python ?? "python3");
-    const roots = [
-      ...inputs.flatMap((i) => (i.kind === "files" ? [i.path] : [])),
-      ...(values.python !== undefined ? await sitePackages(transport) : []),
-    ];
-    // A GPU named on the command line or in a snapshot is checked before any reading;
-    // nvidia-smi (tens of ms or more) runs while the files are read.
-    const flagged =
-      values.gpu !== undefined
-        ? await deviceFromFlag(values.gpu)
-        : values.from !== undefined
-          ? await deviceFromSnapshot(values.from)
-          : null;
-    const { device: chosen, target } = await scanTarget(values, flagged, remote);
-    const local =
-      chosen === null
-        ? gatherGpuList(transport).then((nvidia) => deviceFromGpus(nvidia, "local"))
-        : Promise.resolve(null);
-
+    const request = await scanRequest(values, positionals);
     const progress = startProgress("scan", "finding binaries");
-    let scans: FileScan[] = [];
-    let files: string[] = [];
-    const result = newResult();
+    let outcome: ScanOutcome;
     try {
-      if (roots.length > 0) {
-        files = await findBinaries(roots);
-        scans = await scanFiles(files, {
-          onProgress: ({ done, total }) => progress.update(`${done}/${total} files`),
-        });
-      }
-      // Judged for the named target; a local GPU is only known once nvidia-smi answers.
-      const remoteTarget = { ...target, capability: target.capability ?? (await local)?.capability ?? null };
-      if (reader && client) {
-        for (const input of inputs) {
-          if (input.kind === "wheel") {
-            progress.update(`wheel ${input.location}`);
-            await reader.scanWheelInput(result, input.location, remoteTarget, client);
-          } else if (input.kind === "image") {
-            await reader.scanImageInput(result, input.ref, remoteTarget, client, (i, n) =>
-              progress.update(`${input.ref}: layer ${i + 1}/${n}`),
-            );
-          }
-        }
-        if (values.lock !== undefined)
-          await reader.scanLockInput(
-            result,
-            values.lock,
-            remoteTarget,
-            values.offline ? null : client,
-            (done, total, name) => progress.update(`${done}/${total} wheels (${name})`),
-          );
-        for (const spec of packages)
-          await reader.scanIndexInput(
-            result,
-            spec,
-            values.index ?? [],
-            values["find-links"] ?? [],
-            remoteTarget,
-            client,
-          );
-      }
+      outcome = await scanPaths(request, (text) => progress.update(text));
     } finally {
       progress.end(); // gone before the report (or an error) is printed
     }
-    const device = chosen ?? (await local);
-    const explicit = new Set(positionals);
-    const reports: LibraryReport[] = scans
-      // A text file named .so (a linker script) inside a directory is not an error; one named on
-      // the command line is reported.
-      .filter(
-        (s) =>
-          values.all ||
-          s.entries.length > 0 ||
-          (s.error && (s.error.code !== "not-elf" || explicit.has(s.path))),
-      )
-      .map((scan) => {
-        const coverage = coverageOf(scan);
-        const loadable = [...coverage.sass, ...coverage.ptx];
-        return {
-          ...coverage,
-          lto: distinctTargets(scan.entries, "lto-ir"),
-          verdict: device && loadable.length > 0 ? coverageFor(loadable, device.capability) : null,
-        };
-      })
-      .sort((a, b) => a.path.localeCompare(b.path));
-    const libraries = [...reports, ...result.libraries];
-    const examined = files.length + result.filesExamined;
-    const cannotRun = libraries.some((r) => r.verdict?.how === "none");
-    const mismatch = result.findings.some((f) => f.severity === "error");
-    if (values.json) {
-      writeDocument(
-        renderJsonDocument(SCAN_SCHEMA, SCAN_SCHEMA_VERSION, {
-          device: device
-            ? { label: device.label, computeCapability: formatComputeCapability(device.capability) }
-            : null,
-          filesExamined: examined,
-          libraries,
-          ...(remote
-            ? {
-                target: {
-                  ...target.platform,
-                  glibc: target.platform.glibc.join("."),
-                  driverCuda: target.driverCuda,
-                },
-                packages: result.packages,
-                sources: result.sources,
-                findings: result.findings,
-              }
-            : {}),
-        }),
-      );
-    } else {
-      writeText(
-        renderScanText(
-          {
-            reports: libraries,
-            device,
-            examined,
-            packages: result.packages,
-            sources: result.sources,
-            findings: result.findings,
-          },
-          makeStyle(useColor()),
-        ),
-      );
-    }
-    // Nothing readable means nothing was checked: not a clean result (issue 12).
-    const everything = [...scans, ...result.libraries];
-    if (examined > 0 && everything.length > 0 && everything.every((s) => s.error !== null))
-      return EXIT_TOOL_ERROR;
-    if (result.packages.length > 0 && result.packages.every((p) => p.error !== null)) return EXIT_TOOL_ERROR;
-    return cannotRun || mismatch ? EXIT_FINDINGS : EXIT_OK;
+    writeScanReport(outcome, request, values.json === true);
+    return scanExitCode(outcome);
   },
 });

@@ -7,7 +7,7 @@
 import type { Baseline } from "./baseline.js";
 import { FINGERPRINT_LABELS } from "./fingerprint.js";
 import { NOT_INSTALLED_PACKAGE } from "./packages.js";
-import type { FingerprintField, NodeGroup } from "./types.js";
+import type { FingerprintField, NodeGroup, ReferenceSummary } from "./types.js";
 
 /** What a node's value of one field should be. */
 export interface Expectation {
@@ -16,14 +16,6 @@ export interface Expectation {
   accepts(value: string): boolean;
   /** From the --baseline file (else the majority). */
   fromBaseline: boolean;
-}
-
-export interface ReferenceSummary {
-  kind: "majority" | "baseline";
-  /** The baseline file; null for the majority. */
-  source: string | null;
-  /** One line for the report. */
-  description: string;
 }
 
 export interface Reference {

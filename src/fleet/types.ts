@@ -1,7 +1,6 @@
 /** What a fleet run knows about each node, and the merged report built from it. */
 import type { Facts } from "../facts/schema.js";
 import type { Finding } from "../rule-helpers/types.js";
-import type { ReferenceSummary } from "./reference.js";
 
 /**
  * ok: a probe result came back; down: the scheduler reports the node down (not asked);
@@ -77,6 +76,15 @@ export interface FleetNodeSummary {
   nvidiaLabels?: Record<string, string>;
 }
 
+/** Which reference drift was measured from (fleet/reference.ts builds it). */
+export interface ReferenceSummary {
+  kind: "majority" | "baseline";
+  /** The baseline file; null for the majority. */
+  source: string | null;
+  /** One line for the report. */
+  description: string;
+}
+
 export interface FleetReport {
   /** How the nodes were reached: "slurm", "kube", "snapshots". */
   transport: string;
@@ -100,5 +108,3 @@ export interface FleetReport {
     exitCode: number;
   };
 }
-
-export { SEVERITY_ORDER } from "./dedupe.js";

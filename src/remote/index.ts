@@ -9,7 +9,7 @@
  *   const image = await scanImageRef("docker://host/name:tag", { arch: "aarch64", client });
  *
  * Verdicts for a GPU come from kb/compat.ts coverageFor over each library's SASS and PTX targets
- * (fatbin/scan-paths.ts coverageOf gives them), as `gpuprep scan` does in cli/scan-remote.ts.
+ * (fatbin/scan-paths.ts coverageOf gives them), as `gpuprep scan` does in remote/scan-remote.ts.
  */
 import { statSync } from "node:fs";
 import { HttpClient } from "./http.js";

@@ -146,6 +146,86 @@ function trialsTable(trials: MeasuredTrial[]): string {
 /** Geometry of the memory-against-batch chart, exported so tests check the drawing. */
 export const CURVE = { left: 70, width: 760, top: 20, height: 240 };
 
+/** Where a batch and a byte count fall on the curve's axes. */
+interface CurveScale {
+  x: (batch: number) => number;
+  y: (bytes: number) => number;
+  ymax: number;
+}
+
+/** Batches on a log2 axis over every batch shown, bytes linear from 0 to the largest shown. */
+function curveScale(
+  report: MemoryReport,
+  points: MemoryEstimate[],
+  trials: MeasuredTrial[],
+  batches: number[],
+): CurveScale {
+  const { left, width, top, height } = CURVE;
+  const lo = Math.log2(Math.max(1, Math.min(...batches)));
+  const hi = Math.max(lo + 1, Math.log2(Math.max(...batches, report.searchRange.min + 1)));
+  const ymax = Math.max(
+    report.device.totalBytes,
+    ...points.map((p) => p.totalBytes),
+    ...trials.map((t) => t.peakReservedBytes ?? 0),
+    1,
+  );
+  return {
+    x: (b) => left + ((Math.log2(Math.max(1, b)) - lo) / (hi - lo)) * width,
+    y: (bytes) => top + height - (bytes / ymax) * height,
+    ymax,
+  };
+}
+
+/** The estimate's curve and a point per estimated batch. */
+function estimateMarks(points: MemoryEstimate[], { x, y }: CurveScale): string[] {
+  const parts: string[] = [];
+  const path = points
+    .map((p, i) => `${i ? "L" : "M"}${x(p.batch).toFixed(1)},${y(p.totalBytes).toFixed(1)}`)
+    .join(" ");
+  if (points.length > 1)
+    parts.push(
+      `<path class="estimate-curve" d="${path}" fill="none" stroke="#0969da" stroke-width="2"></path>`,
+    );
+  for (const p of points)
+    parts.push(
+      `<circle class="estimate-point" data-batch="${p.batch}" data-bytes="${p.totalBytes}" cx="${x(p.batch).toFixed(1)}" cy="${y(p.totalBytes).toFixed(1)}" r="3.5" fill="#0969da"><title>${escapeHtml(`${p.tier} estimate, batch ${p.batch}: ${gib(p.totalBytes)}`)}</title></circle>`,
+    );
+  return parts;
+}
+
+/** A square per trial that ran, a cross per trial that failed, at its peak reserved bytes. */
+function trialMarks(trials: MeasuredTrial[], { x, y }: CurveScale): string[] {
+  return trials.map((t) => {
+    const cx = x(t.batch).toFixed(1);
+    const cy = y(t.peakReservedBytes ?? 0).toFixed(1);
+    const label = escapeHtml(
+      `measured batch ${t.batch}: ${t.status}, ${gib(t.peakReservedBytes ?? 0)} reserved`,
+    );
+    return t.status === "ok"
+      ? `<rect class="trial" data-batch="${t.batch}" x="${Number(cx) - 4}" y="${Number(cy) - 4}" width="8" height="8" fill="#1a7f37"><title>${label}</title></rect>`
+      : `<text class="trial-failed" data-batch="${t.batch}" x="${cx}" y="${cy}" text-anchor="middle" fill="#cf222e">×<title>${label}</title></text>`;
+  });
+}
+
+/** The usable line across, and the answer's line up where there is one. */
+function usableAndAnswerMarks(report: MemoryReport, { x, y }: CurveScale): string[] {
+  const { left, width, top, height } = CURVE;
+  const uy = y(report.device.usableBytes).toFixed(1);
+  const parts = [
+    `<line class="usable" x1="${left}" y1="${uy}" x2="${left + width}" y2="${uy}" stroke="#cf222e" stroke-dasharray="5 3"></line>`,
+    `<text x="${left + width}" y="${Number(uy) - 4}" text-anchor="end">usable ${escapeHtml(gib(report.device.usableBytes))}</text>`,
+  ];
+  const answer = report.verdict.maxBatch;
+  if (answer !== null) {
+    const ax = x(answer).toFixed(1);
+    parts.push(
+      `<line class="answer" x1="${ax}" y1="${top}" x2="${ax}" y2="${top + height}" stroke="#1a7f37" stroke-dasharray="2 2"></line>`,
+      `<text x="${ax}" y="${top + height + 14}" text-anchor="middle">${escapeHtml(`largest: ${answer}`)}</text>`,
+    );
+  }
+  return parts;
+}
+
 /**
  * Memory against batch size: the estimate's curve (total on the device per estimated batch), the
  * measured trials (peak reserved, a cross where they failed), the usable line and the answer.
@@ -159,64 +239,15 @@ export function batchCurve(report: MemoryReport): string {
   if (points.length < 2 && trials.length === 0) return "";
   const { left, width, top, height } = CURVE;
   const batches = [...points.map((p) => p.batch), ...trials.map((t) => t.batch), report.searchRange.min];
-  const lo = Math.log2(Math.max(1, Math.min(...batches)));
-  const hi = Math.max(lo + 1, Math.log2(Math.max(...batches, report.searchRange.min + 1)));
-  const ymax = Math.max(
-    report.device.totalBytes,
-    ...points.map((p) => p.totalBytes),
-    ...trials.map((t) => t.peakReservedBytes ?? 0),
-    1,
-  );
-  const x = (b: number) => left + ((Math.log2(Math.max(1, b)) - lo) / (hi - lo)) * width;
-  const y = (bytes: number) => top + height - (bytes / ymax) * height;
-  const parts: string[] = [];
-  parts.push(
+  const scale = curveScale(report, points, trials, batches);
+  const parts = [
     `<line x1="${left}" y1="${top + height}" x2="${left + width}" y2="${top + height}" stroke="#57606a"></line>`,
-  );
-  const path = points
-    .map((p, i) => `${i ? "L" : "M"}${x(p.batch).toFixed(1)},${y(p.totalBytes).toFixed(1)}`)
-    .join(" ");
-  if (points.length > 1)
-    parts.push(
-      `<path class="estimate-curve" d="${path}" fill="none" stroke="#0969da" stroke-width="2"></path>`,
-    );
-  for (const p of points)
-    parts.push(
-      `<circle class="estimate-point" data-batch="${p.batch}" data-bytes="${p.totalBytes}" cx="${x(p.batch).toFixed(1)}" cy="${y(p.totalBytes).toFixed(1)}" r="3.5" fill="#0969da"><title>${escapeHtml(`${p.tier} estimate, batch ${p.batch}: ${gib(p.totalBytes)}`)}</title></circle>`,
-    );
-  for (const t of trials) {
-    const cx = x(t.batch).toFixed(1);
-    const cy = y(t.peakReservedBytes ?? 0).toFixed(1);
-    const label = escapeHtml(
-      `measured batch ${t.batch}: ${t.status}, ${gib(t.peakReservedBytes ?? 0)} reserved`,
-    );
-    parts.push(
-      t.status === "ok"
-        ? `<rect class="trial" data-batch="${t.batch}" x="${Number(cx) - 4}" y="${Number(cy) - 4}" width="8" height="8" fill="#1a7f37"><title>${label}</title></rect>`
-        : `<text class="trial-failed" data-batch="${t.batch}" x="${cx}" y="${cy}" text-anchor="middle" fill="#cf222e">×<title>${label}</title></text>`,
-    );
-  }
-  const uy = y(report.device.usableBytes).toFixed(1);
-  parts.push(
-    `<line class="usable" x1="${left}" y1="${uy}" x2="${left + width}" y2="${uy}" stroke="#cf222e" stroke-dasharray="5 3"></line>`,
-  );
-  parts.push(
-    `<text x="${left + width}" y="${Number(uy) - 4}" text-anchor="end">usable ${escapeHtml(gib(report.device.usableBytes))}</text>`,
-  );
-  const answer = report.verdict.maxBatch;
-  if (answer !== null) {
-    const ax = x(answer).toFixed(1);
-    parts.push(
-      `<line class="answer" x1="${ax}" y1="${top}" x2="${ax}" y2="${top + height}" stroke="#1a7f37" stroke-dasharray="2 2"></line>`,
-    );
-    parts.push(
-      `<text x="${ax}" y="${top + height + 14}" text-anchor="middle">${escapeHtml(`largest: ${answer}`)}</text>`,
-    );
-  }
-  parts.push(
+    ...estimateMarks(points, scale),
+    ...trialMarks(trials, scale),
+    ...usableAndAnswerMarks(report, scale),
     `<text x="${left}" y="${top + height + 30}">batch (log scale) ${batches.length ? Math.min(...batches) : ""}</text>`,
-  );
-  parts.push(`<text x="${left - 6}" y="${top + 8}" text-anchor="end">${escapeHtml(gib(ymax))}</text>`);
+    `<text x="${left - 6}" y="${top + 8}" text-anchor="end">${escapeHtml(gib(scale.ymax))}</text>`,
+  ];
   return `<h2>Memory against batch size</h2><svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="memory against batch size" viewBox="0 0 ${left + width + 20} ${top + height + 40}" width="100%">${parts.join("\n")}</svg>`;
 }
 

@@ -1,73 +1,13 @@
 /** `gpuprep scan`'s text report: each library's targets and verdict for the GPU, and what to do. */
 import type { Style } from "./style.js";
-import { formatComputeCapability, type ComputeCapability, type CoverageVerdict } from "../kb/compat.js";
-
-/** The GPU judged for: named on the command line or the local one. */
-export interface ScanDevice {
-  label: string;
-  capability: ComputeCapability;
-}
-
-export interface LibraryReport {
-  path: string;
-  sizeBytes: number;
-  sass: string[];
-  ptx: string[];
-  /** LTO-IR (device-link-time code): linked into a program at build time, never loaded as is. */
-  lto: string[];
-  entryCount: number;
-  error: string | null;
-  verdict: CoverageVerdict | null;
-  /** The wheel (file name) or image (reference) it was read from; absent for a file on disk. */
-  package?: string;
-  /** In an image: the layer it comes from (0 = the base). */
-  layer?: number;
-}
-
-/** A wheel scanned (from a path, a URL, an index or a lock), or a lock entry that was not. */
-export interface PackageReport {
-  name: string;
-  version: string | null;
-  filename: string | null;
-  location: string | null;
-  sizeBytes: number | null;
-  /** Body bytes fetched over the network for it. */
-  bytesFetched: number;
-  transfer: "file" | "ranges" | "stream" | null;
-  librariesWithCuda: number;
-  /** The worst verdict over its libraries with CUDA code. */
-  verdict: CoverageVerdict["how"] | null;
-  /** PEP 825: its variant label and properties, and whether the target is compatible with them. */
-  variant: {
-    label: string;
-    properties: Record<string, Record<string, string[]>>;
-    compatible: boolean | null;
-    assumption: string | null;
-  } | null;
-  /** Why it was not scanned (pure Python, no wheel for the platform, a marker, offline). */
-  skipped: string | null;
-  error: string | null;
-  note?: string;
-}
-
-/** What was read: a wheel, a lock, an index, an image; bytes fetched against the size. */
-export interface SourceReport {
-  ref: string;
-  kind: "wheel" | "lock" | "index" | "image";
-  transfer: "file" | "ranges" | "stream" | "registry" | null;
-  sizeBytes: number | null;
-  bytesFetched: number;
-  layers?: number;
-  /** Image libraries a later layer removed (whiteouts). */
-  removed?: string[];
-}
-
-export interface ScanFinding {
-  severity: "error" | "warning";
-  /** The wheel or image it is about. */
-  package: string;
-  message: string;
-}
+import { formatComputeCapability, type CoverageVerdict } from "../kb/compat.js";
+import type {
+  LibraryReport,
+  PackageReport,
+  ScanDevice,
+  ScanFinding,
+  SourceReport,
+} from "../remote/scan-result.js";
 
 const VERDICT_TEXT: Record<CoverageVerdict["how"], string> = {
   sass: "native",
@@ -129,68 +69,91 @@ export interface ScanTextInput {
   findings?: ScanFinding[];
 }
 
-export function renderScanText(input: ScanTextInput, style: Style): string {
-  const { reports, device, examined } = input;
-  const packages = input.packages ?? [];
+/** Each image read, with its libraries under it and what a later layer removed. */
+function imageLines(input: ScanTextInput, style: Style): string[] {
   const lines: string[] = [];
-  lines.push(
-    style.bold(`gpuprep scan`) +
-      (device
-        ? ` for ${device.label}, ${formatComputeCapability(device.capability)}`
-        : " (no GPU given or found: targets only)"),
-  );
-  const withCode = reports.filter((r) => r.entryCount > 0);
-  for (const report of reports.filter((r) => r.package === undefined))
-    lines.push(...libraryLines(report, "  ", style));
-  const images = (input.sources ?? []).filter((s) => s.kind === "image");
-  for (const image of images) {
+  for (const image of (input.sources ?? []).filter((s) => s.kind === "image")) {
     lines.push(
       `  ${image.ref}: ${image.layers ?? 0} layers, ${bytes(image.sizeBytes ?? 0)} bytes of layers read` +
         (image.transfer === "registry"
           ? `, ${bytes(image.bytesFetched)} bytes fetched from the registry`
           : ""),
     );
-    for (const report of reports.filter((r) => r.package === image.ref))
+    for (const report of input.reports.filter((r) => r.package === image.ref))
       lines.push(...libraryLines(report, "    ", style));
     if (image.removed?.length)
       lines.push(`    removed by a later layer (not in the image): ${image.removed.join(", ")}`);
   }
-  for (const pkg of packages) {
+  return lines;
+}
+
+/** Each wheel with its libraries under it. */
+function packageLines(input: ScanTextInput, style: Style): string[] {
+  const lines: string[] = [];
+  for (const pkg of input.packages ?? []) {
     lines.push(`  ${packageHeader(pkg)}`);
-    for (const report of reports.filter((r) => r.package !== undefined && r.package === pkg.filename))
+    for (const report of input.reports.filter((r) => r.package !== undefined && r.package === pkg.filename))
       lines.push(...libraryLines(report, "    ", style));
   }
-  for (const finding of input.findings ?? []) {
-    const mark = finding.severity === "error" ? style.red("error") : style.yellow("warning");
-    lines.push(`  ${mark}: ${finding.package}: ${finding.message}`);
-  }
+  return lines;
+}
+
+/** The count line: files, with CUDA code, each verdict, unreadable, packages, bytes fetched. */
+function totalsLine(input: ScanTextInput, withCode: LibraryReport[]): string {
+  const { reports, device, examined } = input;
+  const packages = input.packages ?? [];
   const count = (how: CoverageVerdict["how"]) => withCode.filter((r) => r.verdict?.how === how).length;
   const errors = reports.filter((r) => r.error).length;
   const fetched = (input.sources ?? []).reduce((sum, s) => sum + s.bytesFetched, 0);
-  lines.push("");
-  lines.push(
+  return (
     `${examined} ${examined === 1 ? "file" : "files"} examined, ${withCode.length} with CUDA code` +
-      (device
-        ? `: ${count("sass")} native, ${count("ptx-jit")} PTX JIT only, ${count("none")} cannot run`
-        : "") +
-      (errors ? `, ${errors} unreadable` : "") +
-      (packages.length ? `; ${packages.length} ${packages.length === 1 ? "package" : "packages"}` : "") +
-      ((input.sources ?? []).some((s) => s.transfer !== "file" && s.transfer !== null)
-        ? `; ${bytes(fetched)} bytes fetched`
-        : ""),
+    (device
+      ? `: ${count("sass")} native, ${count("ptx-jit")} PTX JIT only, ${count("none")} cannot run`
+      : "") +
+    (errors ? `, ${errors} unreadable` : "") +
+    (packages.length ? `; ${packages.length} ${packages.length === 1 ? "package" : "packages"}` : "") +
+    ((input.sources ?? []).some((s) => s.transfer !== "file" && s.transfer !== null)
+      ? `; ${bytes(fetched)} bytes fetched`
+      : "")
   );
-  if (device && count("ptx-jit") > 0) {
+}
+
+/** What to do about libraries that run only through the PTX JIT, or not at all, on this GPU. */
+function adviceLines(device: ScanDevice, withCode: LibraryReport[]): string[] {
+  const lines: string[] = [];
+  const count = (how: CoverageVerdict["how"]) => withCode.filter((r) => r.verdict?.how === how).length;
+  if (count("ptx-jit") > 0) {
     lines.push(
       "PTX JIT: the driver compiles these at first load (seconds to minutes); keep the JIT cache between runs: " +
         "CUDA_CACHE_MAXSIZE=4294967296 and a persistent CUDA_CACHE_PATH (default ~/.nv/ComputeCache).",
     );
   }
-  if (device && count("none") > 0) {
+  if (count("none") > 0) {
     const arch = `${device.capability.major}.${device.capability.minor}`;
     lines.push(
       `Libraries that cannot run fail with "no kernel image is available for execution on the device": ` +
         `install a build that includes sm_${device.capability.major}${device.capability.minor}, or rebuild with TORCH_CUDA_ARCH_LIST="${arch}".`,
     );
   }
+  return lines;
+}
+
+export function renderScanText(input: ScanTextInput, style: Style): string {
+  const { reports, device } = input;
+  const withCode = reports.filter((r) => r.entryCount > 0);
+  const lines = [
+    style.bold(`gpuprep scan`) +
+      (device
+        ? ` for ${device.label}, ${formatComputeCapability(device.capability)}`
+        : " (no GPU given or found: targets only)"),
+    ...reports.filter((r) => r.package === undefined).flatMap((report) => libraryLines(report, "  ", style)),
+    ...imageLines(input, style),
+    ...packageLines(input, style),
+  ];
+  for (const finding of input.findings ?? []) {
+    const mark = finding.severity === "error" ? style.red("error") : style.yellow("warning");
+    lines.push(`  ${mark}: ${finding.package}: ${finding.message}`);
+  }
+  lines.push("", totalsLine(input, withCode), ...(device ? adviceLines(device, withCode) : []));
   return lines.join("\n") + "\n";
 }

@@ -1,6 +1,6 @@
 /** `validate --compare A.json B.json`: text and HtmlReport of a Comparison. */
 import type { Style } from "./style.js";
-import type { HtmlBar, HtmlReport, HtmlStatus } from "./html.js";
+import type { HtmlBar, HtmlReport, HtmlSection, HtmlStatus } from "./html.js";
 import {
   NOT_RECORDED,
   SAME_WITHIN,
@@ -90,6 +90,35 @@ function ratioStatus(figure: ComparedFigure): HtmlStatus {
 export function compareHtml(comparison: Comparison): HtmlReport {
   const { a, b } = comparison;
   const differs = comparison.environment.filter((f) => f.differs).length;
+  return {
+    title: "gpuprep validate --compare",
+    subtitle: `A: ${a.file} (captured ${a.createdAt}, ${a.gpu}); B: ${b.file} (captured ${b.createdAt}, ${b.gpu})`,
+    summary: [
+      { label: "environment facts differ", value: differs, status: differs ? "warn" : "pass" },
+      { label: "figures compared", value: comparison.figures.filter((f) => f.ratio !== null).length },
+      { label: "A failed", value: a.summary.fail, status: a.summary.fail ? "fail" : "pass" },
+      { label: "B failed", value: b.summary.fail, status: b.summary.fail ? "fail" : "pass" },
+    ],
+    sections: [environmentTable(comparison), ratioBars(comparison), figuresTable(comparison)],
+  };
+}
+
+function environmentTable(comparison: Comparison): HtmlSection {
+  return {
+    kind: "table",
+    title: "Environment",
+    columns: ["", "A", "B", ""],
+    rows: comparison.environment.map((f) => [
+      f.what,
+      f.a,
+      f.b,
+      { text: factState(f), status: f.differs ? "warn" : "skip" },
+    ]),
+  };
+}
+
+/** B / A for each figure both reports have, against the B = A mark. */
+function ratioBars(comparison: Comparison): HtmlSection {
   const bars: HtmlBar[] = comparison.figures
     .filter((f) => f.ratio !== null)
     .map((f) => ({
@@ -100,57 +129,37 @@ export function compareHtml(comparison: Comparison): HtmlReport {
       marks: [{ value: 1, label: "B = A" }],
     }));
   return {
-    title: "gpuprep validate --compare",
-    subtitle: `A: ${a.file} (captured ${a.createdAt}, ${a.gpu}); B: ${b.file} (captured ${b.createdAt}, ${b.gpu})`,
-    summary: [
-      { label: "environment facts differ", value: differs, status: differs ? "warn" : "pass" },
-      { label: "figures compared", value: comparison.figures.filter((f) => f.ratio !== null).length },
-      { label: "A failed", value: a.summary.fail, status: a.summary.fail ? "fail" : "pass" },
-      { label: "B failed", value: b.summary.fail, status: b.summary.fail ? "fail" : "pass" },
+    kind: "bars",
+    title: "B / A for each figure",
+    unit: "x",
+    bars,
+    legend: [
+      {
+        kind: "bar",
+        status: "pass",
+        label: `higher in B (by more than ${(SAME_WITHIN * 100).toFixed(0)}%)`,
+      },
+      { kind: "bar", status: "warn", label: "lower in B" },
+      { kind: "bar", status: "info", label: "the same within noise" },
+      { kind: "mark", label: "B = A" },
     ],
-    sections: [
-      {
-        kind: "table",
-        title: "Environment",
-        columns: ["", "A", "B", ""],
-        rows: comparison.environment.map((f) => [
-          f.what,
-          f.a,
-          f.b,
-          { text: factState(f), status: f.differs ? "warn" : "skip" },
-        ]),
-      },
-      {
-        kind: "bars",
-        title: "B / A for each figure",
-        unit: "x",
-        bars,
-        legend: [
-          {
-            kind: "bar",
-            status: "pass",
-            label: `higher in B (by more than ${(SAME_WITHIN * 100).toFixed(0)}%)`,
-          },
-          { kind: "bar", status: "warn", label: "lower in B" },
-          { kind: "bar", status: "info", label: "the same within noise" },
-          { kind: "mark", label: "B = A" },
-        ],
-        note: "Every figure here is a throughput or a speedup: higher is faster. Both reports were judged again with this gpuprep's knowledge base.",
-      },
-      {
-        kind: "table",
-        title: "Figures",
-        columns: ["figure", "A", "B", "unit", "B / A", "status A -> B"],
-        rows: comparison.figures.map((f) => [
-          f.title,
-          formatValue(f.a),
-          formatValue(f.b),
-          f.unit,
-          { text: ratioText(f), status: f.ratio === null ? "skip" : ratioStatus(f) },
-          statusText(f),
-        ]),
-        note: tally(comparison),
-      },
-    ],
+    note: "Every figure here is a throughput or a speedup: higher is faster. Both reports were judged again with this gpuprep's knowledge base.",
+  };
+}
+
+function figuresTable(comparison: Comparison): HtmlSection {
+  return {
+    kind: "table",
+    title: "Figures",
+    columns: ["figure", "A", "B", "unit", "B / A", "status A -> B"],
+    rows: comparison.figures.map((f) => [
+      f.title,
+      formatValue(f.a),
+      formatValue(f.b),
+      f.unit,
+      { text: ratioText(f), status: f.ratio === null ? "skip" : ratioStatus(f) },
+      statusText(f),
+    ]),
+    note: tally(comparison),
   };
 }

@@ -226,43 +226,48 @@ function peakBar(i: ValidationItem): HtmlBar {
   return bar;
 }
 
-export function toHtmlReport(report: ValidateReport): HtmlReport {
-  const s = report.summary;
-  const peakBars: HtmlBar[] = report.items
-    .filter((i) => i.measured && i.reference && i.ratio !== undefined && i.category !== "sdpa")
-    .map(peakBar);
+/** Each figure that has a peak, as a share of it (SDPA's speedups have their own section). */
+function peakSection(report: ValidateReport): HtmlSection {
+  return {
+    kind: "bars",
+    title: "Achieved vs peak",
+    unit: "% of peak",
+    bars: report.items
+      .filter((i) => i.measured && i.reference && i.ratio !== undefined && i.category !== "sdpa")
+      .map(peakBar),
+    legend: [
+      ...JUDGED_LEGEND,
+      { kind: "reference", label: "the peak (100%)" },
+      { kind: "mark", label: "each judged bar's pass and warn limits" },
+    ],
+    note: [
+      report.gpu?.peak
+        ? `GPU peaks: ${report.gpu.peak.name} from the knowledge base (${report.gpu.peak.sources.map(sourceText).join("; ")}).`
+        : "No GPU peak figures in the knowledge base for this GPU: matmul and memory figures are reported without a reference.",
+      "Host transfers are held against the PCIe link's raw rate per direction.",
+    ].join(" "),
+  };
+}
+
+function sdpaSection(report: ValidateReport): HtmlSection {
+  return {
+    kind: "bars",
+    title: "Attention backends (speedup over manual attention)",
+    unit: "x",
+    bars: sdpaBars(report),
+    legend: [
+      ...JUDGED_LEGEND,
+      { kind: "bar", status: "skip", label: "manual attention (1x)" },
+      { kind: "mark", label: "the judged bar's limits (least speedup for this GPU; 1x)" },
+    ],
+    note: "Manual attention is softmax(QK^T / sqrt(d)) V with the scores materialised; each backend forced with torch.nn.attention.sdpa_kernel. Judged: the best fused backend at the largest bf16 shape.",
+  };
+}
+
+/** Every check, then every benchmark with its figure. */
+function itemTables(report: ValidateReport): HtmlSection[] {
   const row = (i: ValidationItem) => [{ text: i.status, status: i.status }, i.title, figure(i), i.reason];
-  const sections: HtmlSection[] = [
-    {
-      kind: "bars",
-      title: "Achieved vs peak",
-      unit: "% of peak",
-      bars: peakBars,
-      legend: [
-        ...JUDGED_LEGEND,
-        { kind: "reference", label: "the peak (100%)" },
-        { kind: "mark", label: "each judged bar's pass and warn limits" },
-      ],
-      note: [
-        report.gpu?.peak
-          ? `GPU peaks: ${report.gpu.peak.name} from the knowledge base (${report.gpu.peak.sources.map(sourceText).join("; ")}).`
-          : "No GPU peak figures in the knowledge base for this GPU: matmul and memory figures are reported without a reference.",
-        "Host transfers are held against the PCIe link's raw rate per direction.",
-      ].join(" "),
-    },
-    {
-      kind: "bars",
-      title: "Attention backends (speedup over manual attention)",
-      unit: "x",
-      bars: sdpaBars(report),
-      legend: [
-        ...JUDGED_LEGEND,
-        { kind: "bar", status: "skip", label: "manual attention (1x)" },
-        { kind: "mark", label: "the judged bar's limits (least speedup for this GPU; 1x)" },
-      ],
-      note: "Manual attention is softmax(QK^T / sqrt(d)) V with the scores materialised; each backend forced with torch.nn.attention.sdpa_kernel. Judged: the best fused backend at the largest bf16 shape.",
-    },
-    ...optionalTables(report),
+  return [
     {
       kind: "table",
       title: "Checks",
@@ -278,6 +283,10 @@ export function toHtmlReport(report: ValidateReport): HtmlReport {
       rows: report.items.filter((i) => i.group === "benchmark").map(row),
     },
   ];
+}
+
+export function toHtmlReport(report: ValidateReport): HtmlReport {
+  const s = report.summary;
   return {
     title: "gpuprep validate",
     subtitle: `${headline(report)}; captured ${report.createdAt}${report.judgedAt ? `, judged again ${report.judgedAt}` : ""}`,
@@ -290,7 +299,7 @@ export function toHtmlReport(report: ValidateReport): HtmlReport {
       { label: "GPU", value: report.gpu?.name ?? "none" },
       { label: "torch", value: report.torch?.version ?? "n/a" },
     ],
-    sections,
+    sections: [peakSection(report), sdpaSection(report), ...optionalTables(report), ...itemTables(report)],
   };
 }
 

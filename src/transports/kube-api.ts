@@ -154,75 +154,101 @@ export interface KubeApi {
 /** Largest response read: a pod log of one probe is far below it. */
 const MAX_RESPONSE = 64 * 1024 * 1024;
 
+/** The request's method, headers and TLS: the bearer token, the cluster's CA, a client certificate. */
+function requestOptions(
+  creds: KubeCredentials,
+  method: string,
+  timeoutMs: number,
+  payload: string | undefined,
+) {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (creds.token) headers["authorization"] = `Bearer ${creds.token}`;
+  if (payload) headers["content-type"] = "application/json";
+  return {
+    method,
+    headers,
+    timeout: timeoutMs,
+    ...(creds.ca ? { ca: creds.ca } : {}),
+    ...(creds.cert ? { cert: creds.cert } : {}),
+    ...(creds.key ? { key: creds.key } : {}),
+    rejectUnauthorized: !creds.insecure,
+  };
+}
+
+/** A refusal as a KubeApiError: the Status object's message where the body is one, and Retry-After. */
+function refusal(
+  what: string,
+  status: number,
+  text: string,
+  retryAfterHeader: string | undefined,
+): KubeApiError {
+  let message = text.slice(0, 300);
+  try {
+    message = (JSON.parse(text) as { message?: string }).message ?? message;
+  } catch {
+    // not a Status object
+  }
+  const retryAfter = Number(retryAfterHeader);
+  return new KubeApiError(
+    status,
+    `${what}: ${status} ${message}`,
+    Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : null,
+  );
+}
+
 /**
- * `timeoutMs` is the socket's idle limit; `deadlineMs` bounds the whole call: a server that
- * trickles a byte every 20 s never goes idle, and used to hold `fleet --kube` forever (issue 28).
+ * One call, its answer's text. `timeoutMs` is the socket's idle limit; `deadlineMs` bounds the
+ * whole call: a server that trickles a byte every 20 s never goes idle, and used to hold
+ * `fleet --kube` forever (issue 28). An answer over MAX_RESPONSE ends the call.
  */
-export function kubeApi(creds: KubeCredentials, timeoutMs = 30_000, deadlineMs = 120_000): KubeApi {
-  const call = (method: string, path: string, body?: unknown): Promise<string> =>
-    new Promise((resolve, reject) => {
-      const url = new URL(creds.server + path);
-      const headers: Record<string, string> = { accept: "application/json" };
-      if (creds.token) headers["authorization"] = `Bearer ${creds.token}`;
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      if (payload) headers["content-type"] = "application/json";
-      const options = {
-        method,
-        headers,
-        timeout: timeoutMs,
-        ...(creds.ca ? { ca: creds.ca } : {}),
-        ...(creds.cert ? { cert: creds.cert } : {}),
-        ...(creds.key ? { key: creds.key } : {}),
-        rejectUnauthorized: !creds.insecure,
-      };
-      const req = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, options, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size <= MAX_RESPONSE) chunks.push(chunk);
-          else
-            req.destroy(
-              new Error(`${method} ${path}: the answer is larger than ${MAX_RESPONSE / 2 ** 20} MiB`),
-            );
-        });
-        res.on("error", (error) => reject(error));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          const status = res.statusCode ?? 0;
-          if (status >= 200 && status < 300) resolve(text);
-          else {
-            let message = text.slice(0, 300);
-            try {
-              message = (JSON.parse(text) as { message?: string }).message ?? message;
-            } catch {
-              // not a Status object
-            }
-            const retryAfter = Number(res.headers["retry-after"]);
-            reject(
-              new KubeApiError(
-                status,
-                `${method} ${path}: ${status} ${message}`,
-                Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : null,
-              ),
-            );
-          }
-        });
+function kubeCall(
+  creds: KubeCredentials,
+  { timeoutMs, deadlineMs }: { timeoutMs: number; deadlineMs: number },
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(creds.server + path);
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+    const req = send(url, requestOptions(creds, method, timeoutMs, payload), (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= MAX_RESPONSE) chunks.push(chunk);
+        else
+          req.destroy(
+            new Error(`${method} ${path}: the answer is larger than ${MAX_RESPONSE / 2 ** 20} MiB`),
+          );
       });
-      req.on("timeout", () =>
-        req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs / 1000}s`)),
-      );
-      const deadline = setTimeout(
-        () => req.destroy(new Error(`${method} ${path}: no complete answer within ${deadlineMs / 1000}s`)),
-        deadlineMs,
-      );
-      req.on("close", () => clearTimeout(deadline));
-      req.on("error", (error) => reject(error));
-      if (payload) req.write(payload);
-      req.end();
+      res.on("error", (error) => reject(error));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        const status = res.statusCode ?? 0;
+        if (status >= 200 && status < 300) resolve(text);
+        else reject(refusal(`${method} ${path}`, status, text, res.headers["retry-after"]));
+      });
     });
+    req.on("timeout", () =>
+      req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs / 1000}s`)),
+    );
+    const deadline = setTimeout(
+      () => req.destroy(new Error(`${method} ${path}: no complete answer within ${deadlineMs / 1000}s`)),
+      deadlineMs,
+    );
+    req.on("close", () => clearTimeout(deadline));
+    req.on("error", (error) => reject(error));
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+/** The API client: JSON calls and raw text, each retried while the server throttles (withThrottleRetry). */
+export function kubeApi(creds: KubeCredentials, timeoutMs = 30_000, deadlineMs = 120_000): KubeApi {
   const retried = (method: string, path: string, body?: unknown) =>
-    withThrottleRetry(() => call(method, path, body));
+    withThrottleRetry(() => kubeCall(creds, { timeoutMs, deadlineMs }, method, path, body));
   const json = async <T>(method: string, path: string, body?: unknown) =>
     JSON.parse(await retried(method, path, body)) as T;
   return {

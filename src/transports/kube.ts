@@ -322,27 +322,15 @@ async function collectPods(
     lastPods = list.items ?? [];
     for (const pod of lastPods) {
       const job = pod.metadata.labels?.["job-name"];
-      if (!job || !pending.has(job)) continue;
-      const phase = pod.status?.phase;
-      if (phase !== "Succeeded" && phase !== "Failed") continue;
+      if (!job || !pending.has(job) || !podEnded(pod)) continue;
       pending.delete(job);
       const entry = jobs.get(job);
       if (!entry) continue;
-      let log = "";
-      try {
-        log = await api.text(`/api/v1/namespaces/${namespace}/pods/${pod.metadata.name}/log?container=probe`);
-      } catch (error) {
-        runs.set(entry.node.name, {
-          node: entry.node.name,
-          state: "unreachable",
-          reason: `pod log unreadable: ${(error as Error).message}`,
-          result: null,
-          durationMs: Date.now() - started,
-          labels: entry.node.labels,
-        });
-        continue;
-      }
-      runs.set(entry.node.name, runFromLog(entry.node, log, nonce, limitSeconds, pod));
+      const durationMs = Date.now() - started;
+      runs.set(
+        entry.node.name,
+        await finishedRun(api, namespace, entry.node, pod, nonce, limitSeconds, durationMs),
+      );
     }
     if (pending.size > 0) await new Promise((r) => setTimeout(r, pollMs));
   }
@@ -350,18 +338,53 @@ async function collectPods(
     const entry = jobs.get(job);
     if (!entry) continue;
     const pod = lastPods.find((p) => p.metadata.labels?.["job-name"] === job);
-    const running = pod?.status?.phase === "Running";
-    runs.set(entry.node.name, {
-      node: entry.node.name,
-      state: running ? "hung" : "unreachable",
-      reason: running
-        ? `still running after the ${limitSeconds}s per-node limit`
-        : `no result: ${pod ? pendingReason(pod) : "no pod was created"}`,
-      result: null,
-      durationMs: null,
-      labels: entry.node.labels,
-    });
+    runs.set(entry.node.name, unfinishedRun(entry.node, pod, limitSeconds));
   }
+}
+
+function podEnded(pod: ApiPod): boolean {
+  return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
+}
+
+/** A pod that ended: its log's result, or unreachable when the log cannot be read. */
+async function finishedRun(
+  api: KubeApi,
+  namespace: string,
+  node: KubeNode,
+  pod: ApiPod,
+  nonce: string,
+  limitSeconds: number,
+  durationMs: number,
+): Promise<NodeRun> {
+  let log: string;
+  try {
+    log = await api.text(`/api/v1/namespaces/${namespace}/pods/${pod.metadata.name}/log?container=probe`);
+  } catch (error) {
+    return {
+      node: node.name,
+      state: "unreachable",
+      reason: `pod log unreadable: ${(error as Error).message}`,
+      result: null,
+      durationMs,
+      labels: node.labels,
+    };
+  }
+  return runFromLog(node, log, nonce, limitSeconds, pod);
+}
+
+/** A job whose pod did not end in time: hung where it runs, else why it never started. */
+function unfinishedRun(node: KubeNode, pod: ApiPod | undefined, limitSeconds: number): NodeRun {
+  const running = pod?.status?.phase === "Running";
+  return {
+    node: node.name,
+    state: running ? "hung" : "unreachable",
+    reason: running
+      ? `still running after the ${limitSeconds}s per-node limit`
+      : `no result: ${pod ? pendingReason(pod) : "no pod was created"}`,
+    result: null,
+    durationMs: null,
+    labels: node.labels,
+  };
 }
 
 export function runFromLog(

@@ -4,7 +4,7 @@
  * its pipes close: a daemon that inherited stdout (an extension's background server, `sleep &` in
  * a wrapper) must not keep gpuprep waiting. Output is capped so a flood cannot grow memory.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
@@ -124,94 +124,145 @@ function shownWord(word: string): string {
 const MAX_SHOWN_WORD = 100;
 
 export function runCommand(command: string, args: string[], options: RunOptions): Promise<RunResult> {
-  const startedAt = performance.now();
-  return new Promise((resolve, reject) => {
-    // detached: the child leads its own process group, so a kill reaches wrappers and their children.
-    const mark = options.reapDaemons ? randomBytes(8).toString("hex") : null;
-    const env = options.env ?? process.env;
-    const child = spawn(command, args, {
-      stdio: [
-        options.input === undefined ? "ignore" : "pipe",
-        "pipe",
-        "pipe",
-        ...(options.secret === undefined ? [] : (["pipe"] as const)),
-      ],
-      detached: true,
-      env: mark === null ? env : { ...env, [RUN_MARK_VARIABLE]: mark },
-      ...(options.cwd ? { cwd: options.cwd } : {}),
-    });
-    const stdout = new CappedBuffer(options.stdoutCapBytes ?? STDOUT_CAP_BYTES);
-    const stderr = new CappedBuffer(options.stderrCapBytes ?? STDERR_CAP_BYTES);
-    let timedOut = false;
-    let settled = false;
-    let exit: { code: number | null; signal: string | null } | null = null;
-    const timers: NodeJS.Timeout[] = [];
-    const later = (ms: number, fn: () => void): void => void timers.push(setTimeout(fn, ms));
+  return new Promise((resolve, reject) => new ChildRun(command, args, options, resolve, reject).start());
+}
 
-    const pipes = [child.stdout, child.stderr].filter((p): p is Readable => p !== null);
-    let openPipes = pipes.length;
-    const finish = (): void => {
-      if (settled) return;
-      settled = true;
-      for (const timer of timers) clearTimeout(timer);
-      // Whatever still holds the pipes (a daemon) is not waited for.
-      for (const pipe of pipes) pipe.destroy();
-      child.stdin?.destroy();
-      // A child that exited may have left processes in its group; none of them is ours to keep,
-      // nor any that left the group but carry this run's mark.
-      killGroup(child.pid);
-      if (mark !== null) reapMarked(mark);
-      const truncated = stdout.truncated || stderr.truncated;
-      logRun(
-        command,
-        args,
-        startedAt,
-        timedOut ? "killed at its time limit" : exit?.signal ? `signal ${exit.signal}` : `exit ${exit?.code}`,
-      );
-      resolve({
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        code: exit?.code ?? null,
-        signal: exit?.signal ?? (timedOut ? "SIGKILL" : null),
-        timedOut,
-        ...(truncated ? { truncated: { stdout: stdout.truncated, stderr: stderr.truncated } } : {}),
-      });
-    };
+type ChildExit = { code: number | null; signal: string | null };
 
-    child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
-    child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
-    for (const pipe of pipes) {
+/** The child as runCommand starts it: in a process group of its own, marked where daemons are reaped. */
+function spawnDetached(
+  command: string,
+  args: string[],
+  options: RunOptions,
+  mark: string | null,
+): ChildProcess {
+  const env = options.env ?? process.env;
+  // detached: the child leads its own process group, so a kill reaches wrappers and their children.
+  return spawn(command, args, {
+    stdio: [
+      options.input === undefined ? "ignore" : "pipe",
+      "pipe",
+      "pipe",
+      ...(options.secret === undefined ? [] : (["pipe"] as const)),
+    ],
+    detached: true,
+    env: mark === null ? env : { ...env, [RUN_MARK_VARIABLE]: mark },
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
+}
+
+/**
+ * One run of runCommand, from spawn to its one settlement: the child's exit (its pipes drained or
+ * given DRAIN_GRACE_MS), its time limit (then KILL_GRACE_MS for the exit), or a failure to start.
+ */
+class ChildRun {
+  private readonly startedAt = performance.now();
+  private readonly mark: string | null;
+  private readonly child: ChildProcess;
+  private readonly stdout: CappedBuffer;
+  private readonly stderr: CappedBuffer;
+  private readonly pipes: Readable[];
+  private openPipes: number;
+  private timedOut = false;
+  private settled = false;
+  private exit: ChildExit | null = null;
+  private readonly timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly command: string,
+    private readonly args: string[],
+    private readonly options: RunOptions,
+    private readonly resolve: (result: RunResult) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    this.mark = options.reapDaemons ? randomBytes(8).toString("hex") : null;
+    this.child = spawnDetached(command, args, options, this.mark);
+    this.stdout = new CappedBuffer(options.stdoutCapBytes ?? STDOUT_CAP_BYTES);
+    this.stderr = new CappedBuffer(options.stderrCapBytes ?? STDERR_CAP_BYTES);
+    this.pipes = [this.child.stdout, this.child.stderr].filter((p): p is Readable => p !== null);
+    this.openPipes = this.pipes.length;
+  }
+
+  start(): void {
+    const { child } = this;
+    child.stdout?.on("data", (chunk: Buffer) => this.stdout.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => this.stderr.push(chunk));
+    for (const pipe of this.pipes) {
       pipe.on("error", () => {});
       pipe.on("close", () => {
-        openPipes -= 1;
-        if (openPipes === 0 && exit !== null) finish();
+        this.openPipes -= 1;
+        if (this.openPipes === 0 && this.exit !== null) this.finish();
       });
     }
     child.stdin?.on("error", () => {}); // EPIPE when the interpreter exits before reading the script
-
-    later(options.timeoutMs, () => {
-      timedOut = true;
+    this.later(this.options.timeoutMs, () => {
+      this.timedOut = true;
       killGroup(child.pid);
-      later(KILL_GRACE_MS, finish);
+      this.later(KILL_GRACE_MS, () => this.finish());
     });
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      if (settled) return;
-      settled = true;
-      for (const timer of timers) clearTimeout(timer);
-      for (const pipe of pipes) pipe.destroy();
-      logRun(command, args, startedAt, `could not start: ${error.code ?? error.message}`);
-      reject(error.code === "ENOENT" || error.code === "EACCES" ? new CommandNotFoundError(command) : error);
-    });
+    child.on("error", (error: NodeJS.ErrnoException) => this.fail(error));
     child.on("exit", (code, signal) => {
-      exit = { code, signal };
-      if (openPipes === 0) finish();
-      else later(DRAIN_GRACE_MS, finish);
+      this.exit = { code, signal };
+      if (this.openPipes === 0) this.finish();
+      else this.later(DRAIN_GRACE_MS, () => this.finish());
     });
-    child.stdin?.end(options.input);
-    const secretPipe = options.secret === undefined ? null : (child.stdio[3] as Writable | null);
+    child.stdin?.end(this.options.input);
+    const secretPipe = this.options.secret === undefined ? null : (child.stdio[3] as Writable | null);
     secretPipe?.on("error", () => {});
-    secretPipe?.end(options.secret);
-  });
+    secretPipe?.end(this.options.secret);
+  }
+
+  private later(ms: number, fn: () => void): void {
+    this.timers.push(setTimeout(fn, ms));
+  }
+
+  /** Settles once; clears the timers and lets go of the pipes. False when already settled. */
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    // Whatever still holds the pipes (a daemon) is not waited for.
+    for (const pipe of this.pipes) pipe.destroy();
+    return true;
+  }
+
+  private finish(): void {
+    if (!this.settle()) return;
+    this.child.stdin?.destroy();
+    // A child that exited may have left processes in its group; none of them is ours to keep,
+    // nor any that left the group but carry this run's mark.
+    killGroup(this.child.pid);
+    if (this.mark !== null) reapMarked(this.mark);
+    logRun(this.command, this.args, this.startedAt, this.endedAs());
+    this.resolve(this.result());
+  }
+
+  /** How the run ended, for -v. */
+  private endedAs(): string {
+    if (this.timedOut) return "killed at its time limit";
+    return this.exit?.signal ? `signal ${this.exit.signal}` : `exit ${this.exit?.code}`;
+  }
+
+  private result(): RunResult {
+    const { exit, timedOut, stdout, stderr } = this;
+    const truncated = stdout.truncated || stderr.truncated;
+    return {
+      stdout: stdout.text(),
+      stderr: stderr.text(),
+      code: exit?.code ?? null,
+      signal: exit?.signal ?? (timedOut ? "SIGKILL" : null),
+      timedOut,
+      ...(truncated ? { truncated: { stdout: stdout.truncated, stderr: stderr.truncated } } : {}),
+    };
+  }
+
+  private fail(error: NodeJS.ErrnoException): void {
+    if (!this.settle()) return;
+    logRun(this.command, this.args, this.startedAt, `could not start: ${error.code ?? error.message}`);
+    this.reject(
+      error.code === "ENOENT" || error.code === "EACCES" ? new CommandNotFoundError(this.command) : error,
+    );
+  }
 }
 
 /** The older name, kept for the transports: `command args` with `input` on stdin. */

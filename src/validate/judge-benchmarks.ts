@@ -9,7 +9,8 @@ import {
   type BenchResult,
   type Payload,
 } from "./payload.js";
-import type { GpuPeak, Status, ValidationItem } from "./report.js";
+import type { GpuPeak } from "./peaks.js";
+import type { Status, ValidationItem } from "./report.js";
 import {
   MATMUL_LIMITS,
   MEMBW_LIMITS,
@@ -172,158 +173,164 @@ function judgeMembw(data: z.infer<typeof MembwDataSchema>, context: BenchContext
   });
 }
 
-function judgeTransfer(data: z.infer<typeof TransferDataSchema>, payload: Payload): ValidationItem[] {
+type TransferData = z.infer<typeof TransferDataSchema>;
+type NvidiaSmiGpu = Payload["nvidiaSmi"]["gpus"][number];
+/** The PCIe link's raw rate per direction, what host transfers are held against. */
+type PcieLink = { gbps: number; text: string };
+
+function judgeTransfer(data: TransferData, payload: Payload): ValidationItem[] {
   if (data.error) return [item("transfer", "transfer", TITLES.transfer as string, "fail", data.error)];
   const smi = payload.nvidiaSmi.gpus[0];
   const items: ValidationItem[] = [];
-  let link: { gbps: number; text: string } | null = null;
+  let link: PcieLink | null = null;
   if (smi && smi.pcie_link_gen_max && smi.pcie_link_width_max) {
     const gen = smi.pcie_link_gen_max;
-    const widthMax = smi.pcie_link_width_max;
-    const width = smi.pcie_link_width_current ?? widthMax;
+    const width = smi.pcie_link_width_current ?? smi.pcie_link_width_max;
     const lane = PCIE_LANE_GBS[gen];
     if (lane) link = { gbps: lane * width, text: `PCIe gen${gen} x${width}` };
-    const title = "PCIe link width";
-    if (width < widthMax) {
-      items.push(
-        item(
-          "pcie-width",
-          "transfer",
-          title,
-          "warn",
-          `the link trained at x${width} of x${widthMax}: host transfers run at ${((width / widthMax) * 100).toFixed(0)}% of what the slot allows; reseat the card or check the slot / riser`,
-        ),
-      );
-    } else {
-      const genNow = smi.pcie_link_gen_current;
-      const idle =
-        genNow && genNow < gen
-          ? ` (gen${genNow} at the moment of the query: links drop speed when idle)`
-          : "";
-      items.push(
-        item("pcie-width", "transfer", title, "pass", `x${width} of x${widthMax}, gen${gen} max${idle}`),
-      );
-    }
+    items.push(judgePcieWidth(smi, gen, smi.pcie_link_width_max));
   }
-  for (const direction of ["h2d", "d2h"] as const) {
-    const r = data[direction];
-    const title = direction === "h2d" ? "pinned host-to-device" : "pinned device-to-host";
-    const id = `transfer.${direction}`;
-    if (!r || !r.gbps) {
-      items.push(item(id, "transfer", title, "fail", `raised ${r?.error ?? "no timing"}`));
-      continue;
-    }
-    const measured = { value: r.gbps, unit: "GB/s" };
-    const text = `${r.gbps.toFixed(1)} GB/s for ${(data.bytes / 2 ** 20).toFixed(0)} MiB (median ${r.medianMs?.toFixed(3)} ms)${data.pinned === false ? ", host memory not pinned" : ""}`;
-    if (data.ok === false) {
-      items.push(item(id, "transfer", title, "fail", `${text}; the data came back wrong`, { measured }));
-    } else if (!link) {
-      items.push(
-        item(
-          id,
-          "transfer",
-          title,
-          "info",
-          `${text}; no PCIe link figures from nvidia-smi to judge against`,
-          { measured },
-        ),
-      );
-    } else {
-      const ratio = r.gbps / link.gbps;
-      items.push(
-        item(
-          id,
-          "transfer",
-          title,
-          judgeRatio(ratio, TRANSFER_LIMITS),
-          `${text}: ${(ratio * 100).toFixed(0)}% of ${link.text} (${link.gbps.toFixed(1)} GB/s per direction)`,
-          {
-            measured,
-            reference: { value: link.gbps, unit: "GB/s", what: `${link.text} raw rate` },
-            ratio,
-            limits: TRANSFER_LIMITS,
-          },
-        ),
-      );
-    }
-  }
+  for (const direction of ["h2d", "d2h"] as const) items.push(judgeTransferDirection(data, direction, link));
   return items;
+}
+
+/** Whether the link trained at the slot's full width (a narrower one caps every host transfer). */
+function judgePcieWidth(smi: NvidiaSmiGpu, gen: number, widthMax: number): ValidationItem {
+  const width = smi.pcie_link_width_current ?? widthMax;
+  const title = "PCIe link width";
+  if (width < widthMax)
+    return item(
+      "pcie-width",
+      "transfer",
+      title,
+      "warn",
+      `the link trained at x${width} of x${widthMax}: host transfers run at ${((width / widthMax) * 100).toFixed(0)}% of what the slot allows; reseat the card or check the slot / riser`,
+    );
+  const genNow = smi.pcie_link_gen_current;
+  const idle =
+    genNow && genNow < gen ? ` (gen${genNow} at the moment of the query: links drop speed when idle)` : "";
+  return item("pcie-width", "transfer", title, "pass", `x${width} of x${widthMax}, gen${gen} max${idle}`);
+}
+
+/** One direction's pinned bandwidth against the link's rate (info where the link is not known). */
+function judgeTransferDirection(
+  data: TransferData,
+  direction: "h2d" | "d2h",
+  link: PcieLink | null,
+): ValidationItem {
+  const r = data[direction];
+  const title = direction === "h2d" ? "pinned host-to-device" : "pinned device-to-host";
+  const id = `transfer.${direction}`;
+  if (!r || !r.gbps) return item(id, "transfer", title, "fail", `raised ${r?.error ?? "no timing"}`);
+  const measured = { value: r.gbps, unit: "GB/s" };
+  const text = `${r.gbps.toFixed(1)} GB/s for ${(data.bytes / 2 ** 20).toFixed(0)} MiB (median ${r.medianMs?.toFixed(3)} ms)${data.pinned === false ? ", host memory not pinned" : ""}`;
+  if (data.ok === false)
+    return item(id, "transfer", title, "fail", `${text}; the data came back wrong`, { measured });
+  if (!link)
+    return item(
+      id,
+      "transfer",
+      title,
+      "info",
+      `${text}; no PCIe link figures from nvidia-smi to judge against`,
+      {
+        measured,
+      },
+    );
+  const ratio = r.gbps / link.gbps;
+  return item(
+    id,
+    "transfer",
+    title,
+    judgeRatio(ratio, TRANSFER_LIMITS),
+    `${text}: ${(ratio * 100).toFixed(0)}% of ${link.text} (${link.gbps.toFixed(1)} GB/s per direction)`,
+    {
+      measured,
+      reference: { value: link.gbps, unit: "GB/s", what: `${link.text} raw rate` },
+      ratio,
+      limits: TRANSFER_LIMITS,
+    },
+  );
 }
 
 const FUSED = ["flash", "cudnn", "efficient"] as const;
 
-function judgeSdpa(data: z.infer<typeof SdpaDataSchema>, context: BenchContext): ValidationItem[] {
+type SdpaData = z.infer<typeof SdpaDataSchema>;
+type SdpaCase = SdpaData["cases"][number];
+type SdpaBackendRun = SdpaCase["backends"][string];
+
+function judgeSdpa(data: SdpaData, context: BenchContext): ValidationItem[] {
   if (data.error) return [item("sdpa", "sdpa", TITLES.sdpa as string, "skip", data.error)];
-  const items: ValidationItem[] = [];
-  for (const c of data.cases) {
-    const shape = `${c.dtype} B${c.batch} H${c.heads} S${c.seq} D${c.headDim}`;
-    const base = `sdpa.${c.dtype}.${c.batch}x${c.heads}x${c.seq}x${c.headDim}`;
-    if (c.error) {
-      items.push(item(base, "sdpa", `SDPA ${shape}`, "skip", c.error));
-      continue;
-    }
-    if (!c.manual?.medianMs) {
-      items.push(
-        item(
-          `${base}.manual`,
-          "sdpa",
-          `manual attention ${shape}`,
-          "fail",
-          `raised ${c.manual?.error ?? "no timing"}`,
-        ),
-      );
-    }
-    for (const [name, run] of Object.entries(c.backends)) {
-      const title = `SDPA ${name} ${shape}`;
-      if (!run.available) {
-        // Flash kernels exist for sm_80 and newer; not having them there is worth a look.
-        const expected = name === "flash" && (context.ccMajor ?? 0) >= 8 && c.headDim <= 256;
-        items.push(
-          item(
-            `${base}.${name}`,
-            "sdpa",
-            title,
-            expected ? "warn" : "skip",
-            `unavailable: ${run.reason ?? "no reason given"}`,
-          ),
-        );
-        continue;
-      }
-      if (run.ok === false) {
-        items.push(
-          item(
-            `${base}.${name}`,
-            "sdpa",
-            title,
-            "fail",
-            `wrong result: rel. error ${run.relError} vs float32 manual attention`,
-          ),
-        );
-        continue;
-      }
-      const speed = run.speedup ? `${run.speedup.toFixed(2)}x manual, ` : "";
-      items.push(
-        item(
-          `${base}.${name}`,
-          "sdpa",
-          title,
-          "info",
-          `${speed}${run.tflops?.toFixed(1)} TFLOP/s, median ${run.medianMs?.toFixed(3)} ms`,
-          {
-            measured: run.speedup
-              ? { value: run.speedup, unit: "x manual" }
-              : { value: run.tflops ?? 0, unit: "TFLOP/s" },
-          },
-        ),
-      );
-    }
-  }
+  const items = data.cases.flatMap((c) => judgeSdpaCase(c, context));
   items.push(...judgeSdpaOverall(data, context));
   return items;
 }
 
+/** One shape: manual attention's timing, then each backend against it. */
+function judgeSdpaCase(c: SdpaCase, context: BenchContext): ValidationItem[] {
+  const shape = `${c.dtype} B${c.batch} H${c.heads} S${c.seq} D${c.headDim}`;
+  const base = `sdpa.${c.dtype}.${c.batch}x${c.heads}x${c.seq}x${c.headDim}`;
+  if (c.error) return [item(base, "sdpa", `SDPA ${shape}`, "skip", c.error)];
+  const items: ValidationItem[] = [];
+  if (!c.manual?.medianMs)
+    items.push(
+      item(
+        `${base}.manual`,
+        "sdpa",
+        `manual attention ${shape}`,
+        "fail",
+        `raised ${c.manual?.error ?? "no timing"}`,
+      ),
+    );
+  for (const [name, run] of Object.entries(c.backends))
+    items.push(judgeSdpaBackend(`${base}.${name}`, `SDPA ${name} ${shape}`, name, run, c, context));
+  return items;
+}
+
+function judgeSdpaBackend(
+  id: string,
+  title: string,
+  name: string,
+  run: SdpaBackendRun,
+  c: SdpaCase,
+  context: BenchContext,
+): ValidationItem {
+  if (!run.available) {
+    // Flash kernels exist for sm_80 and newer; not having them there is worth a look.
+    const expected = name === "flash" && (context.ccMajor ?? 0) >= 8 && c.headDim <= 256;
+    return item(
+      id,
+      "sdpa",
+      title,
+      expected ? "warn" : "skip",
+      `unavailable: ${run.reason ?? "no reason given"}`,
+    );
+  }
+  if (run.ok === false)
+    return item(
+      id,
+      "sdpa",
+      title,
+      "fail",
+      `wrong result: rel. error ${run.relError} vs float32 manual attention`,
+    );
+  const speed = run.speedup ? `${run.speedup.toFixed(2)}x manual, ` : "";
+  return item(
+    id,
+    "sdpa",
+    title,
+    "info",
+    `${speed}${run.tflops?.toFixed(1)} TFLOP/s, median ${run.medianMs?.toFixed(3)} ms`,
+    {
+      measured: run.speedup
+        ? { value: run.speedup, unit: "x manual" }
+        : { value: run.tflops ?? 0, unit: "TFLOP/s" },
+    },
+  );
+}
+
 /** One verdict: the best fused backend's speedup over manual attention on the largest bf16 shape. */
-function judgeSdpaOverall(data: z.infer<typeof SdpaDataSchema>, context: BenchContext): ValidationItem[] {
+function judgeSdpaOverall(data: SdpaData, context: BenchContext): ValidationItem[] {
   const cases = data.cases.filter((c) => !c.error && c.manual?.medianMs);
   if (cases.length === 0) return [];
   const byWork = [...cases].sort((a, b) => b.flops - a.flops || (a.dtype === "bfloat16" ? -1 : 1));

@@ -13,7 +13,8 @@ import {
   type FeatureCellData,
   type Payload,
 } from "./payload.js";
-import type { FeatureCell, GpuPeak, ValidationItem } from "./report.js";
+import type { GpuPeak } from "./peaks.js";
+import type { FeatureCell, ValidationItem } from "./report.js";
 import { densePeak } from "./peaks.js";
 import { FEATURE_LIMITS, judgeRatio } from "./thresholds.js";
 import type { PeakFormat } from "../kb/types.js";

@@ -42,60 +42,64 @@ function libraries(smoke: JitSmoke | null): string {
   return libs.length > 0 ? ` (loaded ${libs.slice(0, 4).join(", ")})` : "";
 }
 
+function check(
+  suffix: string,
+  title: string,
+  status: ValidationItem["status"],
+  reason: string,
+): ValidationItem {
+  return { id: `check.jit${suffix}`, group: "check", category: "jit", title, status, reason };
+}
+
+const HEADLINE = "kernels run without driver JIT";
+
 export function judgeJit(payload: Payload): ValidationItem[] {
   const jit = payload.jit;
   if (!jit) return [];
   const rows = jitRows(payload);
-  const check = (
-    suffix: string,
-    title: string,
-    status: ValidationItem["status"],
-    reason: string,
-  ): ValidationItem => ({
-    id: `check.jit${suffix}`,
-    group: "check",
-    category: "jit",
-    title,
-    status,
-    reason,
-  });
-  if (rows.length === 0)
-    return [check("", "kernels run without driver JIT", "fail", describeRun(jit.normal.run))];
+  if (rows.length === 0) return [check("", HEADLINE, "fail", describeRun(jit.normal.run))];
   // No GPU to run anything on (CUDA does not initialise): nothing to tell about JIT.
   const init = rows.find((r) => r.name === "cuda-init" || r.name === "setup");
   if (!init || init.verdict === "fails")
     return [
       check(
         "",
-        "kernels run without driver JIT",
+        HEADLINE,
         "skip",
         `no CUDA device to run kernels on: ${init?.normal?.error ?? "CUDA did not initialise"}`,
       ),
     ];
-  const items: ValidationItem[] = [];
-  for (const row of rows) {
-    if (row.verdict === "jit-dependent") {
-      items.push(
-        check(
-          `.${row.name}`,
-          `${row.what} runs without driver JIT`,
-          "warn",
-          `${row.what} ran only through the driver's JIT compilation of PTX${libraries(row.normal)}: with CUDA_DISABLE_PTX_JIT=1 it failed (${row.noJit?.error ?? "no error text"}); first call ${ms(row.normal?.firstCallMs)} with JIT, failed after ${ms(row.noJit?.firstCallMs)} without. Install a build with SASS for this GPU`,
-        ),
-      );
-    } else if (row.verdict === "fails" && row.name.startsWith("smoke.")) {
-      items.push(check(`.${row.name}`, `${row.what} runs`, "fail", `raised ${row.normal?.error ?? "?"}`));
-    } else if (row.verdict === "unchecked") {
-      items.push(
-        check(
-          `.${row.name}`,
-          `${row.what} runs without driver JIT`,
-          "warn",
-          `not checked: the child without driver JIT ended first (${describeRun(jit.noJit.run)})`,
-        ),
-      );
-    }
-  }
+  return [headline(rows), ...rows.flatMap((row) => rowItem(row, jit))];
+}
+
+/** A call that needed the JIT, failed, or was not checked without it; nothing for a native one. */
+function rowItem(row: JitRow, jit: NonNullable<Payload["jit"]>): ValidationItem[] {
+  const id = `.${row.name}`;
+  if (row.verdict === "jit-dependent")
+    return [
+      check(
+        id,
+        `${row.what} runs without driver JIT`,
+        "warn",
+        `${row.what} ran only through the driver's JIT compilation of PTX${libraries(row.normal)}: with CUDA_DISABLE_PTX_JIT=1 it failed (${row.noJit?.error ?? "no error text"}); first call ${ms(row.normal?.firstCallMs)} with JIT, failed after ${ms(row.noJit?.firstCallMs)} without. Install a build with SASS for this GPU`,
+      ),
+    ];
+  if (row.verdict === "fails" && row.name.startsWith("smoke."))
+    return [check(id, `${row.what} runs`, "fail", `raised ${row.normal?.error ?? "?"}`)];
+  if (row.verdict === "unchecked")
+    return [
+      check(
+        id,
+        `${row.what} runs without driver JIT`,
+        "warn",
+        `not checked: the child without driver JIT ended first (${describeRun(jit.noJit.run)})`,
+      ),
+    ];
+  return [];
+}
+
+/** The one verdict: how many calls ran the same without the JIT, which did not, which never run here. */
+function headline(rows: JitRow[]): ValidationItem {
   const native = rows.filter((r) => r.verdict === "native");
   const refused = rows.filter((r) => r.verdict === "fails" && !r.name.startsWith("smoke."));
   const refusedText =
@@ -108,13 +112,10 @@ export function judgeJit(payload: Payload): ValidationItem[] {
   const dependentRows = rows.filter((r) => r.verdict === "jit-dependent" || r.verdict === "unchecked");
   const dependent = dependentRows.length > 0;
   const dependentText = dependent ? `; ${dependentRows.map((r) => r.what).join(", ")} did not (below)` : "";
-  items.unshift(
-    check(
-      "",
-      "kernels run without driver JIT",
-      dependent ? "warn" : native.length > 0 ? "pass" : "fail",
-      `${native.length} of ${rows.length} calls ran the same with CUDA_DISABLE_PTX_JIT=1: native SASS (first call with / without JIT: ${summary || "none"})${dependentText}${refusedText}`,
-    ),
+  return check(
+    "",
+    HEADLINE,
+    dependent ? "warn" : native.length > 0 ? "pass" : "fail",
+    `${native.length} of ${rows.length} calls ran the same with CUDA_DISABLE_PTX_JIT=1: native SASS (first call with / without JIT: ${summary || "none"})${dependentText}${refusedText}`,
   );
-  return items;
 }

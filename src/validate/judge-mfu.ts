@@ -3,7 +3,8 @@
  * autocast, FLOPs per token as PaLM counts them (6 N + 12 L H Q T), held against the GPU's dense
  * bf16 peak. Reported, not judged: a small model or a short sequence has a low MFU by nature.
  */
-import type { GpuPeak, ValidationItem } from "./report.js";
+import type { GpuPeak } from "./peaks.js";
+import type { ValidationItem } from "./report.js";
 import type { MfuResult, Payload } from "./payload.js";
 import { describeRun } from "./judge-checks.js";
 import { densePeak } from "./peaks.js";

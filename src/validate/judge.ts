@@ -2,12 +2,11 @@
 import { knowledgeBaseOverlay, type KnowledgeBase } from "../kb/index.js";
 import { makeEnvelope } from "../json-envelope.js";
 import { MatmulDataSchema, type Payload } from "./payload.js";
-import { gpuPeakFor } from "./peaks.js";
+import { gpuPeakFor, type GpuPeak } from "./peaks.js";
 import {
   REPORT_SCHEMA_ID,
   REPORT_SCHEMA_VERSION,
   summarize,
-  type GpuPeak,
   type ValidateReport,
   type ValidationItem,
 } from "./report.js";

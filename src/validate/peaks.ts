@@ -1,7 +1,16 @@
 /** The GPU's own peaks (tensor TFLOP/s per precision, memory bandwidth) from the knowledge base. */
 import type { KnowledgeBase } from "../kb/index.js";
-import type { GpuRow, PeakFormat } from "../kb/types.js";
-import type { GpuPeak } from "./report.js";
+import type { GpuRow, PeakFormat, PrecisionPeak } from "../kb/types.js";
+
+export interface GpuPeak {
+  /** The knowledge base's name for the GPU. */
+  name: string;
+  tflops: { bf16: number | null; fp16: number | null; tf32: number | null; fp32: number | null };
+  /** Every precision's dense and sparse peak, or "not-on-arch" (the KB row's peaks). */
+  formats?: Partial<Record<PeakFormat, PrecisionPeak | "not-on-arch">>;
+  memoryBandwidthGBs: number | null;
+  sources: string[];
+}
 
 /**
  * Looks the device up by the name torch reports ("NVIDIA H100 80GB HBM3"). Never by compute

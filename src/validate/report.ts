@@ -2,7 +2,7 @@
 import type { Payload } from "./payload.js";
 import type { Envelope } from "../json-envelope.js";
 import type { Status } from "../judge/vocabulary.js";
-import type { PeakFormat, PrecisionPeak } from "../kb/types.js";
+import type { GpuPeak } from "./peaks.js";
 
 // One vocabulary with doctor's severities (src/judge/vocabulary.ts maps one to the other).
 export type { Status } from "../judge/vocabulary.js";
@@ -66,16 +66,6 @@ export interface FeatureCell {
   peak?: number;
   ratio?: number;
   note: string;
-}
-
-export interface GpuPeak {
-  /** The knowledge base's name for the GPU. */
-  name: string;
-  tflops: { bf16: number | null; fp16: number | null; tf32: number | null; fp32: number | null };
-  /** Every precision's dense and sparse peak, or "not-on-arch" (the KB row's peaks). */
-  formats?: Partial<Record<PeakFormat, PrecisionPeak | "not-on-arch">>;
-  memoryBandwidthGBs: number | null;
-  sources: string[];
 }
 
 export const REPORT_SCHEMA_ID = "gpuprep.validate";

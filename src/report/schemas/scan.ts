@@ -5,7 +5,7 @@ import { SCAN_SCHEMA, SCAN_SCHEMA_VERSION } from "../document-ids.js";
 import { BinaryCoverageSchema } from "../../facts/schema.js";
 import type { CoverageVerdict } from "../../kb/compat.js";
 import type { Same } from "../../util/same-type.js";
-import type { PackageReport, SourceReport } from "../scan-text.js";
+import type { PackageReport, SourceReport } from "../../remote/scan-result.js";
 
 export const CoverageVerdictSchema = z.object({
   /** sass: a cubin runs natively; ptx-jit: only through the driver's JIT; none: no code can run. */

@@ -6,10 +6,10 @@ import {
   REPORT_SCHEMA_ID,
   REPORT_SCHEMA_VERSION,
   type FeatureCell,
-  type GpuPeak,
   type ValidateReport,
   type ValidationItem,
 } from "../../validate/report.js";
+import type { GpuPeak } from "../../validate/peaks.js";
 import type { Same } from "../../util/same-type.js";
 import { PEAK_FORMATS } from "../../kb/schema.js";
 

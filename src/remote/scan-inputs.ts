@@ -1,12 +1,11 @@
 /**
  * What `gpuprep scan`'s arguments name, told apart without loading the remote readers (a plain
- * scan's start-up is measured), and the shapes the remote part fills (src/cli/scan-remote.ts).
+ * scan's start-up is measured), and the machine they are judged for.
  */
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { ComputeCapability } from "../kb/compat.js";
-import type { TargetPlatform } from "../remote/wheel-tags.js";
-import type { LibraryReport, PackageReport, ScanFinding, SourceReport } from "../report/scan-text.js";
+import type { TargetPlatform } from "./wheel-tags.js";
 
 export type ScanInput =
   { kind: "wheel"; location: string } | { kind: "image"; ref: string } | { kind: "files"; path: string };
@@ -32,14 +31,11 @@ export interface ScanTarget {
   knownCapabilities: ComputeCapability[];
 }
 
-export interface RemoteResult {
-  libraries: LibraryReport[];
-  packages: PackageReport[];
-  sources: SourceReport[];
-  findings: ScanFinding[];
-  filesExamined: number;
-}
-
-export function newResult(): RemoteResult {
-  return { libraries: [], packages: [], sources: [], findings: [], filesExamined: 0 };
+/** Whether a scan reads anything not installed (wheels, images, a lock, an index): the remote readers load only then. */
+export function readsRemote(scan: {
+  inputs: readonly ScanInput[];
+  lock: string | null;
+  packages: readonly string[];
+}): boolean {
+  return scan.inputs.some((i) => i.kind !== "files") || scan.lock !== null || scan.packages.length > 0;
 }

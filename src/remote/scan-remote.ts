@@ -5,23 +5,26 @@
  */
 import { statSync } from "node:fs";
 import { UserError } from "../errors.js";
-import { coverageFor, type ComputeCapability } from "../kb/compat.js";
-import { coverageOf, distinctTargets } from "../fatbin/index.js";
-import type { FileScan } from "../fatbin/index.js";
-import { DEFAULT_HTTP_LIMITS, HttpClient } from "../remote/http.js";
-import { scanWheel, type WheelScan } from "../remote/wheel.js";
-import { scanLockClosure, type LockScan } from "../remote/lock-scan.js";
-import { findLinksFiles, pickWheel, projectFiles, type IndexFile } from "../remote/simple-index.js";
-import { openImageArchive, openOciLayout, scanImage, type ImageScan } from "../remote/image.js";
-import { openRegistryImage } from "../remote/registry.js";
+import { DEFAULT_HTTP_LIMITS, HttpClient } from "./http.js";
+import { scanWheel, type WheelScan } from "./wheel.js";
+import { scanLockClosure, type LockScan } from "./lock-scan.js";
+import { findLinksFiles, pickWheel, projectFiles, type IndexFile } from "./simple-index.js";
+import { openImageArchive, openOciLayout, scanImage, type ImageScan } from "./image.js";
+import { openRegistryImage } from "./registry.js";
 import {
   chooseVariant,
   compareVariantWithBinaries,
   parseVariantJson,
   type VariantChoice,
-} from "../remote/variant.js";
-import type { LibraryReport, PackageReport, ScanFinding } from "../report/scan-text.js";
-import type { RemoteResult, ScanTarget } from "./scan-inputs.js";
+} from "./variant.js";
+import type { ScanTarget } from "./scan-inputs.js";
+import {
+  libraryReport,
+  type LibraryReport,
+  type PackageReport,
+  type RemoteResult,
+  type ScanFinding,
+} from "./scan-result.js";
 import { normalizeName } from "../util/package-name.js";
 
 export function httpClient(timeoutSeconds: number | null, maxBytes: number | null): HttpClient {
@@ -30,23 +33,6 @@ export function httpClient(timeoutSeconds: number | null, maxBytes: number | nul
     ...(timeoutSeconds !== null ? { deadlineMs: timeoutSeconds * 1000 } : {}),
     ...(maxBytes !== null ? { maxBytes } : {}),
   });
-}
-
-function libraryReport(
-  scan: FileScan,
-  capability: ComputeCapability | null,
-  pkg: string,
-  layer?: number,
-): LibraryReport {
-  const coverage = coverageOf(scan);
-  const loadable = [...coverage.sass, ...coverage.ptx];
-  return {
-    ...coverage,
-    lto: distinctTargets(scan.entries, "lto-ir"),
-    verdict: capability && loadable.length > 0 ? coverageFor(loadable, capability) : null,
-    package: pkg,
-    ...(layer !== undefined ? { layer } : {}),
-  };
 }
 
 /** The worst verdict over a package's libraries with CUDA code (none < ptx-jit < sass). */
