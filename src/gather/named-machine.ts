@@ -24,77 +24,91 @@ export interface NamedMachine {
 /** A ulimit nobody read: soft and hard not known. */
 const NO_LIMIT_KNOWN = { soft: null, hard: null };
 
+const NOT_GATHERED = "not gathered: the machine is named from the knowledge base";
+
+/** The named machine's one GPU: its name and capability, nothing nvidia-smi would add. */
+function namedGpu(machine: NamedMachine) {
+  return {
+    index: 0,
+    name: machine.gpuName,
+    uuid: null,
+    computeCapability: machine.computeCapability,
+    memoryTotalMiB: null,
+    migMode: null,
+    persistenceMode: null,
+    pciBusId: null,
+    pcieLinkGenMax: null,
+    pcieLinkWidthMax: null,
+    pcieLinkGenCurrent: null,
+    pcieLinkWidthCurrent: null,
+  };
+}
+
+/** A Linux host with the named CPU, driver and GPU; nothing else known. */
+function namedHost(machine: NamedMachine) {
+  return {
+    os: { system: "Linux", release: "", distroId: null, distroVersion: null, prettyName: null },
+    cpuArch: machine.cpuArch,
+    cpuCount: null,
+    memTotalBytes: null,
+    nvidia: {
+      status: "ok",
+      error: null,
+      driverVersion: machine.driverVersion,
+      cudaVersion: null,
+      gpus: [namedGpu(machine)],
+      kernelModule: null,
+    },
+    container: { inContainer: false, runtime: null, markers: [] },
+    shm: { sizeBytes: null, freeBytes: null },
+    ulimits: { memlock: NO_LIMIT_KNOWN, stack: NO_LIMIT_KNOWN, nofile: NO_LIMIT_KNOWN },
+  };
+}
+
+/** No Python environment: nothing was gathered there, only the Python version where one is known. */
+function noPythonEnvironment(machine: NamedMachine) {
+  return {
+    interpreter: {
+      executable: "(none)",
+      // The Python the project would run on, where known; "" where not (no interpreter there).
+      version: machine.python ?? "",
+      implementation: "",
+      prefix: "(none)",
+      basePrefix: "(none)",
+      kind: "other",
+      sysPath: [],
+      userSite: null,
+      userSiteEnabled: false,
+      externallyManaged: false,
+    },
+    distributions: [],
+    duplicates: [],
+    torch: null,
+    numpy: null,
+    torchLive: {
+      status: "skipped",
+      durationMs: 0,
+      exitCode: null,
+      signal: null,
+      error: NOT_GATHERED,
+      stderrTail: null,
+      result: null,
+    },
+    extensions: [],
+    env: {},
+    constraintFiles: [],
+    probe: { version: 1, mode: "fast", durationMs: 0 },
+  };
+}
+
 export function factsForNamedMachine(machine: NamedMachine, project: ProjectFacts | null): Facts {
-  const unknown = "not gathered: the machine is named from the knowledge base";
   return FactsSchema.parse({
     ...makeEnvelope(FACTS_SCHEMA_ID, FACTS_SCHEMA_VERSION, null),
     capturedAt: new Date().toISOString(),
     target: { kind: "local", ref: machine.origin, python: "(none)" },
-    host: {
-      os: { system: "Linux", release: "", distroId: null, distroVersion: null, prettyName: null },
-      cpuArch: machine.cpuArch,
-      cpuCount: null,
-      memTotalBytes: null,
-      nvidia: {
-        status: "ok",
-        error: null,
-        driverVersion: machine.driverVersion,
-        cudaVersion: null,
-        gpus: [
-          {
-            index: 0,
-            name: machine.gpuName,
-            uuid: null,
-            computeCapability: machine.computeCapability,
-            memoryTotalMiB: null,
-            migMode: null,
-            persistenceMode: null,
-            pciBusId: null,
-            pcieLinkGenMax: null,
-            pcieLinkWidthMax: null,
-            pcieLinkGenCurrent: null,
-            pcieLinkWidthCurrent: null,
-          },
-        ],
-        kernelModule: null,
-      },
-      container: { inContainer: false, runtime: null, markers: [] },
-      shm: { sizeBytes: null, freeBytes: null },
-      ulimits: { memlock: NO_LIMIT_KNOWN, stack: NO_LIMIT_KNOWN, nofile: NO_LIMIT_KNOWN },
-    },
-    python: {
-      interpreter: {
-        executable: "(none)",
-        // The Python the project would run on, where known; "" where not (no interpreter there).
-        version: machine.python ?? "",
-        implementation: "",
-        prefix: "(none)",
-        basePrefix: "(none)",
-        kind: "other",
-        sysPath: [],
-        userSite: null,
-        userSiteEnabled: false,
-        externallyManaged: false,
-      },
-      distributions: [],
-      duplicates: [],
-      torch: null,
-      numpy: null,
-      torchLive: {
-        status: "skipped",
-        durationMs: 0,
-        exitCode: null,
-        signal: null,
-        error: unknown,
-        stderrTail: null,
-        result: null,
-      },
-      extensions: [],
-      env: {},
-      constraintFiles: [],
-      probe: { version: 1, mode: "fast", durationMs: 0 },
-    },
+    host: namedHost(machine),
+    python: noPythonEnvironment(machine),
     project,
-    binaries: { scanned: false, reason: unknown, durationMs: 0, files: [], filesExamined: 0 },
+    binaries: { scanned: false, reason: NOT_GATHERED, durationMs: 0, files: [], filesExamined: 0 },
   });
 }

@@ -177,6 +177,98 @@ function requirementList(value: unknown, path: string, key: string): Requirement
 
 // ------------------------------------------------------------------ requirements*.txt
 
+/** One requirements file being read: its entry, and the files it includes (each listed once). */
+interface FileReading {
+  /** The file's real path. */
+  real: string;
+  /** Its path relative to the project, for origins. */
+  label: string;
+  entry: RequirementsFile;
+  // Sets: each include is checked (two stats, two realpaths) and listed once, however often it is
+  // written. 4 MiB of one repeated `-r b.txt` line cost 10 s of CPU when every copy was checked.
+  includes: Set<string>;
+  constraints: Set<string>;
+}
+
+/** `-e .` / `-e ./lib`: a local project; its name is not known without building it. */
+function editableRequirement(target: string, text: string, origin: string, dir: string): Requirement {
+  return (
+    parseRequirement(target, origin) ?? {
+      name: basename(resolve(dir, target)),
+      normalizedName: normalizeName(basename(resolve(dir, target))),
+      specifier: "",
+      extras: [],
+      marker: null,
+      url: target,
+      raw: text,
+      origin,
+    }
+  );
+}
+
+/** A pip option line: includes, constraints, index URLs and editables are taken; the rest changes no pin. */
+function readOptionLine(reading: FileReading, flag: string, value: string, text: string, line: number): void {
+  const { real, entry } = reading;
+  const need = () => {
+    if (!value)
+      throw new UserError(`${real}:${line}: ${flag} needs a value`, `fix line ${line} of ${basename(real)}`);
+    return value.trim();
+  };
+  if (flag === "-r" || flag === "--requirement") reading.includes.add(resolve(dirname(real), need()));
+  else if (flag === "-c" || flag === "--constraint") {
+    const constraint = resolve(dirname(real), need());
+    if (!reading.constraints.has(constraint)) entry.constraintFiles.push(constraint);
+    reading.constraints.add(constraint);
+    reading.includes.add(constraint);
+  } else if (flag === "-i" || flag === "--index-url") entry.indexUrls.push(need());
+  else if (flag === "--extra-index-url") entry.extraIndexUrls.push(need());
+  else if (flag === "-e" || flag === "--editable")
+    entry.requirements.push(editableRequirement(need(), text, `${reading.label}:${line}`, dirname(real)));
+  // Other options (--find-links, --pre, --no-binary, --hash ...) do not change what gets pinned.
+}
+
+function readLine(reading: FileReading, text: string, line: number): void {
+  const where = `${reading.real}:${line}`;
+  if (text.length > MAX_REQUIREMENT_LINE)
+    throw new UserError(
+      `${where}: line of ${text.length} characters, longer than any requirement`,
+      `fix line ${line} of ${basename(reading.real)}`,
+    );
+  const option = /^(-[a-zA-Z]|--[a-z-]+)(?:\s*=\s*|\s+)?(.*)$/.exec(text);
+  if (option) {
+    const [, flag = "", value = ""] = option;
+    readOptionLine(reading, flag, value, text, line);
+    return;
+  }
+  // `\s--hash`, not `\s+--hash`: the latter rescans a long run of spaces from every position.
+  const requirement = parseRequirement(text.replace(/\s--hash[= ]\S+/g, ""), `${reading.label}:${line}`);
+  if (!requirement) {
+    throw new UserError(
+      `${where}: not a valid requirement: ${printablePrefix(text)}`,
+      "write it as PEP 508 (name[extras] specifier ; marker) or a pip option such as -r FILE",
+    );
+  }
+  reading.entry.requirements.push(requirement);
+}
+
+/** An included file must exist and lie inside the project. */
+function checkInclude(real: string, include: string, projectDir: string): void {
+  // Never read a file outside the project: `-r /proc/self/environ` would print the
+  // environment in the parse error, `-c /etc/shadow` a password hash.
+  if (existsSync(include) && !isInside(projectDir, include)) {
+    throw new UserError(
+      `${real}: includes ${includeText(projectDir, include)}, which lies outside the project`,
+      OUTSIDE_HINT,
+    );
+  }
+  if (!existsSync(include)) {
+    throw new UserError(
+      `${real}: includes ${includeText(projectDir, include)}, which does not exist`,
+      `fix the -r / -c line in ${basename(real)}`,
+    );
+  }
+}
+
 function readRequirementsFile(
   path: string,
   projectDir: string,
@@ -192,7 +284,6 @@ function readRequirementsFile(
     );
   }
   visited.add(real);
-  const label = relative(projectDir, real) || basename(real);
   const entry: RequirementsFile = {
     path: real,
     requirements: [],
@@ -201,86 +292,20 @@ function readRequirementsFile(
     constraintFiles: [],
   };
   out.push(entry);
-  // Sets: each include is checked (two stats, two realpaths) and listed once, however often it is
-  // written. 4 MiB of one repeated `-r b.txt` line cost 10 s of CPU when every copy was checked.
-  const includes = new Set<string>();
-  const constraints = new Set<string>();
-  for (const { text, line } of logicalLines(readText(real))) {
-    const where = `${real}:${line}`;
-    if (text.length > MAX_REQUIREMENT_LINE)
-      throw new UserError(
-        `${where}: line of ${text.length} characters, longer than any requirement`,
-        `fix line ${line} of ${basename(real)}`,
-      );
-    const option = /^(-[a-zA-Z]|--[a-z-]+)(?:\s*=\s*|\s+)?(.*)$/.exec(text);
-    if (option) {
-      const [, flag = "", value = ""] = option;
-      const need = () => {
-        if (!value)
-          throw new UserError(`${where}: ${flag} needs a value`, `fix line ${line} of ${basename(real)}`);
-        return value.trim();
-      };
-      if (flag === "-r" || flag === "--requirement") includes.add(resolve(dirname(real), need()));
-      else if (flag === "-c" || flag === "--constraint") {
-        const constraint = resolve(dirname(real), need());
-        if (!constraints.has(constraint)) entry.constraintFiles.push(constraint);
-        constraints.add(constraint);
-        includes.add(constraint);
-      } else if (flag === "-i" || flag === "--index-url") entry.indexUrls.push(need());
-      else if (flag === "--extra-index-url") entry.extraIndexUrls.push(need());
-      else if (flag === "-e" || flag === "--editable") {
-        // `-e .` / `-e ./lib`: a local project; its name is not known without building it.
-        const target = need();
-        const origin = `${label}:${line}`;
-        entry.requirements.push(
-          parseRequirement(target, origin) ?? {
-            name: basename(resolve(dirname(real), target)),
-            normalizedName: normalizeName(basename(resolve(dirname(real), target))),
-            specifier: "",
-            extras: [],
-            marker: null,
-            url: target,
-            raw: text,
-            origin,
-          },
-        );
-      }
-      // Other options (--find-links, --pre, --no-binary, --hash ...) do not change what gets pinned.
-      continue;
-    }
-    // `\s--hash`, not `\s+--hash`: the latter rescans a long run of spaces from every position.
-    const requirement = parseRequirement(text.replace(/\s--hash[= ]\S+/g, ""), `${label}:${line}`);
-    if (!requirement) {
-      throw new UserError(
-        `${where}: not a valid requirement: ${printablePrefix(text)}`,
-        "write it as PEP 508 (name[extras] specifier ; marker) or a pip option such as -r FILE",
-      );
-    }
-    entry.requirements.push(requirement);
-  }
-  for (const include of includes) {
-    // Never read a file outside the project: `-r /proc/self/environ` would print the
-    // environment in the parse error, `-c /etc/shadow` a password hash.
-    if (existsSync(include) && !isInside(projectDir, include)) {
-      throw new UserError(
-        `${real}: includes ${includeText(projectDir, include)}, which lies outside the project`,
-        OUTSIDE_HINT,
-      );
-    }
-    if (!existsSync(include)) {
-      throw new UserError(
-        `${real}: includes ${includeText(projectDir, include)}, which does not exist`,
-        `fix the -r / -c line in ${basename(real)}`,
-      );
-    }
+  const reading: FileReading = {
+    real,
+    label: relative(projectDir, real) || basename(real),
+    entry,
+    includes: new Set(),
+    constraints: new Set(),
+  };
+  for (const { text, line } of logicalLines(readText(real))) readLine(reading, text, line);
+  for (const include of reading.includes) {
+    checkInclude(real, include, projectDir);
     readRequirementsFile(include, projectDir, visited, out);
   }
 }
 
-/**
- * An include as the user wrote it, relative to the project and cut short: the resolved absolute
- * path of a 30 KB `-r` line, even cut to 200 characters, made a message that wraps the terminal.
- */
 function includeText(projectDir: string, include: string): string {
   return printablePrefix(relative(projectDir, include) || include, 80);
 }

@@ -1,5 +1,5 @@
 /** All the files of a plan, consistent with one another: one generator per artifact. */
-import type { NativePlan, Plan } from "../plan/types.js";
+import type { ContainerPlan, NativePlan, Plan } from "../plan/types.js";
 import { renderCompose } from "./compose.js";
 import { renderConstraints, renderRequirements } from "./constraints.js";
 import { renderDevcontainer } from "./devcontainer.js";
@@ -22,10 +22,6 @@ function file(path: string, content: string, purpose: string, executable = false
   return { path, content, purpose, executable, kind: "generated" };
 }
 
-/**
- * @param currentPyproject the project's pyproject.toml as it is now (native plans edit it), or null.
- * @returns the files, and notes for the summary (e.g. why pyproject.toml was left alone).
- */
 /** The user's manifests as they are now: native plans edit pyproject.toml, pixi.toml or environment.yml. */
 export interface CurrentManifests {
   pyproject: string | null;
@@ -86,86 +82,91 @@ function condaFiles(plan: NativePlan, current: CurrentManifests, notes: string[]
   return files;
 }
 
+/** A container plan's files: the image, its compose service and devcontainer, the run script, the pins. */
+function containerFiles(plan: ContainerPlan): GeneratedFile[] {
+  return [
+    file(
+      "Dockerfile",
+      renderDockerfile(plan),
+      "the image: NGC base, pinned base packages, source builds, the project's requirements",
+    ),
+    file("compose.yaml", renderCompose(plan), "the container(s) with GPU access, IPC, limits and volumes"),
+    file(
+      ".dockerignore",
+      renderDockerignore(plan),
+      "keeps venvs, caches, data and credentials out of the image",
+    ),
+    file(
+      ".devcontainer/devcontainer.json",
+      renderDevcontainer(plan),
+      "VS Code / devcontainer CLI: the compose service",
+    ),
+    file(
+      "scripts/run-container.sh",
+      renderRunContainer(plan),
+      "build and start the container (checks the driver first)",
+      true,
+    ),
+    file(CONSTRAINTS_FILE, renderConstraints(plan), "pins for what the image provides"),
+    file(
+      REQUIREMENTS_FILE,
+      renderRequirements(plan),
+      "the project's requirements as installed into the image",
+    ),
+  ];
+}
+
+/** A uv venv's files: the setup script, the constraints, and pyproject.toml routed to the planned index. */
+function uvFiles(plan: NativePlan, current: CurrentManifests, notes: string[]): GeneratedFile[] {
+  const files = [
+    file(
+      "scripts/setup-native.sh",
+      renderSetupNative(plan),
+      "creates .venv with torch from the right PyTorch index",
+      true,
+    ),
+    file(
+      CONSTRAINTS_FILE,
+      renderConstraints(plan),
+      "keeps torch on the planned release while the project installs",
+    ),
+  ];
+  if (current.pyproject === null) return files;
+  const pin = pinPyproject(plan, current.pyproject);
+  notes.push(`pyproject.toml: ${pin.note}`);
+  if (pin.content !== null && pin.content !== current.pyproject)
+    files.push({
+      path: "pyproject.toml",
+      content: pin.content,
+      purpose: "torch routed to the planned PyTorch index (lines appended)",
+      executable: false,
+      kind: "user-file",
+    });
+  return files;
+}
+
+/** A native plan's files, by where the project's environment lives. */
+function nativeFiles(plan: NativePlan, current: CurrentManifests, notes: string[]): GeneratedFile[] {
+  switch (plan.native.environment) {
+    case "pixi":
+      return pixiFiles(plan, current, notes);
+    case "conda":
+      return condaFiles(plan, current, notes);
+    default:
+      return uvFiles(plan, current, notes);
+  }
+}
+
+/**
+ * @param current the project's manifests as they are now (native plans edit them).
+ * @returns the files, and notes for the summary (e.g. why pyproject.toml was left alone).
+ */
 export function generateFiles(
   plan: Plan,
   current: CurrentManifests,
 ): { files: GeneratedFile[]; notes: string[] } {
-  const files: GeneratedFile[] = [];
   const notes: string[] = [];
-  if (plan.strategy === "container") {
-    files.push(
-      file(
-        "Dockerfile",
-        renderDockerfile(plan),
-        "the image: NGC base, pinned base packages, source builds, the project's requirements",
-      ),
-    );
-    files.push(
-      file("compose.yaml", renderCompose(plan), "the container(s) with GPU access, IPC, limits and volumes"),
-    );
-    files.push(
-      file(
-        ".dockerignore",
-        renderDockerignore(plan),
-        "keeps venvs, caches, data and credentials out of the image",
-      ),
-    );
-    files.push(
-      file(
-        ".devcontainer/devcontainer.json",
-        renderDevcontainer(plan),
-        "VS Code / devcontainer CLI: the compose service",
-      ),
-    );
-    files.push(
-      file(
-        "scripts/run-container.sh",
-        renderRunContainer(plan),
-        "build and start the container (checks the driver first)",
-        true,
-      ),
-    );
-    files.push(file(CONSTRAINTS_FILE, renderConstraints(plan), "pins for what the image provides"));
-    files.push(
-      file(
-        REQUIREMENTS_FILE,
-        renderRequirements(plan),
-        "the project's requirements as installed into the image",
-      ),
-    );
-  } else if (plan.native.environment === "pixi") {
-    files.push(...pixiFiles(plan, current, notes));
-  } else if (plan.native.environment === "conda") {
-    files.push(...condaFiles(plan, current, notes));
-  } else {
-    files.push(
-      file(
-        "scripts/setup-native.sh",
-        renderSetupNative(plan),
-        "creates .venv with torch from the right PyTorch index",
-        true,
-      ),
-    );
-    files.push(
-      file(
-        CONSTRAINTS_FILE,
-        renderConstraints(plan),
-        "keeps torch on the planned release while the project installs",
-      ),
-    );
-    if (current.pyproject !== null) {
-      const pin = pinPyproject(plan, current.pyproject);
-      notes.push(`pyproject.toml: ${pin.note}`);
-      if (pin.content !== null && pin.content !== current.pyproject)
-        files.push({
-          path: "pyproject.toml",
-          content: pin.content,
-          purpose: "torch routed to the planned PyTorch index (lines appended)",
-          executable: false,
-          kind: "user-file",
-        });
-    }
-  }
+  const files = plan.strategy === "container" ? containerFiles(plan) : nativeFiles(plan, current, notes);
   files.push(file("SETUP.md", renderSetupMd(plan, files), "this explanation"));
   return { files, notes };
 }

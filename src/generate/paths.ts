@@ -61,82 +61,58 @@ export interface VolumeSpec {
   fromFlag: boolean;
 }
 
-export function volumes(plan: Plan): VolumeSpec[] {
-  const list: VolumeSpec[] = [
-    {
-      host: ".",
-      container: WORKDIR,
-      readOnly: false,
-      create: false,
-      fromFlag: false,
-      why: "the project source, edited on the host",
-    },
+/** A mount gpuprep sets up: read-write and created on the host beforehand unless said otherwise. */
+function mount(
+  host: string,
+  container: string,
+  why: string,
+  { readOnly = false, create = true }: { readOnly?: boolean; create?: boolean } = {},
+): VolumeSpec {
+  return { host, container, readOnly, create, fromFlag: false, why };
+}
+
+/** The mounts of every container plan: the project, the caches, data, checkpoints and credentials. */
+function standardVolumes(): VolumeSpec[] {
+  return [
+    mount(".", WORKDIR, "the project source, edited on the host", { create: false }),
     // The model and dataset caches, not the whole ~/.cache/huggingface: that directory also holds
     // the login token (token, stored_tokens), which the container would read and could rewrite.
     // The container authenticates with HF_TOKEN from the environment instead (issue 28).
-    {
-      host: "${HOME}/.cache/huggingface/hub",
-      container: `${HF_HOME}/hub`,
-      readOnly: false,
-      create: true,
-      fromFlag: false,
-      why: "model cache: downloads survive the container and are shared with the host (the login token is not mounted: HF_TOKEN comes from the environment)",
-    },
-    {
-      host: "${HOME}/.cache/huggingface/datasets",
-      container: `${HF_HOME}/datasets`,
-      readOnly: false,
-      create: true,
-      fromFlag: false,
-      why: "datasets cache, shared with the host",
-    },
-    {
-      host: "${HOME}/.cache/torch",
-      container: TORCH_HOME,
-      readOnly: false,
-      create: true,
-      fromFlag: false,
-      why: "torch hub and compiled-kernel caches",
-    },
-    {
-      host: "./data",
-      container: `${WORKDIR}/data`,
-      readOnly: false,
-      create: true,
-      fromFlag: false,
-      why: "datasets (kept out of the image by .dockerignore)",
-    },
-    {
-      host: "./checkpoints",
-      container: `${WORKDIR}/checkpoints`,
-      readOnly: false,
-      create: true,
-      fromFlag: false,
-      why: "checkpoints survive the container",
-    },
-    {
-      host: "./.credentials",
-      container: CREDENTIALS_DIR,
-      readOnly: true,
-      create: true,
-      fromFlag: false,
-      why: "credentials, read-only (e.g. .credentials/hf_token); never copied into the image",
-    },
-    {
-      // The project mount would otherwise expose the same files read-write at /workspace/.credentials.
-      host: "./.credentials",
-      container: `${WORKDIR}/.credentials`,
-      readOnly: true,
-      create: true,
-      fromFlag: false,
-      why: "the same credentials where the project mount shows them, read-only there too",
-    },
+    mount(
+      "${HOME}/.cache/huggingface/hub",
+      `${HF_HOME}/hub`,
+      "model cache: downloads survive the container and are shared with the host (the login token is not mounted: HF_TOKEN comes from the environment)",
+    ),
+    mount(
+      "${HOME}/.cache/huggingface/datasets",
+      `${HF_HOME}/datasets`,
+      "datasets cache, shared with the host",
+    ),
+    mount("${HOME}/.cache/torch", TORCH_HOME, "torch hub and compiled-kernel caches"),
+    mount("./data", `${WORKDIR}/data`, "datasets (kept out of the image by .dockerignore)"),
+    mount("./checkpoints", `${WORKDIR}/checkpoints`, "checkpoints survive the container"),
+    mount(
+      "./.credentials",
+      CREDENTIALS_DIR,
+      "credentials, read-only (e.g. .credentials/hf_token); never copied into the image",
+      { readOnly: true },
+    ),
+    // The project mount would otherwise expose the same files read-write at /workspace/.credentials.
+    mount(
+      "./.credentials",
+      `${WORKDIR}/.credentials`,
+      "the same credentials where the project mount shows them, read-only there too",
+      { readOnly: true },
+    ),
   ];
-  for (const spec of plan.options.volumes) {
+}
+
+export function volumes(plan: Plan): VolumeSpec[] {
+  const asked = plan.options.volumes.map((spec): VolumeSpec => {
     const { host, container, readOnly } = parseVolumeFlag(spec);
-    list.push({ host, container, readOnly, create: false, fromFlag: true, why: "asked with --volume" });
-  }
-  return list;
+    return { host, container, readOnly, create: false, fromFlag: true, why: "asked with --volume" };
+  });
+  return [...standardVolumes(), ...asked];
 }
 
 /** A generated file's first lines: what made it, and that SETUP.md explains it. */

@@ -6,7 +6,7 @@
  */
 import { coverageFor, driverBranch, parseComputeCapability } from "./compat.js";
 import type { KnowledgeBaseData } from "./load.js";
-import type { CudaToolkitRow, NgcImageRow } from "./types.js";
+import type { CudaToolkitRow, NgcArchList, NgcImageRow } from "./types.js";
 import { resolveGpu } from "./queries/gpu.js";
 import { judgeNgcImageOn, platformPublished } from "./queries/ngc.js";
 import { compareVersions, majorMinor, versionParts } from "../util/version.js";
@@ -114,54 +114,52 @@ function gpuProblems(image: NgcImageRow, data: KnowledgeBaseData): string[] {
   return problems;
 }
 
-/**
- * Arch lists and Jetson statements: sourced from the row, on a published platform, compilable by the
- * image's CUDA, and not contradicted by a first-hand run (a run that ran where the list has no code)
- * or, for a read list, by a known exception it has SASS for.
- */
-function archListProblems(image: NgcImageRow, data: KnowledgeBaseData): string[] {
-  const name = `NGC ${image.tag}`;
+/** The problems of one platform's arch list: its source, its platform, its basis note, its targets. */
+function oneArchListProblems(
+  image: NgcImageRow,
+  list: NgcArchList,
+  toolkit: CudaToolkitRow | undefined,
+): string[] {
   const problems: string[] = [];
-  const urls = new Set(image.sources.map((source) => source.url));
-  const toolkit = data.cudaToolkits.find((row) => row.version === majorMinor(image.cuda));
-  const tegra = data.archs.filter((row) => row.tegra).map((row) => row.computeCapability);
-  const platforms = image.archLists.map((list) => list.platform);
-  if (new Set(platforms).size !== platforms.length) problems.push(`${name}: two arch lists for one platform`);
-  for (const list of image.archLists) {
-    const what = `${name} linux/${list.platform} arch list`;
-    if (!urls.has(list.source))
-      problems.push(`${what}: its source ${list.source} is not among the row's sources`);
-    if (image.platforms[list.platform] !== true)
-      problems.push(`${what}: the row does not say that image is published`);
-    if (list.basis === "derived" && !/^derived\b/.test(list.note))
-      problems.push(`${what}: a derived list must say so first in its note`);
-    for (const entry of list.archList) {
-      const sm = entry.replace(/^(sm|compute)_/, "").replace(/[af]$/, "");
-      if (toolkit?.sassTargets && !toolkit.sassTargets.includes(sm))
-        problems.push(`${what}: ${entry} cannot be compiled by CUDA ${toolkit.version}`);
-    }
-    const warnedHere = (cc: string) =>
-      image.gpus.runs.some(
-        (run) =>
-          run.computeCapability === cc &&
-          (run.result === "warned" || run.result === "failed") &&
-          (run.cpuArch === "x86_64" ? "amd64" : "arm64") === list.platform,
-      );
-    if (list.basis !== "derived")
-      for (const entry of image.gpus.exceptions.filter((exception) =>
-        warnedHere(exception.computeCapability),
-      )) {
-        const cc = parseComputeCapability(entry.computeCapability);
-        if (
-          cc &&
-          coverageFor(
-            list.archList.filter((target) => target.startsWith("sm_")),
-            cc,
-          ).how === "sass"
-        )
-          problems.push(`${what}: has SASS for ${entry.computeCapability}, a known exception`);
-      }
+  const what = `NGC ${image.tag} linux/${list.platform} arch list`;
+  if (!image.sources.some((source) => source.url === list.source))
+    problems.push(`${what}: its source ${list.source} is not among the row's sources`);
+  if (image.platforms[list.platform] !== true)
+    problems.push(`${what}: the row does not say that image is published`);
+  if (list.basis === "derived" && !/^derived\b/.test(list.note))
+    problems.push(`${what}: a derived list must say so first in its note`);
+  for (const entry of list.archList) {
+    const sm = entry.replace(/^(sm|compute)_/, "").replace(/[af]$/, "");
+    if (toolkit?.sassTargets && !toolkit.sassTargets.includes(sm))
+      problems.push(`${what}: ${entry} cannot be compiled by CUDA ${toolkit.version}`);
   }
+  if (list.basis !== "derived") problems.push(...exceptionsWithSass(image, list, what));
+  return problems;
+}
+
+/** A read (not derived) arch list with SASS for a capability NVIDIA lists as an exception where a run warned or failed. */
+function exceptionsWithSass(image: NgcImageRow, list: NgcArchList, what: string): string[] {
+  const warnedHere = (cc: string) =>
+    image.gpus.runs.some(
+      (run) =>
+        run.computeCapability === cc &&
+        (run.result === "warned" || run.result === "failed") &&
+        (run.cpuArch === "x86_64" ? "amd64" : "arm64") === list.platform,
+    );
+  const sass = list.archList.filter((target) => target.startsWith("sm_"));
+  return image.gpus.exceptions
+    .filter((exception) => warnedHere(exception.computeCapability))
+    .filter((entry) => {
+      const cc = parseComputeCapability(entry.computeCapability);
+      return cc && coverageFor(sass, cc).how === "sass";
+    })
+    .map((entry) => `${what}: has SASS for ${entry.computeCapability}, a known exception`);
+}
+
+/** A run that ran on a platform with an arch list: the list must carry code for that GPU. */
+function runsWithoutCode(image: NgcImageRow, data: KnowledgeBaseData): string[] {
+  const tegra = data.archs.filter((row) => row.tegra).map((row) => row.computeCapability);
+  const problems: string[] = [];
   for (const run of image.gpus.runs) {
     if (run.result !== "ran" || !run.cpuArch) continue;
     const platform = run.cpuArch === "x86_64" ? "amd64" : "arm64";
@@ -175,10 +173,27 @@ function archListProblems(image: NgcImageRow, data: KnowledgeBaseData): string[]
     );
     if (choice.code.how === "none")
       problems.push(
-        `${name}: a run on ${run.gpu} (${run.computeCapability}) ran, but its ${platform} arch list has no code for it`,
+        `NGC ${image.tag}: a run on ${run.gpu} (${run.computeCapability}) ran, but its ${platform} arch list has no code for it`,
       );
   }
   return problems;
+}
+
+/**
+ * Arch lists and Jetson statements: sourced from the row, on a published platform, compilable by the
+ * image's CUDA, and not contradicted by a first-hand run (a run that ran where the list has no code)
+ * or, for a read list, by a known exception it has SASS for.
+ */
+function archListProblems(image: NgcImageRow, data: KnowledgeBaseData): string[] {
+  const toolkit = data.cudaToolkits.find((row) => row.version === majorMinor(image.cuda));
+  const platforms = image.archLists.map((list) => list.platform);
+  return [
+    ...(new Set(platforms).size !== platforms.length
+      ? [`NGC ${image.tag}: two arch lists for one platform`]
+      : []),
+    ...image.archLists.flatMap((list) => oneArchListProblems(image, list, toolkit)),
+    ...runsWithoutCode(image, data),
+  ];
 }
 
 function jetsonProblems(image: NgcImageRow, data: KnowledgeBaseData): string[] {

@@ -136,59 +136,114 @@ function describeUnsure(requirements: Requirement[]): string {
     : `${names.slice(0, 3).join(", ")} and ${names.length - 3} more`;
 }
 
+type KnownWheels = Array<{ requirement: Requirement; answer: WheelPythonsAnswer }>;
+
+/** What every answer weighs: the build's plain Pythons (newest first) and the pinned packages' wheel Pythons. */
+interface PythonEvidence {
+  plain: string[];
+  known: KnownWheels;
+  /** "; not known: ..." for requirements whose wheel Pythons the KB lacks, "" where none. */
+  unknownNote: string;
+  sources: string[];
+}
+
+function pythonEvidence(
+  kb: KnowledgeBase,
+  build: TorchBuildRow,
+  requirements: Requirement[],
+): PythonEvidence {
+  const plain = build.pythons
+    .filter((p) => /^\d+\.\d+$/.test(p))
+    .sort(compareVersions)
+    .reverse();
+  const { known, notKnown } = pinnedWheelPythons(kb, requirements, build.platform);
+  const pinSources = known.flatMap(({ answer }) =>
+    answer.rows.flatMap((row) => row.sources.map((s) => s.url)),
+  );
+  return {
+    plain,
+    known,
+    unknownNote: notKnown.length > 0 ? `; not known: ${notKnown.join("; ")}` : "",
+    sources: [...build.sources.map((s) => s.url), ...pinSources],
+  };
+}
+
+/** The Python asked for (--python, the target's own): taken where the build has a wheel for it, saying what pip would compile. */
+function wantedPython(
+  build: TorchBuildRow,
+  inputs: PythonInputs & { wanted: string },
+  evidence: PythonEvidence,
+): PythonChoice | PythonRefusal {
+  const wanted = majorMinor(inputs.wanted);
+  if (!evidence.plain.includes(wanted))
+    return {
+      python: null,
+      reason: `no ${build.variant} wheel for Python ${wanted} (${inputs.wantedOrigin}); wheels: ${evidence.plain.join(", ")}`,
+    };
+  const lacking = evidence.known.filter(({ answer }) => !hasWheelFor(answer, wanted));
+  return {
+    python: wanted,
+    reason:
+      (inputs.wantedOrigin === "--python"
+        ? "asked with --python"
+        : `the target's Python is ${inputs.wanted}`) +
+      (lacking.length > 0
+        ? `; but ${lacking.map(({ requirement, answer }) => `${requirement.raw} has wheels for ${describeWheelPythons(answer)} only`).join(", ")}, so pip would build it from source`
+        : "") +
+      evidence.unknownNote,
+    sources: evidence.sources,
+  };
+}
+
+/** Requirements whose Pythons nothing tells: no wheel-Pythons row, no requires-python from the KB, not of the torch family. */
+function unsureRequirements(inputs: PythonInputs, known: KnownWheels): Requirement[] {
+  const knownByKb = new Set(
+    inputs.pythonLimits
+      .filter((l) => l.dependency)
+      .map((l) => normalizeName((l.raw ?? "").split(" ")[0] ?? "")),
+  );
+  return unknownPythonSupport(inputs.requirements, known).filter((r) => !knownByKb.has(r.normalizedName));
+}
+
+/** The reason for the chosen Python: newest (or one below), what allowed it, what was passed over. */
+function fitReason(
+  build: TorchBuildRow,
+  inputs: PythonInputs,
+  evidence: PythonEvidence,
+  weighed: { stepDown: boolean; excluded: string[] },
+): string {
+  const limits = [
+    ...inputs.pythonLimits.map((limit) => limitName(limit, "allowed")),
+    ...evidence.known.map(
+      ({ requirement, answer }) => `${requirement.raw} (wheels for ${describeWheelPythons(answer)})`,
+    ),
+  ];
+  return (
+    `${weighed.stepDown ? "one below the newest" : "newest"} Python with a ${build.variant} torch ${build.torch} wheel` +
+    (limits.length > 0 ? ` that ${limits.join(" and ")} allow${limits.length === 1 ? "s" : ""}` : "") +
+    (weighed.excluded.length > 0 ? `; passed over: ${weighed.excluded.join("; ")}` : "") +
+    evidence.unknownNote
+  );
+}
+
 export function choosePython(
   kb: KnowledgeBase,
   build: TorchBuildRow,
   inputs: PythonInputs,
 ): PythonChoice | PythonRefusal {
-  const plain = build.pythons
-    .filter((p) => /^\d+\.\d+$/.test(p))
-    .sort(compareVersions)
-    .reverse();
-  const { known, notKnown } = pinnedWheelPythons(kb, inputs.requirements, build.platform);
-  const pinSources = known.flatMap(({ answer }) =>
-    answer.rows.flatMap((row) => row.sources.map((s) => s.url)),
-  );
-  const unknownNote = notKnown.length > 0 ? `; not known: ${notKnown.join("; ")}` : "";
-  if (inputs.wanted) {
-    const wanted = majorMinor(inputs.wanted);
-    if (!plain.includes(wanted))
-      return {
-        python: null,
-        reason: `no ${build.variant} wheel for Python ${wanted} (${inputs.wantedOrigin}); wheels: ${plain.join(", ")}`,
-      };
-    const lacking = known.filter(({ answer }) => !hasWheelFor(answer, wanted));
-    return {
-      python: wanted,
-      reason:
-        (inputs.wantedOrigin === "--python"
-          ? "asked with --python"
-          : `the target's Python is ${inputs.wanted}`) +
-        (lacking.length > 0
-          ? `; but ${lacking.map(({ requirement, answer }) => `${requirement.raw} has wheels for ${describeWheelPythons(answer)} only`).join(", ")}, so pip would build it from source`
-          : "") +
-        unknownNote,
-      sources: [...build.sources.map((s) => s.url), ...pinSources],
-    };
-  }
+  const evidence = pythonEvidence(kb, build, inputs.requirements);
+  if (inputs.wanted) return wantedPython(build, { ...inputs, wanted: inputs.wanted }, evidence);
   const excluded: string[] = [];
   const fitting: string[] = [];
-  for (const python of plain) {
-    const why = whyNotPython(python, inputs.pythonLimits, known);
+  for (const python of evidence.plain) {
+    const why = whyNotPython(python, inputs.pythonLimits, evidence.known);
     if (why) excluded.push(`${python}: ${why}`);
     else fitting.push(python);
   }
   // Where some requirement's Pythons are not known, the newest Python is where a package is most
   // likely to lack a wheel or exclude it (unsloth 2025.12.9: <3.14): stay one minor below it, where
   // another Python fits.
-  const knownByKb = new Set(
-    inputs.pythonLimits
-      .filter((l) => l.dependency)
-      .map((l) => normalizeName((l.raw ?? "").split(" ")[0] ?? "")),
-  );
-  const unsure = unknownPythonSupport(inputs.requirements, known).filter(
-    (r) => !knownByKb.has(r.normalizedName),
-  );
+  const unsure = unsureRequirements(inputs, evidence.known);
   const stepDown = unsure.length > 0 && fitting.length > 1;
   if (stepDown)
     excluded.unshift(
@@ -198,22 +253,12 @@ export function choosePython(
   if (!python)
     return {
       python: null,
-      reason: `no Python with a ${build.variant} wheel (${plain.join(", ")}) fits: ${excluded.join("; ")}`,
+      reason: `no Python with a ${build.variant} wheel (${evidence.plain.join(", ")}) fits: ${excluded.join("; ")}`,
     };
-  const limits = [
-    ...inputs.pythonLimits.map((limit) => limitName(limit, "allowed")),
-    ...known.map(
-      ({ requirement, answer }) => `${requirement.raw} (wheels for ${describeWheelPythons(answer)})`,
-    ),
-  ];
   return {
     python,
-    reason:
-      `${stepDown ? "one below the newest" : "newest"} Python with a ${build.variant} torch ${build.torch} wheel` +
-      (limits.length > 0 ? ` that ${limits.join(" and ")} allow${limits.length === 1 ? "s" : ""}` : "") +
-      (excluded.length > 0 ? `; passed over: ${excluded.join("; ")}` : "") +
-      unknownNote,
-    sources: [...build.sources.map((s) => s.url), ...pinSources],
+    reason: fitReason(build, inputs, evidence, { stepDown, excluded }),
+    sources: evidence.sources,
   };
 }
 

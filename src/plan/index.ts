@@ -16,7 +16,7 @@ import { projectRequirements } from "../project/requirements.js";
 import type { CondaPythonPin } from "../project/conda-requirements.js";
 import { satisfies } from "../util/pep440.js";
 import { applyProtection, UNKNOWN_VERSION } from "./protect.js";
-import { decideSourceBuilds } from "./source-builds.js";
+import { decideSourceBuilds, type SourceBuildDecision } from "./source-builds.js";
 import { versionParts } from "../util/version.js";
 import { nvccNeeded } from "./nvcc.js";
 import { decideJitToolchain } from "./jit-toolchain.js";
@@ -483,6 +483,54 @@ function serviceDecisions(options: InitOptions, strategy: Strategy): Decision[] 
   return decisions;
 }
 
+/** The source builds for the chosen base: in a container, a package the image provides is kept unless asked for. */
+function sourceBuildsFor(
+  kb: KnowledgeBase,
+  inputs: PlanInputs,
+  target: TargetMachine,
+  options: InitOptions,
+  guarded: { packages: ProtectedPackage[] },
+  strategy: Strategy,
+): SourceBuildDecision {
+  return decideSourceBuilds(
+    kb,
+    inputs.requirements,
+    options.buildFromSource,
+    target.computeCapability,
+    target.cpuArch,
+    strategy === "container" ? new Set(guarded.packages.map((p) => p.name)) : new Set(),
+  );
+}
+
+/** The compilers the plan needs beside its base: nvcc for source builds, a ptxas that knows the GPU for triton. */
+function toolchainsFor(
+  kb: KnowledgeBase,
+  target: TargetMachine,
+  base: ChosenBase,
+  sourceBuilds: SourceBuildDecision,
+): { buildToolkit: BuildToolkit | null; jit: ReturnType<typeof decideJitToolchain> } {
+  const baseCuda = base.strategy === "container" ? base.choice.image.cuda : base.choice.build.cuda;
+  const buildToolkit = sourceBuilds.builds.some((b) => b.needsNvcc)
+    ? nvccNeeded(kb, baseCuda, target.computeCapability)
+    : null;
+  const jit = decideJitToolchain(
+    kb,
+    target.computeCapability,
+    base.strategy,
+    sourceBuilds.askedJitPackages.length > 0,
+  );
+  return { buildToolkit, jit };
+}
+
+/** The manifest lines the plan changes: the torch pin the policy changed, the Python pins a native plan moved. */
+function planLineChanges(candidates: Candidates, base: ChosenBase): LineChange[] {
+  const pinChange = candidates.pinChange;
+  return [
+    ...(pinChange ? [{ origin: pinChange.origin, from: pinChange.from, to: pinChange.to }] : []),
+    ...(base.strategy === "native" ? base.outcome.pythonLineChanges : []),
+  ];
+}
+
 export function makePlan(
   kb: KnowledgeBase,
   project: ProjectFacts,
@@ -499,39 +547,11 @@ export function makePlan(
   const base = chosenBase(strategy, candidates);
   const guarded = protectedBy(base);
   const protection = applyProtection(inputs.requirements, guarded.packages, guarded.name);
-  const sourceBuilds = decideSourceBuilds(
-    kb,
-    inputs.requirements,
-    options.buildFromSource,
-    target.computeCapability,
-    target.cpuArch,
-    strategy === "container" ? new Set(guarded.packages.map((p) => p.name)) : new Set(),
-  );
+  const sourceBuilds = sourceBuildsFor(kb, inputs, target, options, guarded, strategy);
   const built = new Set(sourceBuilds.builds.map((b) => b.name.toLowerCase()));
-  const baseCuda = base.strategy === "container" ? base.choice.image.cuda : base.choice.build.cuda;
-  const buildToolkit = sourceBuilds.builds.some((b) => b.needsNvcc)
-    ? nvccNeeded(kb, baseCuda, target.computeCapability)
-    : null;
-  const jit = decideJitToolchain(
-    kb,
-    target.computeCapability,
-    strategy,
-    sourceBuilds.askedJitPackages.length > 0,
-  );
-  const lineChanges: LineChange[] = [
-    ...(candidates.pinChange
-      ? [
-          {
-            origin: candidates.pinChange.origin,
-            from: candidates.pinChange.from,
-            to: candidates.pinChange.to,
-          },
-        ]
-      : []),
-    ...(base.strategy === "native" ? base.outcome.pythonLineChanges : []),
-  ];
+  const { buildToolkit, jit } = toolchainsFor(kb, target, base, sourceBuilds);
   const common: PlanBase = {
-    lineChanges,
+    lineChanges: planLineChanges(candidates, base),
     project: {
       dir: project.dir,
       name: named.name,

@@ -24,6 +24,101 @@ function compilesAtRunTime(row: ExtensionRow | null): boolean {
   return row !== null && row.distribution.includes("jit");
 }
 
+/** What the builds are decided for. */
+interface BuildTarget {
+  kb: KnowledgeBase;
+  computeCapability: string;
+  platform: ReturnType<typeof platformOf>;
+  providedByBase: Set<string>;
+}
+
+/** A package asked for by name must be the project's or one gpuprep knows. */
+function refuseUnknownAsked(kb: KnowledgeBase, askedNames: string[], byName: Map<string, Requirement>): void {
+  for (const name of askedNames) {
+    if (!byName.has(name) && !kb.extension(name))
+      throw new UserError(
+        `--build-from-source ${name}: the project does not require it and gpuprep knows no package of that name`,
+        "name a package from the project's requirements",
+      );
+  }
+}
+
+/** Plans a source build of `name` for the GPU, unless its own build cannot compile for it (then warns). */
+function planBuild(
+  out: SourceBuildDecision,
+  target: BuildTarget,
+  candidate: { name: string; requirement: Requirement | undefined; row: ExtensionRow | null },
+  reason: string,
+): void {
+  const { name, requirement, row } = candidate;
+  const { computeCapability } = target;
+  const env = row?.buildEnv ? ownBuildEnv(row.buildEnv, computeCapability) : {};
+  if (row?.buildEnv && !(row.buildEnv.archVariable in env)) {
+    // A build that cannot serve the GPU is not planned: it would take an hour and fail at run time.
+    out.warnings.push(
+      `${row.name}: its build compiles only ${row.buildEnv.archValues.map((v) => `sm_${v}`).join(", ")} (${row.buildEnv.archVariable}), none of which runs on compute capability ${computeCapability}: a source build cannot serve this GPU, so none is planned`,
+    );
+    return;
+  }
+  out.builds.push({
+    name: row?.name ?? requirement?.name ?? name,
+    requirement: requirement?.raw ?? name,
+    archList: computeCapability,
+    env,
+    reason,
+    inProject: requirement !== undefined,
+    // A CUDA extension the KB knows (not one that compiles kernels at run time, like triton);
+    // a package the KB does not know is not assumed to need nvcc.
+    needsNvcc: row !== null && !row.distribution.includes("jit"),
+  });
+  out.decisions.push({
+    topic: `build ${name}`,
+    choice: `from source for compute capability ${computeCapability} only`,
+    reason,
+    sources: row?.sources.map((s) => s.url) ?? [],
+  });
+}
+
+/**
+ * A known extension the user did not name: kept where the base image provides it, built where its
+ * binaries carry no code for the GPU (or exist off the indexes only), warned about where not known.
+ */
+function weighExtension(
+  out: SourceBuildDecision,
+  target: BuildTarget,
+  candidate: { name: string; requirement: Requirement | undefined; row: ExtensionRow },
+): void {
+  const { name, row } = candidate;
+  const { kb, computeCapability, platform } = target;
+  if (target.providedByBase.has(name)) {
+    out.decisions.push({
+      topic: `build ${name}`,
+      choice: "no: the base image's build is kept",
+      reason: `the base image provides ${name}, built for the GPUs it supports`,
+      sources: row.sources.map((s) => s.url),
+    });
+    return;
+  }
+  // The KB's verdict weighs the GPU and the platform: a package with no aarch64 wheel needs a
+  // build on DGX Spark even where its x86_64 wheels carry the right kernels.
+  const verdict = kb.extensionVerdicts({ computeCapability, platform }, [row.name])[0];
+  if (!verdict) return;
+  const offIndex = offIndexOnly(row);
+  if (verdict.verdict !== "source-build" && verdict.verdict !== "jit" && offIndex) {
+    planBuild(out, target, candidate, `${offIndex} (knowledge base)`);
+  } else if (verdict.verdict === "source-build") {
+    planBuild(out, target, candidate, `${verdict.reason} (knowledge base)`);
+  } else if (verdict.verdict === "unknown") {
+    out.warnings.push(
+      `${row.name}: ${verdict.reason}; the knowledge base cannot say whether its binaries serve ${computeCapability} on ${platform}. After installing, check it with \`gpuprep doctor\`, or pass --build-from-source ${name}`,
+    );
+  } else if (verdict.how === "ptx-jit") {
+    out.warnings.push(
+      `${row.name}: ${verdict.reason}; the first use compiles its kernels, and a source build would avoid that`,
+    );
+  }
+}
+
 export function decideSourceBuilds(
   kb: KnowledgeBase,
   requirements: Requirement[],
@@ -32,92 +127,29 @@ export function decideSourceBuilds(
   cpuArch: CpuArch,
   providedByBase: Set<string>,
 ): SourceBuildDecision {
-  const platform = platformOf(cpuArch);
-  const builds: SourceBuild[] = [];
-  const decisions: Decision[] = [];
-  const warnings: string[] = [];
+  const target: BuildTarget = { kb, computeCapability, platform: platformOf(cpuArch), providedByBase };
   const byName = new Map(requirements.map((r) => [r.normalizedName, r]));
   const askedNames = asked.map(normalizeName);
-  for (const name of askedNames) {
-    if (!byName.has(name) && !kb.extension(name))
-      throw new UserError(
-        `--build-from-source ${name}: the project does not require it and gpuprep knows no package of that name`,
-        "name a package from the project's requirements",
-      );
-  }
+  refuseUnknownAsked(kb, askedNames, byName);
   // triton: PyPI has no sdist to build (triton-lang/triton#8380), and a build would bundle the same
   // ptxas; what a new GPU needs is a ptxas that knows it (jit-toolchain.ts).
   const askedJitPackages = askedNames.filter((name) => compilesAtRunTime(kb.extension(name)));
+  const out: SourceBuildDecision = { builds: [], decisions: [], warnings: [], askedJitPackages };
   const names = [...new Set([...askedNames, ...byName.keys()])].filter((n) => !askedJitPackages.includes(n));
   for (const name of names) {
-    const requirement = byName.get(name);
-    const row = kb.extension(name);
-    const sources = row?.sources.map((s) => s.url) ?? [];
-    const build = (reason: string) => {
-      const env = row?.buildEnv ? ownBuildEnv(row.buildEnv, computeCapability) : {};
-      if (row?.buildEnv && !(row.buildEnv.archVariable in env)) {
-        // A build that cannot serve the GPU is not planned: it would take an hour and fail at run time.
-        warnings.push(
-          `${row.name}: its build compiles only ${row.buildEnv.archValues.map((v) => `sm_${v}`).join(", ")} (${row.buildEnv.archVariable}), none of which runs on compute capability ${computeCapability}: a source build cannot serve this GPU, so none is planned`,
-        );
-        return;
-      }
-      builds.push({
-        name: row?.name ?? requirement?.name ?? name,
-        requirement: requirement?.raw ?? name,
-        archList: computeCapability,
-        env,
-        reason,
-        inProject: requirement !== undefined,
-        // A CUDA extension the KB knows (not one that compiles kernels at run time, like triton);
-        // a package the KB does not know is not assumed to need nvcc.
-        needsNvcc: row !== null && !row.distribution.includes("jit"),
-      });
-      decisions.push({
-        topic: `build ${name}`,
-        choice: `from source for compute capability ${computeCapability} only`,
-        reason,
-        sources,
-      });
-    };
-    if (askedNames.includes(name)) {
-      build(
+    const candidate = { name, requirement: byName.get(name), row: kb.extension(name) };
+    if (askedNames.includes(name))
+      planBuild(
+        out,
+        target,
+        candidate,
         providedByBase.has(name)
           ? `asked with --build-from-source: replaces the base image's ${name}`
           : "asked with --build-from-source",
       );
-      continue;
-    }
-    if (!row) continue;
-    if (providedByBase.has(name)) {
-      decisions.push({
-        topic: `build ${name}`,
-        choice: "no: the base image's build is kept",
-        reason: `the base image provides ${name}, built for the GPUs it supports`,
-        sources,
-      });
-      continue;
-    }
-    // The KB's verdict weighs the GPU and the platform: a package with no aarch64 wheel needs a
-    // build on DGX Spark even where its x86_64 wheels carry the right kernels.
-    const verdict = kb.extensionVerdicts({ computeCapability, platform }, [row.name])[0];
-    if (!verdict) continue;
-    const offIndex = offIndexOnly(row);
-    if (verdict.verdict !== "source-build" && verdict.verdict !== "jit" && offIndex) {
-      build(`${offIndex} (knowledge base)`);
-    } else if (verdict.verdict === "source-build") {
-      build(`${verdict.reason} (knowledge base)`);
-    } else if (verdict.verdict === "unknown") {
-      warnings.push(
-        `${row.name}: ${verdict.reason}; the knowledge base cannot say whether its binaries serve ${computeCapability} on ${platform}. After installing, check it with \`gpuprep doctor\`, or pass --build-from-source ${name}`,
-      );
-    } else if (verdict.how === "ptx-jit") {
-      warnings.push(
-        `${row.name}: ${verdict.reason}; the first use compiles its kernels, and a source build would avoid that`,
-      );
-    }
+    else if (candidate.row) weighExtension(out, target, { ...candidate, row: candidate.row });
   }
-  return { builds, decisions, warnings, askedJitPackages };
+  return out;
 }
 
 /**

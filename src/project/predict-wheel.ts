@@ -32,6 +32,40 @@ export interface WheelOutcome {
 }
 
 /**
+ * The release series a route installs: the exact version's, else the newest the KB knows on the
+ * route that the specifier accepts; null where none does.
+ */
+function routeSeries(
+  ctx: PredictionContext,
+  specifier: string,
+  exactVersion: string | null,
+  variant: string | null,
+): string | null {
+  if (exactVersion) return majorMinor(exactVersion);
+  const known = [...new Set(ctx.kb.data.torchBuilds.map((row) => row.torch))].sort(compareVersions).reverse();
+  // PyTorch's cpu index carries every release; other indexes the releases the KB lists for them.
+  const onRoute =
+    variant && variant !== "cpu"
+      ? known.filter((s) =>
+          ctx.kb.data.torchBuilds.some(
+            (row) => row.platform === ctx.platform && row.torch === s && row.variant === variant,
+          ),
+        )
+      : known;
+  return onRoute.find((s) => seriesAccepts(s, specifier)) ?? null;
+}
+
+function cpuWheel(series: string, platform: string): PredictedBuild {
+  return {
+    label: `torch ${series} cpu wheel (${platform})`,
+    torch: series,
+    cuda: null,
+    archList: [],
+    sources: [],
+  };
+}
+
+/**
  * The wheel a route gives: `variant` null means PyPI's own build for the platform. The release is
  * the exact version when one is pinned, else the newest release the KB knows that the specifier
  * accepts (pip and uv install the newest match).
@@ -42,40 +76,15 @@ export function resolveWheel(
   exactVersion: string | null,
   variant: string | null,
 ): WheelOutcome {
-  const rows = ctx.kb.data.torchBuilds.filter((row) => row.platform === ctx.platform);
-  const where = variant ? `the ${variant} index` : "PyPI";
-  let series: string | null;
-  if (exactVersion) series = majorMinor(exactVersion);
-  else {
-    const known = [...new Set(ctx.kb.data.torchBuilds.map((row) => row.torch))]
-      .sort(compareVersions)
-      .reverse();
-    // PyTorch's cpu index carries every release; other indexes the releases the KB lists for them.
-    const onRoute =
-      variant && variant !== "cpu"
-        ? known.filter((s) => rows.some((row) => row.torch === s && row.variant === variant))
-        : known;
-    series = onRoute.find((s) => seriesAccepts(s, specifier)) ?? null;
-    if (!series)
-      return {
-        build: null,
-        unknown: `no torch release the knowledge base knows on ${where} for ${ctx.platform} satisfies "${specifier}"`,
-      };
-  }
-  if (variant === "cpu")
+  const series = routeSeries(ctx, specifier, exactVersion, variant);
+  if (series === null)
     return {
-      build: {
-        label: `torch ${series} cpu wheel (${ctx.platform})`,
-        torch: series,
-        cuda: null,
-        archList: [],
-        sources: [],
-      },
-      unknown: null,
+      build: null,
+      unknown: `no torch release the knowledge base knows on ${variant ? `the ${variant} index` : "PyPI"} for ${ctx.platform} satisfies "${specifier}"`,
     };
-  const row = variant
-    ? rows.find((r) => r.torch === series && r.variant === variant)
-    : rows.find((r) => r.torch === series && r.pypiDefault);
+  if (variant === "cpu") return { build: cpuWheel(series, ctx.platform), unknown: null };
+  const rows = ctx.kb.data.torchBuilds.filter((row) => row.platform === ctx.platform && row.torch === series);
+  const row = variant ? rows.find((r) => r.variant === variant) : rows.find((r) => r.pypiDefault);
   if (!row)
     return {
       build: null,
@@ -193,75 +202,63 @@ function lockedTorch(ctx: PredictionContext): { version: string; registry: strin
   return { version: only.version!, registry };
 }
 
-export function predictWheelInstalls(ctx: PredictionContext): InstallPrediction[] {
+/** The route uv.lock decides: the locked torch's version, and the variant of its registry or local version. */
+function lockedRoute(
+  ctx: PredictionContext,
+  lock: { version: string; registry: string | null },
+  route: Route,
+): Route {
+  const variant = lock.registry ? pytorchIndexVariant(lock.registry) : null;
+  const lockVariant = torchVariantOfLocal(lock.version)?.tag ?? null;
+  const from = lock.registry ? ` from ${lock.registry}` : "";
+  return {
+    variant: variant ?? lockVariant,
+    exactVersion: lock.version,
+    lines: [
+      ...route.lines,
+      {
+        origin: shortPath(ctx.projectDir, ctx.facts.project!.uvLock!.path),
+        text: `torch ${lock.version}${from}`,
+      },
+    ],
+    how: `uv.lock holds torch ${lock.version}${from}`,
+    unknown: null,
+  };
+}
+
+/**
+ * pyproject.toml's torch (the dev group's too in a uv project): `uv sync` through uv's route, or
+ * the locked build where uv.lock holds one; `pip install .` where uv is not the project's tool.
+ */
+function pyprojectPrediction(ctx: PredictionContext): InstallPrediction | null {
   const project = ctx.facts.project!;
-  const out: InstallPrediction[] = [];
   const pyproject = project.pyproject;
-  if (pyproject) {
-    const uv = isUvProject(ctx.facts);
-    const candidates = [...pyproject.dependencies, ...(uv ? (pyproject.dependencyGroups["dev"] ?? []) : [])];
-    const requirement = candidates.find((r) => r.normalizedName === "torch" && applies(ctx, r));
-    const manifest = shortPath(ctx.projectDir, pyproject.path);
-    const lock = uv ? lockedTorch(ctx) : null;
-    if (requirement) {
-      const keyOf = pyproject.dependencies.includes(requirement)
-        ? "project.dependencies"
-        : "dependency-groups.dev";
-      const line = pyprojectLine(project, `${keyOf}[]=${requirement.raw}`, `"${requirement.raw}"`);
-      const route = wheelRoute(requirement, uv ? uvRoute(project, "torch", ctx.markers) : null);
-      if (lock) {
-        const variant = lock.registry ? pytorchIndexVariant(lock.registry) : null;
-        const lockVariant = torchVariantOfLocal(lock.version)?.tag ?? null;
-        const lockRoute: Route = {
-          variant: variant ?? lockVariant,
-          exactVersion: lock.version,
-          lines: [
-            ...route.lines,
-            {
-              origin: shortPath(ctx.projectDir, project.uvLock!.path),
-              text: `torch ${lock.version}${lock.registry ? ` from ${lock.registry}` : ""}`,
-            },
-          ],
-          how: `uv.lock holds torch ${lock.version}${lock.registry ? ` from ${lock.registry}` : ""}`,
-          unknown: null,
-        };
-        out.push(
-          prediction(
-            ctx,
-            { command: "uv sync", tool: "uv", manifest, exact: true },
-            requirement,
-            lockRoute,
-            line,
-          ),
-        );
-      } else if (uv)
-        out.push(
-          prediction(
-            ctx,
-            { command: "uv sync", tool: "uv", manifest, exact: true },
-            requirement,
-            route,
-            line,
-          ),
-        );
-      else
-        out.push(
-          prediction(
-            ctx,
-            { command: "pip install .", tool: "pip", manifest, exact: false },
-            requirement,
-            route,
-            line,
-          ),
-        );
-    }
-  }
-  for (const file of project.requirementsFiles) {
+  if (!pyproject) return null;
+  const uv = isUvProject(ctx.facts);
+  const candidates = [...pyproject.dependencies, ...(uv ? (pyproject.dependencyGroups["dev"] ?? []) : [])];
+  const requirement = candidates.find((r) => r.normalizedName === "torch" && applies(ctx, r));
+  if (!requirement) return null;
+  const manifest = shortPath(ctx.projectDir, pyproject.path);
+  const lock = uv ? lockedTorch(ctx) : null;
+  const keyOf = pyproject.dependencies.includes(requirement)
+    ? "project.dependencies"
+    : "dependency-groups.dev";
+  const line = pyprojectLine(project, `${keyOf}[]=${requirement.raw}`, `"${requirement.raw}"`);
+  const route = wheelRoute(requirement, uv ? uvRoute(project, "torch", ctx.markers) : null);
+  const base = uv
+    ? { command: "uv sync", tool: "uv" as const, manifest, exact: true }
+    : { command: "pip install .", tool: "pip" as const, manifest, exact: false };
+  return prediction(ctx, base, requirement, lock ? lockedRoute(ctx, lock, route) : route, line);
+}
+
+/** `pip install -r FILE` for each requirements file that names torch. */
+function requirementsPredictions(ctx: PredictionContext): InstallPrediction[] {
+  return ctx.facts.project!.requirementsFiles.flatMap((file) => {
     const requirement = file.requirements.find((r) => r.normalizedName === "torch" && applies(ctx, r));
-    if (!requirement) continue;
+    if (!requirement) return [];
     const name = shortPath(ctx.projectDir, file.path);
     const route = wheelRoute(requirement, requirementsRoute(file, "torch", name));
-    out.push(
+    return [
       prediction(
         ctx,
         { command: `pip install -r ${name}`, tool: "pip", manifest: name, exact: false },
@@ -269,9 +266,13 @@ export function predictWheelInstalls(ctx: PredictionContext): InstallPrediction[
         route,
         { origin: requirement.origin, text: requirement.raw },
       ),
-    );
-  }
-  return out;
+    ];
+  });
+}
+
+export function predictWheelInstalls(ctx: PredictionContext): InstallPrediction[] {
+  const fromPyproject = pyprojectPrediction(ctx);
+  return [...(fromPyproject ? [fromPyproject] : []), ...requirementsPredictions(ctx)];
 }
 
 export { applies as requirementApplies };

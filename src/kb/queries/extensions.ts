@@ -4,7 +4,7 @@
  * supportedComputeCapabilities / buildFromSourceFor, and always its `platforms` and
  * `installHazards`.
  */
-import { coverageFor, parseComputeCapability } from "../compat.js";
+import { coverageFor, parseComputeCapability, type ComputeCapability } from "../compat.js";
 import type { ExtensionBuild, ExtensionPlatform, ExtensionRow } from "../types.js";
 
 export interface ExtensionQuery {
@@ -35,64 +35,75 @@ export function currentBuilds(row: ExtensionRow): ExtensionBuild[] {
   return builds.filter((build) => build.version === current);
 }
 
-export function extensionVerdict(row: ExtensionRow, query: ExtensionQuery): ExtensionVerdict {
-  const cc = parseComputeCapability(query.computeCapability);
-  const key = cc ? `${cc.major}.${cc.minor}` : query.computeCapability;
-  const verdict = (
-    kind: ExtensionVerdict["verdict"],
-    reason: string,
-    how: ExtensionVerdict["how"] = null,
-    builds: ExtensionBuild[] = [],
-  ): ExtensionVerdict => ({ name: row.name, verdict: kind, how, builds, reason });
+type Verdict = (
+  kind: ExtensionVerdict["verdict"],
+  reason: string,
+  how?: ExtensionVerdict["how"],
+  builds?: ExtensionBuild[],
+) => ExtensionVerdict;
 
-  if (!cc) return verdict("unknown", `"${query.computeCapability}" is not a compute capability`);
-  if (row.buildFromSourceFor.includes(key))
-    return verdict("source-build", `no published ${row.name} binary runs on ${key}`);
-  const hazard = row.installHazards?.find((entry) => entry.platform === query.platform);
-  if (hazard) return verdict("source-build", hazard.problem);
-  if (row.platforms.length > 0 && !row.platforms.includes(query.platform))
-    return verdict(
-      "source-build",
-      `${row.name} publishes no binary for ${query.platform} (only ${row.platforms.join(", ")})`,
-    );
+/** Why the row alone rules out a published binary here: listed as needing a source build, a hazard, a missing platform. */
+function rowSourceBuildReason(row: ExtensionRow, key: string, platform: ExtensionPlatform): string | null {
+  if (row.buildFromSourceFor.includes(key)) return `no published ${row.name} binary runs on ${key}`;
+  const hazard = row.installHazards?.find((entry) => entry.platform === platform);
+  if (hazard) return hazard.problem;
+  if (row.platforms.length > 0 && !row.platforms.includes(platform))
+    return `${row.name} publishes no binary for ${platform} (only ${row.platforms.join(", ")})`;
+  return null;
+}
 
-  const current = currentBuilds(row);
-  if (current.length > 0) {
-    const here = current.filter((build) => build.platforms.includes(query.platform));
-    if (here.length === 0)
-      return verdict("source-build", `${row.name} ${current[0]!.version} has no build for ${query.platform}`);
-    if (here.every((build) => build.targets.length === 0)) {
-      if (row.supportedComputeCapabilities.length === 0)
-        return verdict(
-          "jit",
-          `${row.name} compiles its kernels on this machine for the GPU it finds; the compiler it uses must know ${key}`,
-          null,
-          here,
-        );
-      return row.supportedComputeCapabilities.includes(key)
-        ? verdict("jit", `${row.name} compiles its kernels at run time for ${key}`, null, here)
-        : verdict("unknown", `${row.name} compiles at run time; its support for ${key} is not recorded`);
-    }
-    const sass = here.filter((build) => coverageFor(build.targets, cc).how === "sass");
-    if (sass.length > 0)
-      return verdict("prebuilt", `${row.name} ${sass[0]!.version} carries SASS for ${key}`, "sass", sass);
-    const ptx = here.filter((build) => coverageFor(build.targets, cc).how === "ptx-jit");
-    if (ptx.length > 0)
+/** A row whose current builds were sourced: the builds for the platform, and the code they carry. */
+function verdictFromBuilds(
+  row: ExtensionRow,
+  current: ExtensionBuild[],
+  query: ExtensionQuery,
+  cc: ComputeCapability,
+  verdict: Verdict,
+): ExtensionVerdict {
+  const key = `${cc.major}.${cc.minor}`;
+  const here = current.filter((build) => build.platforms.includes(query.platform));
+  if (here.length === 0)
+    return verdict("source-build", `${row.name} ${current[0]!.version} has no build for ${query.platform}`);
+  if (here.every((build) => build.targets.length === 0)) {
+    if (row.supportedComputeCapabilities.length === 0)
       return verdict(
-        "prebuilt",
-        `${row.name} ${ptx[0]!.version} runs on ${key} only through the driver's PTX JIT`,
-        "ptx-jit",
-        ptx,
+        "jit",
+        `${row.name} compiles its kernels on this machine for the GPU it finds; the compiler it uses must know ${key}`,
+        null,
+        here,
       );
-    return verdict(
-      "source-build",
-      `no ${row.name} ${current[0]!.version} build for ${query.platform} carries code for ${key}`,
-    );
+    return row.supportedComputeCapabilities.includes(key)
+      ? verdict("jit", `${row.name} compiles its kernels at run time for ${key}`, null, here)
+      : verdict("unknown", `${row.name} compiles at run time; its support for ${key} is not recorded`);
   }
+  const sass = here.filter((build) => coverageFor(build.targets, cc).how === "sass");
+  if (sass.length > 0)
+    return verdict("prebuilt", `${row.name} ${sass[0]!.version} carries SASS for ${key}`, "sass", sass);
+  const ptx = here.filter((build) => coverageFor(build.targets, cc).how === "ptx-jit");
+  if (ptx.length > 0)
+    return verdict(
+      "prebuilt",
+      `${row.name} ${ptx[0]!.version} runs on ${key} only through the driver's PTX JIT`,
+      "ptx-jit",
+      ptx,
+    );
+  return verdict(
+    "source-build",
+    `no ${row.name} ${current[0]!.version} build for ${query.platform} carries code for ${key}`,
+  );
+}
 
-  // No per-build data. A package that compiles its kernels on the user's machine serves the GPUs
-  // its project lists (any its compiler knows, where it lists none); otherwise the row's
-  // capability list stands for SASS targets.
+/**
+ * No per-build data. A package that compiles its kernels on the user's machine serves the GPUs
+ * its project lists (any its compiler knows, where it lists none); otherwise the row's
+ * capability list stands for SASS targets.
+ */
+function verdictFromCapabilities(
+  row: ExtensionRow,
+  cc: ComputeCapability,
+  verdict: Verdict,
+): ExtensionVerdict {
+  const key = `${cc.major}.${cc.minor}`;
   if (row.distribution.includes("jit")) {
     if (row.supportedComputeCapabilities.length === 0)
       return verdict(
@@ -109,4 +120,22 @@ export function extensionVerdict(row: ExtensionRow, query: ExtensionQuery): Exte
   if (coverage.how !== "none")
     return verdict("prebuilt", `${row.name} is built for ${coverage.via[0]}${platformNote}`, "sass");
   return verdict("unknown", `${row.name} does not list ${key}${platformNote}`);
+}
+
+export function extensionVerdict(row: ExtensionRow, query: ExtensionQuery): ExtensionVerdict {
+  const verdict: Verdict = (kind, reason, how = null, builds = []) => ({
+    name: row.name,
+    verdict: kind,
+    how,
+    builds,
+    reason,
+  });
+  const cc = parseComputeCapability(query.computeCapability);
+  if (!cc) return verdict("unknown", `"${query.computeCapability}" is not a compute capability`);
+  const sourceBuild = rowSourceBuildReason(row, `${cc.major}.${cc.minor}`, query.platform);
+  if (sourceBuild) return verdict("source-build", sourceBuild);
+  const current = currentBuilds(row);
+  return current.length > 0
+    ? verdictFromBuilds(row, current, query, cc, verdict)
+    : verdictFromCapabilities(row, cc, verdict);
 }

@@ -215,8 +215,50 @@ function fromStatedFloor(
 /** The one Jetson compute capability that runs SBSA (arm64 image) CUDA, from CUDA 13.0 on. */
 const THOR_UNIFIED = "11.0";
 
-/** The code verdict for the plain tag's image on a CPU architecture (amd64 or arm64). */
-function plainImageCode(
+/** No image of the platform is published (or none is known to be). */
+function unpublishedVerdict(image: NgcImageRow, cpuArch: CpuArch): NgcCodeVerdict | null {
+  const platform = DOCKER_PLATFORM[cpuArch];
+  const published = platformPublished(image, cpuArch);
+  if (published === true) return null;
+  return codeVerdict(
+    published === false ? "none" : "unknown",
+    "platform",
+    published === false
+      ? `no linux/${platform} image is published for ${image.tag}`
+      : `no source says a linux/${platform} image is published for ${image.tag}`,
+  );
+}
+
+/**
+ * Before CUDA 13 a Jetson's CUDA was its own build, not the SBSA one the arm64 image carries.
+ * CUDA 13.0 unified the two for Thor (11.0), "The only exception is Orin (sm_87), which will
+ * continue on its current path for now" (NVIDIA's CUDA 13.0 for Jetson Thor post): so an arm64
+ * image runs on a Jetson only from CUDA 13 and only on Thor.
+ */
+function sbsaOnJetsonVerdict(
+  image: NgcImageRow,
+  key: string,
+  tegraCapabilities: string[],
+): NgcCodeVerdict | null {
+  if (!tegraCapabilities.includes(key)) return null;
+  const cudaMajor = versionParts(image.cuda)[0] ?? 0;
+  if (cudaMajor < 13)
+    return codeVerdict(
+      "none",
+      "platform",
+      `${image.tag}'s linux/arm64 image carries SBSA CUDA ${majorMinor(image.cuda)}, which does not run on a Jetson (${key}) before CUDA 13: use its -igpu image`,
+    );
+  if (key !== THOR_UNIFIED)
+    return codeVerdict(
+      "none",
+      "platform",
+      `${image.tag}'s linux/arm64 image carries SBSA CUDA ${majorMinor(image.cuda)}; NVIDIA unified SBSA and Jetson CUDA from 13.0 for Thor (${THOR_UNIFIED}) only, a Jetson of ${key} stays on its own CUDA: use an -igpu image built for its JetPack`,
+    );
+  return null;
+}
+
+/** No arch list for the platform: a first-hand run, else NVIDIA's stated floor, else not known. */
+function withoutArchList(
   image: NgcImageRow,
   toolkit: CudaToolkitRow | undefined,
   key: string,
@@ -224,43 +266,6 @@ function plainImageCode(
   tegraCapabilities: string[],
 ): NgcCodeVerdict {
   const platform = DOCKER_PLATFORM[cpuArch];
-  const published = platformPublished(image, cpuArch);
-  if (published !== true)
-    return codeVerdict(
-      published === false ? "none" : "unknown",
-      "platform",
-      published === false
-        ? `no linux/${platform} image is published for ${image.tag}`
-        : `no source says a linux/${platform} image is published for ${image.tag}`,
-    );
-  const exception = image.gpus.exceptions.find((entry) => entry.computeCapability === key);
-  if (exception)
-    return codeVerdict(
-      "none",
-      "exception",
-      `a known exception for compute capability ${key}: ${exception.note}`,
-    );
-  // Before CUDA 13 a Jetson's CUDA was its own build, not the SBSA one the arm64 image carries.
-  // CUDA 13.0 unified the two for Thor (11.0), "The only exception is Orin (sm_87), which will
-  // continue on its current path for now" (NVIDIA's CUDA 13.0 for Jetson Thor post): so an arm64
-  // image runs on a Jetson only from CUDA 13 and only on Thor.
-  if (platform === "arm64" && tegraCapabilities.includes(key)) {
-    const cudaMajor = versionParts(image.cuda)[0] ?? 0;
-    if (cudaMajor < 13)
-      return codeVerdict(
-        "none",
-        "platform",
-        `${image.tag}'s linux/arm64 image carries SBSA CUDA ${majorMinor(image.cuda)}, which does not run on a Jetson (${key}) before CUDA 13: use its -igpu image`,
-      );
-    if (key !== THOR_UNIFIED)
-      return codeVerdict(
-        "none",
-        "platform",
-        `${image.tag}'s linux/arm64 image carries SBSA CUDA ${majorMinor(image.cuda)}; NVIDIA unified SBSA and Jetson CUDA from 13.0 for Thor (${THOR_UNIFIED}) only, a Jetson of ${key} stays on its own CUDA: use an -igpu image built for its JetPack`,
-      );
-  }
-  const list = image.archLists.find((entry) => entry.platform === platform);
-  if (list) return fromArchList(list, key, image.tag);
   const ran = ranOn(image, key, cpuArch);
   if (ran)
     return codeVerdict(
@@ -280,6 +285,31 @@ function plainImageCode(
     null,
     `no arch list is sourced for ${image.tag} linux/${platform}, no first-hand run on ${key} ${cpuArch} is recorded and NVIDIA's GPU floor for it is not sourced${runsSeen(image, key)}`,
   );
+}
+
+/** The code verdict for the plain tag's image on a CPU architecture (amd64 or arm64). */
+function plainImageCode(
+  image: NgcImageRow,
+  toolkit: CudaToolkitRow | undefined,
+  key: string,
+  cpuArch: CpuArch,
+  tegraCapabilities: string[],
+): NgcCodeVerdict {
+  const platform = DOCKER_PLATFORM[cpuArch];
+  const unpublished = unpublishedVerdict(image, cpuArch);
+  if (unpublished) return unpublished;
+  const exception = image.gpus.exceptions.find((entry) => entry.computeCapability === key);
+  if (exception)
+    return codeVerdict(
+      "none",
+      "exception",
+      `a known exception for compute capability ${key}: ${exception.note}`,
+    );
+  const sbsa = platform === "arm64" ? sbsaOnJetsonVerdict(image, key, tegraCapabilities) : null;
+  if (sbsa) return sbsa;
+  const list = image.archLists.find((entry) => entry.platform === platform);
+  if (list) return fromArchList(list, key, image.tag);
+  return withoutArchList(image, toolkit, key, cpuArch, tegraCapabilities);
 }
 
 /** The code verdict for the tag's Jetson (-igpu) image: built for one JetPack, which runs some Jetsons. */
