@@ -99,6 +99,64 @@ const OPTIONS = {
   },
 } as const satisfies OptionTable;
 
+type Values = Parameters<Parameters<typeof defineCommand<typeof OPTIONS>>[0]["run"]>[0]["values"];
+
+/** As doctor's --from: a saved result is judged again; flags that shape a run have nothing to do. */
+function checkFromFlags(values: Values): void {
+  const runFlags = (
+    ["python", "quick", "only", "model", "save", "seq-len", "batch", "jit-smoke"] as const
+  ).filter((f) => values[f] !== undefined);
+  if (values.from !== undefined && runFlags.length > 0)
+    throw new UserError(
+      `validate: --from judges a saved report; --${runFlags[0]} applies only when validate runs`,
+      `drop --${runFlags[0]}, or drop --from`,
+    );
+}
+
+/** The payload to judge: read from --from, or run here, or run through a transport to `place`. */
+async function payloadFor(values: Values, place: string | null): Promise<SavedPayload> {
+  if (values.from) return readSaved(values.from);
+  if (place === null) {
+    const options = payloadOptions(values, true);
+    const progress = startProgress("validate", `checks and benchmarks in ${values.python ?? "python3"}`);
+    try {
+      return {
+        payload: await runPayload(values.python ?? "python3", options),
+        transport: "local",
+        createdAt: undefined,
+      };
+    } finally {
+      progress.end(); // gone before the report (or an error) is printed
+    }
+  }
+  // The same transports as doctor: the payload's source travels on stdin, nothing is installed.
+  const remote = chooseTransport({
+    python: values.python,
+    container: values.container,
+    image: values.image,
+    ssh: values.ssh,
+  });
+  const options = payloadOptions(values, false);
+  const progress = startProgress("validate", `checks and benchmarks in ${remote.describe()}`);
+  let payload: Payload;
+  try {
+    payload = await runPayloadThrough(remote, options);
+  } finally {
+    progress.end();
+  }
+  return { payload, transport: `${remote.kind} ${remote.ref ?? ""}`.trim(), createdAt: undefined };
+}
+
+/** --junit, --html and --save files, then the report on stdout (text, or --json). */
+function writeReport(report: ValidateReport, values: Values): void {
+  if (values.junit)
+    writeOutputFile(values.junit, renderJUnit(toJUnitSuites(report), "gpuprep validate"), "--junit");
+  if (values.html) writeOutputFile(values.html, renderHtmlReport(toHtmlReport(report)), "--html");
+  if (values.save) writeOutputFile(values.save, renderJson(report), "--save");
+  if (values.json) writeDocument(renderJson(report));
+  else writeText(`${renderText(report, makeStyle(useColor()))}\n`);
+}
+
 export const validateCommand = defineCommand({
   name: "validate",
   title: "environment checks and GPU benchmarks against the hardware's own peak",
@@ -143,56 +201,11 @@ training step.`,
       ["container", "image", "ssh", "from"],
       "name one place to validate",
     );
-    // As doctor's --from: a saved result is judged again; flags that shape a run have nothing to do.
-    const runFlags = (
-      ["python", "quick", "only", "model", "save", "seq-len", "batch", "jit-smoke"] as const
-    ).filter((f) => values[f] !== undefined);
-    if (values.from !== undefined && runFlags.length > 0)
-      throw new UserError(
-        `validate: --from judges a saved report; --${runFlags[0]} applies only when validate runs`,
-        `drop --${runFlags[0]}, or drop --from`,
-      );
+    checkFromFlags(values);
     const kb = loadKnowledgeBase();
-    let payload: Payload;
-    let transport = "local";
-    let createdAt: string | undefined;
-    if (values.from) {
-      const saved = readSaved(values.from);
-      payload = saved.payload;
-      transport = saved.transport;
-      createdAt = saved.createdAt;
-    } else if (place === null) {
-      const options = payloadOptions(values, true);
-      const progress = startProgress("validate", `checks and benchmarks in ${values.python ?? "python3"}`);
-      try {
-        payload = await runPayload(values.python ?? "python3", options);
-      } finally {
-        progress.end(); // gone before the report (or an error) is printed
-      }
-    } else {
-      // The same transports as doctor: the payload's source travels on stdin, nothing is installed.
-      const remote = chooseTransport({
-        python: values.python,
-        container: values.container,
-        image: values.image,
-        ssh: values.ssh,
-      });
-      const options = payloadOptions(values, false);
-      const progress = startProgress("validate", `checks and benchmarks in ${remote.describe()}`);
-      try {
-        payload = await runPayloadThrough(remote, options);
-      } finally {
-        progress.end();
-      }
-      transport = `${remote.kind} ${remote.ref ?? ""}`.trim();
-    }
+    const { payload, transport, createdAt } = await payloadFor(values, place);
     const report = judgePayload(payload, kb, { transport, ...(createdAt ? { createdAt } : {}) });
-    if (values.junit)
-      writeOutputFile(values.junit, renderJUnit(toJUnitSuites(report), "gpuprep validate"), "--junit");
-    if (values.html) writeOutputFile(values.html, renderHtmlReport(toHtmlReport(report)), "--html");
-    if (values.save) writeOutputFile(values.save, renderJson(report), "--save");
-    if (values.json) writeDocument(renderJson(report));
-    else writeText(`${renderText(report, makeStyle(useColor()))}\n`);
+    writeReport(report, values);
     return report.summary.fail > 0 ? EXIT_FINDINGS : EXIT_OK;
   },
 });
@@ -282,7 +295,13 @@ function runCompare(
   return EXIT_OK;
 }
 
-function readSaved(file: string): { payload: Payload; transport: string; createdAt: string | undefined } {
+interface SavedPayload {
+  payload: Payload;
+  transport: string;
+  createdAt: string | undefined;
+}
+
+function readSaved(file: string): SavedPayload {
   const text = readTextFile(file, {
     maxBytes: READ_LIMITS.snapshot,
     hint: "pass a file written by `gpuprep validate --json`",

@@ -271,48 +271,12 @@ export function compareVariantWithBinaries(
   const withCode = libraries.filter((l) => l.entries.some((e) => e.kind === "sass" || e.kind === "ptx"));
   if (!values || withCode.length === 0) return [];
   const findings: VariantFinding[] = [];
-  const targetsOf = (l: FileScan) => [
-    ...distinctTargets(l.entries, "sass"),
-    ...distinctTargets(l.entries, "ptx"),
-  ];
-  const cc = (c: ComputeCapability) => `${c.major}.${c.minor}`;
   for (const value of values) {
     const parsed = smArchValue(value);
     if (!parsed) continue;
-    const { capability, kind } = parsed;
-    const offeredTo =
-      kind === "real"
-        ? [
-            capability,
-            ...knownCapabilities.filter((k) => k.major === capability.major && k.minor > capability.minor),
-          ]
-        : capability.minor === 0
-          ? knownCapabilities.filter((k) => k.major === capability.major)
-          : [];
-    for (const device of dedupe(offeredTo)) {
-      const failing = withCode.filter((l) => {
-        const verdict = coverageFor(targetsOf(l), device);
-        return kind === "real" && device === capability ? verdict.how !== "sass" : verdict.how === "none";
-      });
-      if (failing.length === 0) continue;
-      const names =
-        failing
-          .slice(0, 3)
-          .map((l) => l.path)
-          .join(", ") + (failing.length > 3 ? ` and ${failing.length - 3} more` : "");
-      const onDevice =
-        device === capability
-          ? `on ${cc(device)}`
-          : `on ${cc(device)}, to which the NVIDIA provider offers ${value}`;
-      findings.push({
-        severity:
-          kind === "real" &&
-          device === capability &&
-          failing.every((l) => coverageFor(targetsOf(l), device).how === "ptx-jit")
-            ? "warning"
-            : "error",
-        message: `label ${label} declares nvidia :: sm_arch :: ${value}, but ${names} ${failing.length === 1 ? "has" : "have"} no ${kind === "real" && device === capability ? "native " : ""}code that runs ${onDevice}`,
-      });
+    for (const device of dedupe(offeredTo(parsed, knownCapabilities))) {
+      const finding = brokenPromise(label, value, parsed, device, withCode);
+      if (finding) findings.push(finding);
     }
   }
   const declared = new Set(values);
@@ -325,6 +289,60 @@ export function compareVariantWithBinaries(
       });
   }
   return findings;
+}
+
+/**
+ * The GPUs the NVIDIA provider offers an sm_arch value to: a real one to its capability and the
+ * known ones of its major with a higher minor; a virtual X.0 to every known one of major X.
+ */
+function offeredTo(
+  { capability, kind }: NonNullable<ReturnType<typeof smArchValue>>,
+  knownCapabilities: ComputeCapability[],
+): ComputeCapability[] {
+  if (kind === "real")
+    return [
+      capability,
+      ...knownCapabilities.filter((k) => k.major === capability.major && k.minor > capability.minor),
+    ];
+  return capability.minor === 0 ? knownCapabilities.filter((k) => k.major === capability.major) : [];
+}
+
+function targetsOf(library: FileScan): string[] {
+  return [...distinctTargets(library.entries, "sass"), ...distinctTargets(library.entries, "ptx")];
+}
+
+/**
+ * The libraries that break the value's promise on `device`: on the capability a real value names,
+ * no SASS (a warning where all of them still run through the PTX JIT); elsewhere, no code that runs.
+ */
+function brokenPromise(
+  label: string,
+  value: string,
+  { capability, kind }: NonNullable<ReturnType<typeof smArchValue>>,
+  device: ComputeCapability,
+  withCode: FileScan[],
+): VariantFinding | null {
+  const native = kind === "real" && device === capability;
+  const failing = withCode.filter((l) => {
+    const verdict = coverageFor(targetsOf(l), device);
+    return native ? verdict.how !== "sass" : verdict.how === "none";
+  });
+  if (failing.length === 0) return null;
+  const names =
+    failing
+      .slice(0, 3)
+      .map((l) => l.path)
+      .join(", ") + (failing.length > 3 ? ` and ${failing.length - 3} more` : "");
+  const cc = `${device.major}.${device.minor}`;
+  const onDevice =
+    device === capability ? `on ${cc}` : `on ${cc}, to which the NVIDIA provider offers ${value}`;
+  return {
+    severity:
+      native && failing.every((l) => coverageFor(targetsOf(l), device).how === "ptx-jit")
+        ? "warning"
+        : "error",
+    message: `label ${label} declares nvidia :: sm_arch :: ${value}, but ${names} ${failing.length === 1 ? "has" : "have"} no ${native ? "native " : ""}code that runs ${onDevice}`,
+  };
 }
 
 function dedupe(list: ComputeCapability[]): ComputeCapability[] {

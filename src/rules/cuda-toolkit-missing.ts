@@ -8,7 +8,8 @@
  * the knowledge base does not say which of them run nvcc; packages already installed are left out,
  * as their build is done; without a GPU capability the verdict cannot be asked, so it stays silent.
  */
-import type { ProjectFacts, Requirement } from "../facts/schema.js";
+import type { Facts, ProjectFacts, Requirement } from "../facts/schema.js";
+import type { KnowledgeBase } from "../kb/index.js";
 import type { Rule } from "../rule-helpers/types.js";
 import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { evaluateMarker } from "../util/pep508-marker.js";
@@ -27,6 +28,38 @@ function projectRequirements(project: NonNullable<ProjectFacts>): Requirement[] 
   return out;
 }
 
+/**
+ * The project's requirements, as a default install applies them here (markers judged), not
+ * installed yet, that the knowledge base says build from source for this GPU and platform.
+ */
+function sourceBuilds(
+  facts: Facts,
+  project: NonNullable<ProjectFacts>,
+  kb: KnowledgeBase,
+): Array<{ requirement: Requirement; reason: string }> {
+  const platform = platformOfCpu(facts.host.cpuArch);
+  const device = deviceCapabilities(facts)[0];
+  if (!platform || !device) return [];
+  const markers = {
+    platform_machine: facts.host.cpuArch,
+    sys_platform: "linux",
+    platform_system: "Linux",
+    os_name: "posix",
+    python_version: majorMinor(facts.python.interpreter.version),
+  };
+  const installed = new Set(facts.python.distributions.map((d) => d.normalizedName));
+  return projectRequirements(project)
+    .filter((r) => r.marker === null || evaluateMarker(r.marker, markers) === true)
+    .filter((r) => !installed.has(r.normalizedName))
+    .flatMap((r) => {
+      const [verdict] = kb.extensionVerdicts(
+        { computeCapability: formatComputeCapability(device.cc), platform },
+        [r.name],
+      );
+      return verdict?.verdict === "source-build" ? [{ requirement: r, reason: verdict.reason }] : [];
+    });
+}
+
 export const cudaToolkitMissing: Rule = {
   id: "cuda-toolkit-missing",
   title: "A package must be built from source, and there is no CUDA toolkit",
@@ -35,27 +68,7 @@ export const cudaToolkitMissing: Rule = {
     const toolkit = facts.python.toolkit;
     // Absent in older snapshots: unknown, not missing.
     if (!toolkit || toolkit.nvcc !== null || !facts.project) return [];
-    const platform = platformOfCpu(facts.host.cpuArch);
-    const device = deviceCapabilities(facts)[0];
-    if (!platform || !device) return [];
-    const markers = {
-      platform_machine: facts.host.cpuArch,
-      sys_platform: "linux",
-      platform_system: "Linux",
-      os_name: "posix",
-      python_version: majorMinor(facts.python.interpreter.version),
-    };
-    const installed = new Set(facts.python.distributions.map((d) => d.normalizedName));
-    const builds = projectRequirements(facts.project)
-      .filter((r) => r.marker === null || evaluateMarker(r.marker, markers) === true)
-      .filter((r) => !installed.has(r.normalizedName))
-      .flatMap((r) => {
-        const [verdict] = kb.extensionVerdicts(
-          { computeCapability: formatComputeCapability(device.cc), platform },
-          [r.name],
-        );
-        return verdict?.verdict === "source-build" ? [{ requirement: r, reason: verdict.reason }] : [];
-      });
+    const builds = sourceBuilds(facts, facts.project, kb);
     if (builds.length === 0) return [];
     const names = builds.map((b) => b.requirement.name).join(", ");
     // The CUDA the build must match: the installed torch's, else the one the project's install would bring.

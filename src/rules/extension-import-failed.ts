@@ -1,5 +1,5 @@
 /** A GPU extension (xformers, flash_attn, ...) is installed but fails to import; the cause from its error. */
-import type { Finding, Rule } from "../rule-helpers/types.js";
+import type { Evidence, Fix, Rule } from "../rule-helpers/types.js";
 import type { ExtensionImport, Facts } from "../facts/schema.js";
 import { normalizeName } from "../util/package-name.js";
 import { ev, findingsOf } from "../rule-helpers/finding.js";
@@ -60,73 +60,70 @@ const FIXES: Record<string, CauseFix> = {
   },
 };
 
+type Judgment = ReturnType<typeof judgeExtensionImport>;
+
+/** What one extension's import showed and what to do, by how it ended: a crash, a hang, or an error. */
+function evidenceAndFix(
+  ext: ExtensionImport,
+  facts: Facts,
+  judgment: Judgment,
+  torchVersion: string | null,
+): { evidence: Evidence[]; fix: Fix } {
+  const python = facts.python.interpreter.executable;
+  const evidence = [
+    ev("module", `${ext.module}${ext.distribution ? ` (${ext.distribution} ${ext.version ?? ""})` : ""}`),
+    ev("status", ext.status),
+    ev("torch", torchVersion),
+  ];
+  if (ext.status === "crash")
+    return {
+      evidence: [
+        ...evidence,
+        ev("signal / exit code", `${ext.signal ?? "-"} / ${ext.exitCode ?? "-"}`),
+        ev("stderr (tail)", ext.stderrTail),
+      ],
+      fix: {
+        summary: "Reinstall the extension's build for this torch and CUDA.",
+        commands: reinstall(ext, facts, "wheel"),
+      },
+    };
+  if (ext.status === "timeout")
+    return {
+      evidence: [...evidence, ev("stderr (tail)", ext.stderrTail)],
+      fix: {
+        summary: "Import it by hand with a traceback on hang to see where it waits.",
+        commands: [`timeout -s INT 120 ${python} -X faulthandler -c "import ${ext.module}"`],
+      },
+    };
+  if (judgment.verdict !== "pass" && judgment.verdict !== "skip")
+    evidence.push(ev("error", lastLine(ext.error) || lastLine(ext.stderrTail)));
+  const known = judgment.cause ? FIXES[judgment.cause] : undefined;
+  return {
+    evidence,
+    fix: known
+      ? { summary: known.summary, commands: known.commands(ext, facts, torchVersion) }
+      : {
+          summary: "Reproduce the import and read the traceback.",
+          commands: [`${python} -c "import ${ext.module}"`],
+        },
+  };
+}
+
 export const extensionImportFailed: Rule = {
   ...EXTENSION_IMPORT_FAILED,
   check(facts) {
-    const python = facts.python.interpreter.executable;
     const torchVersion = facts.python.torch?.version ?? null;
-    const findings: Finding[] = [];
-    for (const ext of facts.python.extensions) {
+    return facts.python.extensions.flatMap((ext) => {
       // Judged with validate's check.extension.<module> in src/judge/extension-import.ts.
       const judgment = judgeExtensionImport({ module: ext.module, run: ext });
       // The probe imports known extensions only when their files are there, and modules named
       // with --import-check always: "No module named" then means a broken install or a typo.
       const subject = normalizeName(ext.distribution ?? ext.module);
-      const evidence = [
-        ev("module", `${ext.module}${ext.distribution ? ` (${ext.distribution} ${ext.version ?? ""})` : ""}`),
-        ev("status", ext.status),
-        ev("torch", torchVersion),
-      ];
-      const cause = judgment.cause ?? undefined;
-      if (ext.status === "crash") {
-        evidence.push(
-          ev("signal / exit code", `${ext.signal ?? "-"} / ${ext.exitCode ?? "-"}`),
-          ev("stderr (tail)", ext.stderrTail),
-        );
-        findings.push(
-          ...findingsOf(this, judgment, {
-            evidence,
-            fix: {
-              summary: "Reinstall the extension's build for this torch and CUDA.",
-              commands: reinstall(ext, facts, "wheel"),
-            },
-            cause,
-            subject,
-          }),
-        );
-        continue;
-      }
-      if (ext.status === "timeout") {
-        findings.push(
-          ...findingsOf(this, judgment, {
-            evidence: [...evidence, ev("stderr (tail)", ext.stderrTail)],
-            fix: {
-              summary: "Import it by hand with a traceback on hang to see where it waits.",
-              commands: [`timeout -s INT 120 ${python} -X faulthandler -c "import ${ext.module}"`],
-            },
-            cause,
-            subject,
-          }),
-        );
-        continue;
-      }
-      const known = cause ? FIXES[cause] : undefined;
-      if (judgment.verdict !== "pass" && judgment.verdict !== "skip")
-        evidence.push(ev("error", lastLine(ext.error) || lastLine(ext.stderrTail)));
-      findings.push(
-        ...findingsOf(this, judgment, {
-          evidence,
-          fix: known
-            ? { summary: known.summary, commands: known.commands(ext, facts, torchVersion) }
-            : {
-                summary: "Reproduce the import and read the traceback.",
-                commands: [`${python} -c "import ${ext.module}"`],
-              },
-          cause,
-          subject,
-        }),
-      );
-    }
-    return findings;
+      return findingsOf(this, judgment, {
+        ...evidenceAndFix(ext, facts, judgment, torchVersion),
+        cause: judgment.cause ?? undefined,
+        subject,
+      });
+    });
   },
 };

@@ -6,9 +6,39 @@ import type { Evidence, Rule } from "../rule-helpers/types.js";
 import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { torchLive } from "../rule-helpers/view.js";
 import { installCommand } from "../rule-helpers/reinstall-fix.js";
+import type { Facts } from "../facts/schema.js";
+import type { KnowledgeBase } from "../kb/index.js";
 
 const NUMPY1_COMPILED =
   /compiled using NumPy 1\.x|_ARRAY_API not found|Failed to initialize NumPy|numpy\.core\.multiarray failed to import/i;
+
+/** What shows torch cannot use this NumPy: a failed round trip or NumPy's warning in a live run, else the KB. */
+function torchEvidence(facts: Facts, kb: KnowledgeBase): Evidence[] {
+  const live = torchLive(facts);
+  const evidence: Evidence[] = [];
+  if (live && live.numpy.roundTrip === false)
+    evidence.push(ev("torch <-> numpy round trip", live.numpy.error ?? "failed"));
+  const torchWarning = live?.warnings.find((w) => NUMPY1_COMPILED.test(w));
+  if (torchWarning) evidence.push(ev("torch warning", torchWarning));
+  // Without a live run (--fast), the knowledge base says what NumPy torch's wheels were built for.
+  const torch = facts.python.torch;
+  const platform = facts.host.cpuArch === "aarch64" ? "linux-aarch64" : "linux-x86_64";
+  const builds = torch ? kb.torchBuildsForVersion(torch.version).filter((b) => b.platform === platform) : [];
+  const builtForNumpy1 = builds.length > 0 && builds.every((b) => b.numpyBuildMajor === 1);
+  if (!live && torch && builtForNumpy1 && facts.python.numpy?.version.startsWith("2."))
+    evidence.push(ev("knowledge base", `torch ${torch.version} Linux wheels were built against NumPy 1.x`));
+  return evidence;
+}
+
+/** The extensions whose import failed with NumPy's "compiled using NumPy 1.x" error, and its line. */
+function brokenExtensions(facts: Facts): Array<{ module: string; evidence: Evidence }> {
+  return facts.python.extensions.flatMap((ext) => {
+    const text = `${ext.error ?? ""}\n${ext.stderrTail ?? ""}`;
+    if (ext.status === "skipped" || !NUMPY1_COMPILED.test(text)) return [];
+    const line = (text.match(/.*(?:NumPy 1\.x|_ARRAY_API|numpy).*/i) ?? [text])[0].trim();
+    return [{ module: ext.module, evidence: ev(`import ${ext.module}`, line) }];
+  });
+}
 
 export const numpyAbiMismatch: Rule = {
   id: "numpy-abi-mismatch",
@@ -17,44 +47,16 @@ export const numpyAbiMismatch: Rule = {
   check(facts, kb) {
     const numpy = facts.python.numpy;
     const live = torchLive(facts);
+    const torchSigns = torchEvidence(facts, kb);
+    const extensions = brokenExtensions(facts);
+    const broken = [...(torchSigns.length > 0 ? ["torch"] : []), ...extensions.map((e) => e.module)];
+    if (broken.length === 0) return [];
     const evidence: Evidence[] = [
       ev("numpy", numpy ? `${numpy.version} at ${numpy.location}` : "(not installed)"),
+      ...torchSigns,
+      ...extensions.map((e) => e.evidence),
+      ...(live ? [ev("torch", live.version)] : []),
     ];
-    const broken: string[] = [];
-    if (live && live.numpy.roundTrip === false) {
-      broken.push("torch");
-      evidence.push(ev("torch <-> numpy round trip", live.numpy.error ?? "failed"));
-    }
-    const torchWarning = live?.warnings.find((w) => NUMPY1_COMPILED.test(w));
-    if (torchWarning) {
-      if (!broken.includes("torch")) broken.push("torch");
-      evidence.push(ev("torch warning", torchWarning));
-    }
-    // Without a live run (--fast), the knowledge base says what NumPy torch's wheels were built for.
-    const torch = facts.python.torch;
-    const platform = facts.host.cpuArch === "aarch64" ? "linux-aarch64" : "linux-x86_64";
-    const builds = torch
-      ? kb.torchBuildsForVersion(torch.version).filter((b) => b.platform === platform)
-      : [];
-    const builtForNumpy1 = builds.length > 0 && builds.every((b) => b.numpyBuildMajor === 1);
-    if (!live && torch && builtForNumpy1 && numpy?.version.startsWith("2.")) {
-      broken.push("torch");
-      evidence.push(ev("knowledge base", `torch ${torch.version} Linux wheels were built against NumPy 1.x`));
-    }
-    for (const ext of facts.python.extensions) {
-      const text = `${ext.error ?? ""}\n${ext.stderrTail ?? ""}`;
-      if (ext.status !== "skipped" && NUMPY1_COMPILED.test(text)) {
-        broken.push(ext.module);
-        evidence.push(
-          ev(
-            `import ${ext.module}`,
-            (text.match(/.*(?:NumPy 1\.x|_ARRAY_API|numpy).*/i) ?? [text])[0].trim(),
-          ),
-        );
-      }
-    }
-    if (broken.length === 0) return [];
-    if (live) evidence.push(ev("torch", live.version));
     const numpy2 = numpy !== null && numpy.version.startsWith("2.");
     return [
       makeFinding(this, {
