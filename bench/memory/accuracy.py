@@ -24,7 +24,7 @@ import time
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MEMORY_PY_DIRS = [os.path.join(HERE, "..", "..", "src", "memory"), os.path.join(HERE, "..", "..", "dist", "memory")]
+MEMORY_PY_DIRS = [os.path.join(HERE, "..", "..", "src", "memory"), os.path.join(HERE, "..", "..", "dist", "src", "memory")]
 GIB = 1024 ** 3
 
 
