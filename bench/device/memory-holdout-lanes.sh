@@ -4,7 +4,7 @@
 #   1. the held-out accuracy cells (bench/memory/accuracy.py "holdout": families in no fit cell) through
 #      bench/memory/lanes.py: traces in parallel, each real run alone on the GPU in a fresh process;
 #   2. `gpuprep memory --measure --batch 1..64` on a ~400M model (Pythia-410M's shape, bf16 autocast,
-#      AdamW, an eval step) and, right after on the same GPU, bench/memory/bisect.py (plain bisection
+#      AdamW, an eval step) and, right after on the same GPU, bench/memory/hand-bisect.py (plain bisection
 #      by hand, same trial, same 5 % margin, same 20-step confirmation): time, trials, answer.
 # Each part has its own time limit, so the call always ends with what it measured in $OUT:
 #   gpu.txt, records.jsonl, summary.json, measure.json, measure.html, bisect.json, logs.tgz
@@ -62,7 +62,7 @@ limited "${MEASURE_S:-130}" "$NODE" "$ROOT/dist/src/cli/main.js" memory --model 
   --seq-len "$SEQ" --batch 1..64 --eval --measure --json --html "$OUT/measure.html" > "$OUT/measure.json" 2> "$LOGS/measure.err"
 echo "gpuprep --measure: exit $? in $(( $(date +%s) - start )) s"
 start=$(date +%s)
-limited "${BISECT_S:-130}" python3 "$ROOT/bench/memory/bisect.py" /tmp/p410/config.json --batch 1..64 --seq-len "$SEQ" \
+limited "${BISECT_S:-130}" python3 "$ROOT/bench/memory/hand-bisect.py" /tmp/p410/config.json --batch 1..64 --seq-len "$SEQ" \
   --amp bf16 --margin 0.05 --out "$OUT/bisect.json" 2> "$LOGS/bisect.log"
 echo "bisect by hand: exit $? in $(( $(date +%s) - start )) s"
 tail -12 "$LOGS/bisect.log"

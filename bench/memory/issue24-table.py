@@ -54,16 +54,16 @@ def main():
             print("| %s | %s | %s (trace %s) | %s | | |" % (r["cell"], r["split"], r["status"], r["trace"], r["why"]))
         else:
             print("| %s | %s | %+.2f %% | %+.2f %% | %d | %d |" % (r["cell"], r["split"], r["peakPct"], r["totalPct"], r["usedMiB"], r["totalMiB"]))
-    for split in ("fit", "holdout"):
+    for split in ("fit", "holdout", "holdout2"):
         ok = [r for r in table if r["split"] == split and r["status"] == "ok"]
         if not ok:
             continue
         peaks = [abs(r["peakPct"]) for r in ok]
         totals = [r["totalPct"] for r in ok if r["totalPct"] is not None]
-        print("\n%s: %d cells, |peak error| median %.2f %%, max %.2f %%; total vs use min %+.2f %%, max %+.2f %%, "
-              "under in %d, over +8 %% in %d" % (split, len(ok), statistics.median(peaks), max(peaks), min(totals),
-                                                 max(totals), sum(1 for t in totals if t < 0),
-                                                 sum(1 for t in totals if t > 8)))
+        print("\n%s: %d cells, |peak error| median %.2f %%, max %.2f %%; total vs use min %+.2f %%, median %+.2f %%, "
+              "max %+.2f %%, under in %d, over +8 %% in %d" % (
+                  split, len(ok), statistics.median(peaks), max(peaks), min(totals), statistics.median(totals),
+                  max(totals), sum(1 for t in totals if t < 0), sum(1 for t in totals if t > 8)))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ Cells marked solo (near the card's size) wait until no trace process holds a CUD
 
 usage:
   python3 bench/memory/lanes.py run --sets dev,holdout --out DIR [--trace-workers 12] [--budget 240]
+          [--only MODELS_OR_IDS] [--traces-only]
       writes DIR/records.jsonl (one record per cell: trace, truth, accelerate, seed rule),
       DIR/summary.json, DIR/events/ID.trace.json and ID.real.json
   python3 bench/memory/lanes.py trace CELL_JSON EVENTS OUT     (one trace; the driver runs it)
@@ -117,14 +118,15 @@ def run_lanes(args):
     for which in args.sets.split(","):
         todo += accuracy.cells(DRY, which)
     if args.only:
-        todo = [c for c in todo if c["model"] in args.only.split(",")]
+        wanted = args.only.split(",")
+        todo = [c for c in todo if c["model"] in wanted or c["id"] in wanted]
     events = os.path.join(args.out, "events")
     work = os.path.join(args.out, "work")
     for folder in (events, work):
         os.makedirs(folder, exist_ok=True)
     traces, truths = Lane(work, "trace"), Lane(work, "truth")
     trace_queue = list(todo)
-    truth_queue = [c for c in todo if not c["solo"]] + [c for c in todo if c["solo"]]
+    truth_queue = [] if args.traces_only else [c for c in todo if not c["solo"]] + [c for c in todo if c["solo"]]
     started = time.time()
     deadline = started + args.budget
     running_traces, records = [], {}
@@ -211,7 +213,8 @@ def main():
     parser.add_argument("command", choices=["run"])
     parser.add_argument("--sets", default="dev,holdout")
     parser.add_argument("--out", required=True)
-    parser.add_argument("--only")
+    parser.add_argument("--only", help="models or cell ids, comma-separated")
+    parser.add_argument("--traces-only", action="store_true", help="no real runs: the traces and their events")
     parser.add_argument("--trace-workers", type=int, default=12)
     parser.add_argument("--trace-timeout", type=float, default=150)
     parser.add_argument("--truth-timeout", type=float, default=120)

@@ -21,13 +21,14 @@ import {
   runPidMemory,
   type MemoryRequest,
   type TraceFallback,
+  type TraceSearchRequest,
   type TraceResult,
   type TrialResult,
 } from "./payload.js";
 import type { MemoryAlternative, MemoryReport } from "./report-types.js";
 import { scaledRule as seedRule } from "./scaled-rule.js";
 import { measuredSearch, type TrialOutcome } from "./search.js";
-import { traceMaxBatch } from "./trace-search.js";
+import { fromInProcessSearch, traceMaxBatch } from "./trace-search.js";
 import { TRACE_TORCH_NEEDED, contextForTrace, traceEstimate } from "./trace-tier.js";
 import { defaultCalibration } from "./calibration.js";
 import { verdictFor } from "./budget.js";
@@ -76,7 +77,7 @@ export async function estimateMemory(input: EstimateInput): Promise<MemoryReport
   const estimates = found.estimates;
   let maxBatch = found.maxBatch;
 
-  const measured = input.measure ? await measure(input, range, maxBatch, estimates, notes) : null;
+  const measured = input.measure ? await measure(input, range, measureFrom(found), estimates, notes) : null;
   const scaled = await scaledRuleFor(input, measured?.maxBatch ?? null);
   if (estimates.length === 0 && scaled !== null) estimates.push(scaledEstimate(scaled, 0));
   if (estimates.length === 0) {
@@ -112,6 +113,8 @@ export async function estimateMemory(input: EstimateInput): Promise<MemoryReport
 interface Found {
   estimates: MemoryEstimate[];
   maxBatch: number | null;
+  /** Where --measure starts: the allocator model's own edge (no safety share) where the trace gave it. */
+  measureStart?: number | null;
   fallbackReason: string | null;
   formulaModel: ModelConfig | null;
 }
@@ -127,7 +130,7 @@ async function estimatesFor(
   let fallbackReason: string | null = null;
   if (input.tier !== "formula") {
     try {
-      const traced = await traceSearch(input, range);
+      const traced = await traceSearch(input, range, notes);
       return { ...traced, fallbackReason: null, formulaModel: formulaModelOrNull(input, null) };
     } catch (error) {
       if (!(error instanceof TraceUnavailable)) throw error;
@@ -172,6 +175,11 @@ async function estimatesFor(
   return { estimates, maxBatch, fallbackReason, formulaModel: model };
 }
 
+/** Where --measure starts: the allocator model's own edge where the trace gave it, else the answer. */
+function measureFrom(found: Found): { start: number | null; estimated: number | null } {
+  return { start: found.measureStart ?? found.maxBatch, estimated: found.maxBatch };
+}
+
 /** The batches to show: the asked one, the answer and its neighbour, and a spread for the chart. */
 function curveBatches(batches: number[], range: { min: number; max: number }): number[] {
   const spread: number[] = [];
@@ -200,21 +208,59 @@ export function largestFitting(
 async function traceSearch(
   input: EstimateInput,
   range: { min: number; max: number },
-): Promise<{ estimates: MemoryEstimate[]; maxBatch: number | null }> {
+  notes: string[],
+): Promise<{ estimates: MemoryEstimate[]; maxBatch: number | null; measureStart?: number | null }> {
   const timeoutMs = (input.timeoutS ?? 600) * 1000;
   const capacity = allocatorCapacity(input.device);
-  const traceAt = async (batch: number): Promise<MemoryEstimate> => {
-    const request: MemoryRequest = {
-      ...input.work,
-      source: input.source,
-      mode: "trace",
-      batch,
-      allocatorCapacityBytes: capacity,
-    };
-    const result = await traceOnce(input.transport, request, timeoutMs);
-    return traceEstimate(result, input.device.name);
-  };
+  const request = (batch: number, search?: TraceSearchRequest): MemoryRequest => ({
+    ...input.work,
+    source: input.source,
+    mode: "trace",
+    batch,
+    allocatorCapacityBytes: capacity,
+    ...(search ? { search } : {}),
+  });
+  const traceAt = async (batch: number): Promise<MemoryEstimate> =>
+    traceEstimate(await traceOnce(input.transport, request(batch), timeoutMs), input.device.name);
   if (input.device.usableBytes <= 0) return { estimates: [await traceAt(input.batch.min)], maxBatch: null };
+  // One process traces the batch asked and searches the range (two more traces, the rest
+  // interpolated, the answer traced to check): one import of torch and one build of the model.
+  const c = defaultCalibration();
+  const shown = curveBatches([], range);
+  const started = Date.now();
+  // For a range from 1 the search traces 2 and 3 (batch 1 often takes other code paths, so it
+  // rarely pairs with 2) and interpolates 1 like any other batch.
+  const firstBatch = input.batch.range && range.min === 1 && range.max >= 3 ? 2 : input.batch.min;
+  const first = await traceOnce(
+    input.transport,
+    request(firstBatch, {
+      min: range.min,
+      max: range.max,
+      usableBytes: input.device.usableBytes,
+      contextBytes: contextForTrace({ torch: { version: "" }, gpu: null }, input.device.name, c).bytes,
+      safetyFraction: c.allocatorSafetyFraction.value,
+      convolutionFraction: c.convolutionWorkspaceFraction.value,
+      curve: shown,
+    }),
+    timeoutMs,
+  );
+  const searched = fromInProcessSearch(first, input.device.usableBytes, range, input.device.name, shown);
+  const seconds = Math.round((Date.now() - started) / 1000);
+  if (searched) {
+    const s = first.search;
+    const each = s?.traceSeconds
+      ? ` (each step ${s.traceSeconds.map((t) => t.toFixed(1)).join(", ")} s)`
+      : "";
+    notes.push(
+      `trace search: ${s?.traces ?? 1} traced batches in ${seconds} s${each}${s?.interpolatedFrom ? `, the others interpolated from batches ${s.interpolatedFrom.join(" and ")}` : ""}`,
+    );
+    return { ...searched, measureStart: searched.likelyMaxBatch };
+  }
+  const why =
+    typeof first["searchError"] === "string"
+      ? `stopped (${first["searchError"]})`
+      : "gave an answer that did not hold by this gpuprep's totals";
+  notes.push(`trace search: the in-process search ${why}; traced batch by batch`);
   // The batch asked is traced with the search's first two, at once.
   const found = await traceMaxBatch(traceAt, input.device.usableBytes, range.min, range.max, [
     input.batch.min,
@@ -359,24 +405,13 @@ function safeFormula(model: ModelConfig, work: WorkSpec, batch: number): MemoryE
 async function measure(
   input: EstimateInput,
   range: { min: number; max: number },
-  estimatedMax: number | null,
+  from: { start: number | null; estimated: number | null },
   estimates: MemoryEstimate[],
   notes: string[],
 ) {
-  const timeoutMs = (input.timeoutS ?? 300) * 1000;
-  const runTrial = (batch: number, steps: number) =>
-    trialOnce(
-      input.transport,
-      {
-        ...input.work,
-        source: input.source,
-        mode: "trial",
-        batch,
-        steps,
-        device: input.trialDevice ?? "cuda",
-      },
-      timeoutMs,
-    );
+  const estimatedMax = from.start;
+  const times: string[] = [];
+  const runTrial = timedTrials(input, times);
   const context = contextForTrace({ torch: { version: "" }, gpu: null }, input.device.name).bytes;
   const started = Date.now();
   const search = await measuredSearch(runTrial, {
@@ -388,10 +423,14 @@ async function measure(
     steps: 3,
     confirmSteps: 20,
     start: estimatedMax,
+    perSampleBytes: allocatedPerSample(estimates, estimatedMax),
+    // The estimate's edge is tried with the confirmation's 20 steps: when it holds, its neighbour
+    // failing settles the search in two trials.
+    firstConfirm: estimatedMax !== null,
   });
   const seconds = Math.round((Date.now() - started) / 1000);
   notes.push(
-    `measured search: ${search.trials.length} trials in ${seconds} s${estimatedMax !== null ? `, starting at the estimate's ${estimatedMax}` : ", doubling from the smallest batch (no estimate to start from)"}`,
+    `measured search: ${search.trials.length} trial${search.trials.length === 1 ? "" : "s"} in ${seconds} s${estimatedMax === null ? ", doubling from the smallest batch (no estimate to start from)" : estimatedMax === from.estimated ? `, starting at the estimate's ${estimatedMax}` : `, starting at ${estimatedMax}, where the allocator model reaches the limit without the estimate's safety share (the estimate's answer: ${from.estimated})`} (${times.join(", ")})`,
   );
   const confirm = search.trials.find(
     (t) => t.purpose === "confirm" && t.passed && t.batch === search.maxBatch,
@@ -410,6 +449,40 @@ async function measure(
     maxBatch: search.maxBatch,
     bestThroughputBatch: search.bestThroughputBatch,
     notes: search.notes,
+  };
+}
+
+/**
+ * The estimate's growth of allocated memory per sample, from its two batches farthest apart up to
+ * just past its answer (batch 1 left out where others exist: it often takes other code paths).
+ */
+export function allocatedPerSample(estimates: MemoryEstimate[], upTo: number | null): number | null {
+  const points = estimates
+    .filter((e) => (e.tier === "trace" || e.tier === "formula") && (upTo === null || e.batch <= upTo + 1))
+    .sort((a, b) => a.batch - b.batch);
+  const first = points.find((e) => e.batch >= 2) ?? points[0];
+  const last = points[points.length - 1];
+  if (!first || !last || last.batch === first.batch) return null;
+  const rate = (last.peakAllocatedBytes - first.peakAllocatedBytes) / (last.batch - first.batch);
+  return rate > 0 ? rate : null;
+}
+
+/** Runs one trial each call, a fresh process, and notes its wall time ("41 x 20 steps 23.1 s"). */
+function timedTrials(input: EstimateInput, times: string[]) {
+  const timeoutMs = (input.timeoutS ?? 300) * 1000;
+  return async (batch: number, steps: number): Promise<TrialOutcome> => {
+    const began = Date.now();
+    const request: MemoryRequest = {
+      ...input.work,
+      source: input.source,
+      mode: "trial",
+      batch,
+      steps,
+      device: input.trialDevice ?? "cuda",
+    };
+    const outcome = await trialOnce(input.transport, request, timeoutMs);
+    times.push(`${batch} x ${steps} steps ${((Date.now() - began) / 1000).toFixed(1)} s`);
+    return outcome;
   };
 }
 

@@ -27,11 +27,66 @@ export interface MemoryRequest extends WorkSpec {
   traceDevice?: "auto" | "cuda" | "cpu";
   /** trace: what the caching allocator can reach on the card (its model runs out past it). */
   allocatorCapacityBytes?: number | null;
+  /** trace: also search min..max for the largest batch whose total fits, in the same process. */
+  search?: TraceSearchRequest;
+}
+
+/**
+ * What memory.py needs to judge a batch as trace-tier.ts traceEstimate does: the usable bytes,
+ * the CUDA context and the two safety coefficients; `curve`: batches to report besides the search's.
+ */
+export interface TraceSearchRequest {
+  min: number;
+  max: number;
+  usableBytes: number;
+  contextBytes: number;
+  safetyFraction: number;
+  convolutionFraction: number;
+  curve: number[];
 }
 
 const nullableNumber = z.number().nullable().optional();
 const PythonSchema = z.object({ executable: z.string(), version: z.string() });
 const TorchSchema = z.object({ version: z.string(), cuda: z.string().nullable().optional() });
+
+const AllocatorSchema = z.object({
+  peakReservedBytes: z.number(),
+  peakAllocatedBytes: z.number(),
+  outOfMemory: z.boolean(),
+  expandableSegments: z.boolean(),
+  events: z.number(),
+  stepAllocatedBytes: z.number().optional(),
+  convolutionBytes: z.number().optional(),
+});
+
+const BreakdownSchema = z.object({
+  parameters: z.number(),
+  gradients: z.number(),
+  optimizerState: z.number(),
+  activations: z.number(),
+  temporaries: z.number(),
+});
+
+/** One batch of memory.py's in-process search: traced, or interpolated from two traced batches. */
+const SearchPointSchema = z.object({
+  batch: z.number(),
+  interpolated: z.array(z.number()).nullable().optional(),
+  peakAllocatedBytes: z.number(),
+  breakdown: BreakdownSchema,
+  allocator: AllocatorSchema,
+});
+
+const SearchSchema = z.object({
+  maxBatch: z.number().nullable(),
+  /** The same search without the safety share: the allocator model's own edge, where --measure starts. */
+  likelyMaxBatch: z.number().nullable().optional(),
+  traceSeconds: z.array(z.number()).optional(),
+  interpolatedFrom: z.array(z.number()).nullable(),
+  verified: z.boolean(),
+  traces: z.number(),
+  seconds: z.number(),
+  points: z.array(SearchPointSchema),
+});
 
 const TraceOkSchema = z.looseObject({
   status: z.literal("ok"),
@@ -39,27 +94,13 @@ const TraceOkSchema = z.looseObject({
   traceDevice: z.enum(["cuda", "cpu"]),
   batch: z.number(),
   peakAllocatedBytes: z.number(),
-  breakdown: z.object({
-    parameters: z.number(),
-    gradients: z.number(),
-    optimizerState: z.number(),
-    activations: z.number(),
-    temporaries: z.number(),
-  }),
+  breakdown: BreakdownSchema,
   notes: z.array(z.string()),
   parameterCount: z.number(),
   trainableParameterCount: z.number(),
-  allocator: z
-    .object({
-      peakReservedBytes: z.number(),
-      peakAllocatedBytes: z.number(),
-      outOfMemory: z.boolean(),
-      expandableSegments: z.boolean(),
-      events: z.number(),
-      stepAllocatedBytes: z.number().optional(),
-      convolutionBytes: z.number().optional(),
-    })
-    .optional(),
+  allocator: AllocatorSchema.optional(),
+  search: SearchSchema.optional(),
+  traceSeconds: z.number().optional(),
   gpu: z.object({ name: z.string(), capability: z.string(), totalBytes: z.number() }).nullable().optional(),
 });
 
@@ -113,6 +154,7 @@ const FailureSchema = z.looseObject({
 const CommonSchema = z.looseObject({ seconds: z.number(), python: PythonSchema });
 
 export type TraceResult = z.infer<typeof TraceOkSchema> & z.infer<typeof CommonSchema>;
+export type TraceSearchResult = z.infer<typeof SearchSchema>;
 export type TraceFallback = z.infer<typeof FallbackSchema> & z.infer<typeof CommonSchema>;
 export type ParameterGroupFact = z.infer<typeof ParameterGroupSchema>;
 export type TrialResult = z.infer<typeof TrialSchema> & z.infer<typeof CommonSchema>;

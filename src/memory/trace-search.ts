@@ -6,6 +6,8 @@
  * so one or two corrections suffice. `alsoTrace` (the batch asked) is traced with the first two;
  * no batch is traced twice.
  */
+import type { TraceResult } from "./payload.js";
+import { traceEstimate } from "./trace-tier.js";
 import type { MemoryEstimate } from "./types.js";
 
 export async function traceMaxBatch(
@@ -53,4 +55,59 @@ export async function traceMaxBatch(
     }
   }
   return done(best);
+}
+
+type SearchPoint = NonNullable<TraceResult["search"]>["points"][number];
+
+/** A point of memory.py's search as the trace result it would have been, with its notes. */
+function pointAsResult(result: TraceResult, point: SearchPoint): TraceResult {
+  const [a, b] = point.interpolated ?? [];
+  return {
+    ...result,
+    batch: point.batch,
+    peakAllocatedBytes: point.peakAllocatedBytes,
+    breakdown: point.breakdown,
+    allocator: point.allocator,
+    notes:
+      a !== undefined && b !== undefined
+        ? [
+            ...result.notes,
+            `interpolated from the traces at batches ${a} and ${b}: every allocation's size is affine in the batch (the answer was traced to check)`,
+          ]
+        : result.notes,
+  };
+}
+
+/**
+ * memory.py's in-process search (the batch asked traced, two adjacent batches traced, the rest
+ * interpolated, the answer traced again) as estimates, checked by traceEstimate's own totals: the
+ * answer must fit and the next batch must not, or the smallest must not fit where nothing does.
+ * null where the search is missing or the check fails: the caller traces batch by batch instead.
+ */
+export function fromInProcessSearch(
+  result: TraceResult,
+  usableBytes: number,
+  range: { min: number; max: number },
+  targetGpu: string | null,
+  shown: number[],
+): { maxBatch: number | null; likelyMaxBatch: number | null; estimates: MemoryEstimate[] } | null {
+  const search = result.search;
+  if (!search) return null;
+  const byBatch = new Map<number, MemoryEstimate>();
+  for (const point of search.points)
+    byBatch.set(point.batch, traceEstimate(pointAsResult(result, point), targetGpu));
+  byBatch.set(result.batch, traceEstimate(result, targetGpu));
+  const fits = (batch: number): boolean | undefined => {
+    const estimate = byBatch.get(batch);
+    return estimate === undefined ? undefined : estimate.totalBytes <= usableBytes;
+  };
+  const answer = search.maxBatch;
+  const consistent =
+    answer === null
+      ? fits(range.min) === false
+      : fits(answer) === true && (answer >= range.max || fits(answer + 1) === false);
+  if (!consistent) return null;
+  const keep = new Set([result.batch, range.min, ...shown, ...(answer === null ? [] : [answer, answer + 1])]);
+  const estimates = [...byBatch.values()].filter((e) => keep.has(e.batch)).sort((x, y) => x.batch - y.batch);
+  return { maxBatch: answer, likelyMaxBatch: search.likelyMaxBatch ?? null, estimates };
 }

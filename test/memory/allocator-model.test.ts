@@ -158,3 +158,41 @@ test("an add in forward, of another size, or whose input stays live is kept as t
     ["f", 2],
   ]);
 });
+
+/** A real run's history (test/memory/fixtures/history-*.json.gz): the model's peak reserve and the real one. */
+function replayHistory(name: string, upward: boolean) {
+  const fixture = fileURLToPath(new URL(`../../../test/memory/fixtures/${name}`, import.meta.url));
+  const script = `import sys, json, gzip; sys.path.insert(0, ${JSON.stringify(MEMORY_DIR)}); import memory
+class Upward(memory.AllocatorModel):
+    def _grow(self, size, small):
+        want = self.segment_size(size)
+        self.next_addr += want + (1 << 30)
+        self._reserve(want)
+        return memory._Block(self.next_addr, want, small)
+rows = json.load(gzip.open(sys.argv[1], "rt"))["rows"]
+model = Upward() if sys.argv[2] == "up" else memory.AllocatorModel()
+held = peak = 0
+for action, address, size in rows:
+    if action == "alloc":
+        model.malloc(address, size)
+    elif action == "free_completed":
+        model.free(address)
+    elif action == "segment_alloc":
+        held += size
+        peak = max(peak, held)
+print(json.dumps([model.peak_reserved, peak]))`;
+  const run = spawnSync("python3", ["-c", script, fixture, upward ? "up" : "down"], { encoding: "utf8" });
+  assert.equal(run.status, 0, run.stderr);
+  return JSON.parse(run.stdout) as [number, number];
+}
+
+test("on real runs' own histories the model reserves what the allocator did: new segments come below the last", () => {
+  // Pythia-410M's shape on an H100: with segment addresses growing upward the model took the other
+  // of two freed 3,144 MiB segments and reserved +10.06 % (batch 16) and -5.72 % (batch 4).
+  for (const name of ["history-pythia410m-b16-h100.json.gz", "history-pythia410m-b4-h100.json.gz"]) {
+    const [model, real] = replayHistory(name, false);
+    assert.equal(model, real, name);
+  }
+  const [up16, real16] = replayHistory("history-pythia410m-b16-h100.json.gz", true);
+  assert.equal(up16 - real16, 3144 * MIB);
+});

@@ -79,6 +79,103 @@ test("measured search from a wrong estimate widens away from it, then bisects; d
   );
 });
 
+test("from a low estimate, its trial's real use and the estimate's growth per sample predict the edge", async () => {
+  const calls: number[] = [];
+  const run = card(80 * GIB, calls);
+  const result = await measuredSearch(run, { ...OPTIONS, batchMax: 128, start: 60, perSampleBytes: GIB });
+  assert.equal(result.maxBatch, 74);
+  // 60 passes at 62 GiB: 14 more samples fit under 76 GiB. 75 fails, and 74 is confirmed with 20 steps.
+  assert.deepEqual(calls, [60, 75, 74]);
+  assert.deepEqual(
+    result.trials.map((t) => t.purpose),
+    ["search", "search", "confirm"],
+  );
+});
+
+test("the edge tried first with the confirmation's 20 steps: right, it and its neighbour settle the search", async () => {
+  const calls: number[] = [];
+  const steps: number[] = [];
+  const run = card(80 * GIB, calls);
+  const counted = async (batch: number, n: number) => (steps.push(n), run(batch));
+  const right = await measuredSearch(counted, {
+    ...OPTIONS,
+    batchMax: 128,
+    start: 74,
+    perSampleBytes: GIB,
+    firstConfirm: true,
+  });
+  assert.equal(right.maxBatch, 74);
+  assert.equal(right.confirmed, true);
+  assert.deepEqual(calls, [74, 75]);
+  assert.deepEqual(steps, [20, 3]);
+  // Two short: the confirmed 72 predicts 74, 75 fails, 74 is confirmed.
+  calls.length = 0;
+  const low = await measuredSearch(card(80 * GIB, calls), {
+    ...OPTIONS,
+    batchMax: 128,
+    start: 72,
+    perSampleBytes: GIB,
+    firstConfirm: true,
+  });
+  assert.equal(low.maxBatch, 74);
+  assert.deepEqual(calls, [72, 75, 74]);
+});
+
+test("a first trial that ran over the limit predicts down from its real use", async () => {
+  const calls: number[] = [];
+  // 77 runs (79 GiB on the 80 GiB card) but is over 95 %: 3 GiB over, so 74.
+  const result = await measuredSearch(card(80 * GIB, calls), {
+    ...OPTIONS,
+    batchMax: 128,
+    start: 77,
+    perSampleBytes: GIB,
+  });
+  assert.equal(result.maxBatch, 74);
+  assert.deepEqual(calls, [77, 75, 74]);
+});
+
+test("a growth per sample 10 % off is corrected by the line through two real uses", async () => {
+  const calls: number[] = [];
+  const result = await measuredSearch(card(80 * GIB, calls), {
+    ...OPTIONS,
+    batchMax: 128,
+    start: 60,
+    perSampleBytes: 0.9 * GIB,
+  });
+  assert.equal(result.maxBatch, 74);
+  assert.ok(calls.length <= 4, `trials: ${calls.join(", ")}`);
+  assert.equal(calls[calls.length - 1], 74);
+});
+
+test("a predicted edge that fails its 20-step run: the search goes on below it and confirms that", async () => {
+  const calls: number[] = [];
+  const inner = card(80 * GIB, calls);
+  // 74 passes 3 steps but not 20 (fragmentation over a longer run).
+  const run = async (batch: number, steps: number): Promise<TrialOutcome> =>
+    steps === 20 && batch === 74
+      ? (calls.push(batch),
+        {
+          batch,
+          status: "oom",
+          peakAllocatedBytes: null,
+          peakReservedBytes: null,
+          stepMs: null,
+          error: "CUDA out of memory",
+        })
+      : inner(batch);
+  const result = await measuredSearch(run, { ...OPTIONS, batchMax: 128, start: 60, perSampleBytes: GIB });
+  assert.equal(result.maxBatch, 73);
+  assert.equal(result.confirmed, true);
+  assert.match(result.notes.join("\n"), /batch 74 failed its 20-step confirmation run/);
+  assert.deepEqual(
+    result.trials.filter((t) => t.purpose === "confirm").map((t) => [t.batch, t.passed]),
+    [
+      [74, false],
+      [73, true],
+    ],
+  );
+});
+
 test("the formula tier reads configs it has no reader for: Mixtral's experts, Gemma's head_dim, Whisper's two stacks", () => {
   const mixtral = genericShape({
     model_type: "mixtral",

@@ -2,7 +2,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { measuredSearch, type TrialOutcome } from "../../src/memory/search.js";
-import { traceMaxBatch } from "../../src/memory/trace-search.js";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { TraceResult } from "../../src/memory/payload.js";
+import { fromInProcessSearch, traceMaxBatch } from "../../src/memory/trace-search.js";
 import type { MemoryEstimate } from "../../src/memory/types.js";
 
 const GIB = 1024 ** 3;
@@ -176,4 +179,44 @@ test("the batch asked is traced with the search's first two at once, and no batc
   traced.length = 0;
   await traceMaxBatch(traceAt, 76 * GIB, 1, 1024, [1]);
   assert.equal(traced.filter((b) => b === 1).length, 1);
+});
+
+const CAPTURE = JSON.parse(
+  readFileSync(
+    fileURLToPath(new URL("../../../test/memory/fixtures/trace-search-gpt2-tiny.json", import.meta.url)),
+    "utf8",
+  ),
+) as TraceResult;
+const CURVE = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
+test("memory.py's in-process search as estimates: its answer holds by traceEstimate's totals", () => {
+  const found = fromInProcessSearch(CAPTURE, 8e9, { min: 1, max: 1024 }, "H100 SXM", CURVE);
+  assert.ok(found);
+  assert.equal(found.maxBatch, CAPTURE.search?.maxBatch);
+  const at = (b: number) => found.estimates.find((e) => e.batch === b);
+  const answer = at(found.maxBatch as number);
+  const next = at((found.maxBatch as number) + 1);
+  assert.ok(answer && next);
+  assert.ok(answer.totalBytes <= 8e9 && next.totalBytes > 8e9);
+  // The chart's batches, the batch asked and the answer's neighbour; the interpolated ones say so.
+  assert.deepEqual(
+    found.estimates.map((e) => e.batch),
+    [...new Set([...CURVE, found.maxBatch as number, (found.maxBatch as number) + 1])].sort((a, b) => a - b),
+  );
+  assert.match(at(4)?.notes.join("\n") ?? "", /interpolated from the traces at batches 2 and 3/);
+  assert.doesNotMatch(at(1)?.notes.join("\n") ?? "", /interpolated/);
+  // Totals grow with the batch along the curve.
+  const totals = found.estimates.map((e) => e.totalBytes);
+  assert.deepEqual(
+    totals,
+    [...totals].sort((a, b) => a - b),
+  );
+});
+
+test("an in-process answer that does not hold by this gpuprep's totals, or no search at all: null", () => {
+  const answer = fromInProcessSearch(CAPTURE, 8e9, { min: 1, max: 1024 }, "H100 SXM", CURVE);
+  const total = answer?.estimates.find((e) => e.batch === answer.maxBatch)?.totalBytes as number;
+  assert.equal(fromInProcessSearch(CAPTURE, total - 1, { min: 1, max: 1024 }, "H100 SXM", CURVE), null);
+  const { search: _search, ...plain } = CAPTURE;
+  assert.equal(fromInProcessSearch(plain, 8e9, { min: 1, max: 1024 }, "H100 SXM", CURVE), null);
 });

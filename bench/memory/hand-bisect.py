@@ -7,7 +7,7 @@ process's nvidia-smi use stayed under (1 - margin) of the card's nvidia-smi memo
 `--measure` applies. The answer is then confirmed by a 20-step trial; if that fails, the next
 smaller passing batch is confirmed instead.
 
-usage: python3 bench/memory/bisect.py CONFIG.json --batch 1..64 --seq-len 1024 [--amp bf16]
+usage: python3 bench/memory/hand-bisect.py CONFIG.json --batch 1..64 --seq-len 1024 [--amp bf16]
            [--margin 0.05] [--out FILE.json]
 """
 import argparse
