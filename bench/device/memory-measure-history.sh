@@ -5,12 +5,13 @@
 #      AdamW, an eval step; 1,024 tokens on a card under 100 GB, 2,048 above, so the answer is inside
 #      1..64), then right after on the same GPU bench/memory/hand-bisect.py (plain bisection by hand, the same
 #      trial, 5 % margin and 20-step confirmation): wall time, trials, answer;
-#   2. cells run for real with their allocation history and their traced order (bench/memory/lanes.py,
-#      HISTORY= cell ids or models), and beside them the trace alone of every fit and held-out cell
-#      (TRACES= sets), each saving its allocation order: the allocator model is studied on these offline.
+#   2. cells run for real with their allocation history and their traced order (bench/memory/lanes.py:
+#      the cells of SETS, default fit,holdout, or of those only the models or cell ids HISTORY names),
+#      and beside them the trace alone of every cell of TRACES (default fit,holdout; "none": no such
+#      lane), each saving its allocation order: the allocator model is studied on these offline.
 # Each part has its own time limit. Writes into $OUT: gpu.txt, measure.json, measure.html, bisect.json,
 # records.jsonl, traces.jsonl, events.tgz (the orders, the real histories, every log), log.txt.
-# Env: NODE (default node), MEASURE_S (140), BISECT_S (170), LANES_S (150), HISTORY, TRACES (fit,holdout).
+# Env: NODE (default node), MEASURE_S (140), BISECT_S (170), LANES_S (150), SETS, HISTORY, TRACES.
 set -u
 OUT=${OUT:-$PWD/out}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -72,15 +73,17 @@ echo "bisect by hand: exit $? in $(python3 -c "import time; print(round(time.tim
 cat "$LOGS/bisect.log"
 
 # Real runs with their history (alone on the GPU, one at a time) and, beside them, traces alone.
-if [ -n "${HISTORY:-}" ]; then
-  limited "${LANES_S:-150}" python3 "$ROOT/bench/memory/lanes.py" run --sets fit,holdout --only "$HISTORY" --out /tmp/hist \
-    --trace-workers 6 --budget $(( ${LANES_S:-150} - 40 )) --trace-timeout 120 --truth-timeout 60 2> "$LOGS/hist.log" &
-  H=$!
+limited "${LANES_S:-150}" python3 "$ROOT/bench/memory/lanes.py" run --sets "${SETS:-fit,holdout}" ${HISTORY:+--only "$HISTORY"} \
+  --out /tmp/hist --trace-workers 6 --budget $(( ${LANES_S:-150} - 40 )) --trace-timeout 120 --truth-timeout 60 \
+  2> "$LOGS/hist.log" &
+H=$!
+if [ "${TRACES:-fit,holdout}" != none ]; then
+  limited "${LANES_S:-150}" python3 "$ROOT/bench/memory/lanes.py" run --sets "${TRACES:-fit,holdout}" --traces-only \
+    --out /tmp/traces --trace-workers 8 --budget $(( ${LANES_S:-150} - 40 )) --trace-timeout 110 2> "$LOGS/traces.log"
+  echo "traces: exit $? at $(( $(date +%s) - began )) s"
 fi
-limited "${LANES_S:-150}" python3 "$ROOT/bench/memory/lanes.py" run --sets "${TRACES:-fit,holdout}" --traces-only --out /tmp/traces \
-  --trace-workers 8 --budget $(( ${LANES_S:-150} - 40 )) --trace-timeout 110 2> "$LOGS/traces.log"
-echo "traces: exit $? at $(( $(date +%s) - began )) s"
-[ -n "${HISTORY:-}" ] && wait "$H" && echo "history lanes: done at $(( $(date +%s) - began )) s"
+wait "$H"
+echo "history lanes: done at $(( $(date +%s) - began )) s"
 for d in hist traces; do
   if [ -f /tmp/$d/records.jsonl ]; then cp /tmp/$d/records.jsonl "$LOGS/$d.jsonl"; else cp /tmp/$d/records.partial.jsonl "$LOGS/$d.jsonl" 2> /dev/null; fi
   cp /tmp/$d/work/*.log "$LOGS/" 2> /dev/null
@@ -88,6 +91,6 @@ done
 cp "$LOGS/hist.jsonl" "$OUT/records.jsonl" 2> /dev/null
 cp "$LOGS/traces.jsonl" "$OUT/traces.jsonl" 2> /dev/null
 grep -h "^truth\|^lanes" "$LOGS/hist.log" 2> /dev/null
-tar -C / -czf "$OUT/events.tgz" tmp/hist/events tmp/traces/events "${LOGS#/}" 2> /dev/null
+tar -C / -czf "$OUT/events.tgz" tmp/hist/events $( [ -d /tmp/traces/events ] && echo tmp/traces/events ) "${LOGS#/}" 2> /dev/null
 ls -la "$OUT"
 echo "all: $(( $(date +%s) - began )) s"

@@ -35,6 +35,8 @@ import { verdictFor } from "./budget.js";
 import type { DeviceBudget, MemoryEstimate, ModelSource, WorkSpec } from "./types.js";
 
 const GIB = 1024 ** 3;
+/** Traced steps the in-process search's time limit allows for (each gets --timeout). */
+const SEARCH_TRACES = 4;
 /** The range searched for the largest batch when one batch is asked (issue 24: never the batch asked). */
 export const DEFAULT_SEARCH = { min: 1, max: 1024 } as const;
 
@@ -242,7 +244,8 @@ async function traceSearch(
       convolutionFraction: c.convolutionWorkspaceFraction.value,
       curve: shown,
     }),
-    timeoutMs,
+    // --timeout is per traced step; the search traces three as a rule (four where batch 1 pairs badly).
+    timeoutMs * SEARCH_TRACES,
   );
   const searched = fromInProcessSearch(first, input.device.usableBytes, range, input.device.name, shown);
   const seconds = Math.round((Date.now() - started) / 1000);
