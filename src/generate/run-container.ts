@@ -31,16 +31,47 @@ function mount(v: VolumeSpec): string {
   return `  -v ${hostPath(v)}:${container}${v.readOnly ? ":ro" : ""}`;
 }
 
-export function renderRunContainer(plan: ContainerPlan): string {
-  const image = plan.container.image;
-  const vols = volumes(plan);
-  const created = [...new Set(vols.filter((v) => v.create).map(hostPath))];
+/** Starts with --gpus all where a driver new enough for the image's CUDA is found; stops where it is too old. */
+function gpuFlagsBlock(plan: ContainerPlan): string {
+  return `gpu_flags=()
+driver=""
+if [ "\${GPUPREP_NO_GPU:-0}" != 1 ] && command -v nvidia-smi > /dev/null 2>&1; then
+  driver="$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2> /dev/null | head -n 1 || true)"
+fi
+if [ -n "$driver" ]; then
+  if ! version_at_least "$driver" "$REQUIRED_DRIVER"; then
+    echo "error: NVIDIA driver $driver is older than $REQUIRED_DRIVER, which CUDA ${plan.container.image.cuda} in ${plan.container.ref} needs" >&2
+    echo "hint: update the driver, or plan for this one: gpuprep init --driver $driver" >&2
+    exit 1
+  fi
+  gpu_flags=(--gpus all)
+else
+  echo "warning: no NVIDIA GPU or driver found here (nvidia-smi); starting without --gpus" >&2
+fi`;
+}
+
+/** The docker run line: the flags gathered above, shared memory, limits, credentials from the environment, the mounts. */
+function dockerRunCommand(plan: ContainerPlan): string {
   // Anonymous volumes after the project mount: a host venv never shadows the image's torch.
-  const mounts = [...vols.map(mount), ...MASKED_IN_WORKDIR.map((path) => `  -v ${path}`)];
+  const mounts = [...volumes(plan).map(mount), ...MASKED_IN_WORKDIR.map((path) => `  -v ${path}`)];
   const memory = sharedMemory(plan);
   const shm = memory.ipcHost ? "--ipc=host" : `--shm-size=${memory.shmSize}`;
   // The app runs as the host user unless --root: files it writes to the project stay the user's.
   const runAs = plan.options.nonRoot ? ` --user "$(id -u):$(id -g)"` : "";
+  return `exec docker run --rm \\
+  \${tty_flags[@]+"\${tty_flags[@]}"} \\
+  \${gpu_flags[@]+"\${gpu_flags[@]}"} \\
+  \${network_flags[@]+"\${network_flags[@]}"} \\
+  ${shm}${runAs} --ulimit memlock="\${MEMLOCK_LIMIT:-${MEMLOCK}}" --ulimit stack=${STACK_BYTES} \\
+  -e HF_TOKEN -e WANDB_API_KEY \\
+${mounts.join(" \\\n")} \\
+  "$IMAGE" "$@"`;
+}
+
+export function renderRunContainer(plan: ContainerPlan): string {
+  const image = plan.container.image;
+  const vols = volumes(plan);
+  const created = [...new Set(vols.filter((v) => v.create).map(hostPath))];
   const userArgs = hostUserInImage(plan)
     ? ` --build-arg USER_UID="$(id -u)" --build-arg USER_GID="$(id -g)"`
     : "";
@@ -61,21 +92,7 @@ REQUIRED_DRIVER=${shellDoubleQuoted(plan.requiredDriver)}
 # True when version $1 >= version $2 (dotted numbers).
 ${VERSION_AT_LEAST}
 
-gpu_flags=()
-driver=""
-if [ "\${GPUPREP_NO_GPU:-0}" != 1 ] && command -v nvidia-smi > /dev/null 2>&1; then
-  driver="$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2> /dev/null | head -n 1 || true)"
-fi
-if [ -n "$driver" ]; then
-  if ! version_at_least "$driver" "$REQUIRED_DRIVER"; then
-    echo "error: NVIDIA driver $driver is older than $REQUIRED_DRIVER, which CUDA ${image.cuda} in ${plan.container.ref} needs" >&2
-    echo "hint: update the driver, or plan for this one: gpuprep init --driver $driver" >&2
-    exit 1
-  fi
-  gpu_flags=(--gpus all)
-else
-  echo "warning: no NVIDIA GPU or driver found here (nvidia-smi); starting without --gpus" >&2
-fi
+${gpuFlagsBlock(plan)}
 
 network_flags=()
 if [ -n "\${DOCKER_NETWORK:-}" ]; then network_flags=(--network "$DOCKER_NETWORK"); fi
@@ -93,13 +110,6 @@ tty_flags=()
 if [ -t 0 ] && [ -t 1 ]; then tty_flags=(-it); fi
 if [ "$#" -eq 0 ]; then set -- bash; fi
 
-exec docker run --rm \\
-  \${tty_flags[@]+"\${tty_flags[@]}"} \\
-  \${gpu_flags[@]+"\${gpu_flags[@]}"} \\
-  \${network_flags[@]+"\${network_flags[@]}"} \\
-  ${shm}${runAs} --ulimit memlock="\${MEMLOCK_LIMIT:-${MEMLOCK}}" --ulimit stack=${STACK_BYTES} \\
-  -e HF_TOKEN -e WANDB_API_KEY \\
-${mounts.join(" \\\n")} \\
-  "$IMAGE" "$@"
+${dockerRunCommand(plan)}
 `;
 }
