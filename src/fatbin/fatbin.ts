@@ -122,49 +122,71 @@ export async function readFatbinSection(
       at = next;
       continue;
     }
-    const headerSize = header.readUInt16LE(6);
-    const entriesSize = Number(header.readBigUInt64LE(8));
-    if (headerSize < CONTAINER_HEADER_MIN) {
-      throw new ScanError("corrupt", `${section}: fatbin container header size ${headerSize} < 16`);
-    }
-    const containerEnd = at + headerSize + entriesSize;
-    if (!Number.isSafeInteger(containerEnd) || containerEnd > end) {
-      throw new ScanError(
-        "truncated",
-        `${section}: a fatbin container claims ${entriesSize} bytes past the section end`,
-      );
-    }
-    let entryAt = at + headerSize;
-    while (entryAt < containerEnd) {
-      // Redundant for safety (bench/mutation.mjs lists its removal as an equivalent mutant): without
-      // it, entryEnd >= entryAt + ENTRY_HEADER_MIN > containerEnd below refuses the same header, as
-      // "truncated". It stays for the clearer "corrupt" message before a read past the container.
-      if (entryAt + ENTRY_HEADER_MIN > containerEnd) {
-        throw new ScanError("corrupt", `${section}: a fatbin entry header is cut off by its container's end`);
-      }
-      const entryHeader = await reader.read(entryAt, ENTRY_HEADER_MIN, `${section} fatbin entry header`);
-      const entryHeaderSize = entryHeader.readUInt32LE(4);
-      const payloadBytes = Number(entryHeader.readBigUInt64LE(8));
-      if (entryHeaderSize < ENTRY_HEADER_MIN || entryHeaderSize > ENTRY_HEADER_MAX) {
-        throw new ScanError(
-          "corrupt",
-          `${section}: fatbin entry header size ${entryHeaderSize} is not plausible`,
-        );
-      }
-      const entryEnd = entryAt + entryHeaderSize + payloadBytes;
-      if (!Number.isSafeInteger(entryEnd) || entryEnd > containerEnd) {
-        throw new ScanError(
-          "truncated",
-          `${section}: a fatbin entry claims ${payloadBytes} bytes past its container`,
-        );
-      }
-      entries.push(describeEntry(entryHeader, payloadBytes, section));
-      if (entries.length > MAX_ENTRIES_PER_SECTION) {
-        throw new ScanError("corrupt", `${section}: more than ${MAX_ENTRIES_PER_SECTION} fatbin entries`);
-      }
-      entryAt = entryEnd;
-    }
+    const { entriesAt, containerEnd } = containerBounds(header, section, at, end);
+    await readContainerEntries(reader, section, entriesAt, containerEnd, entries);
     at = containerEnd;
   }
   return entries;
+}
+
+/** Where the container at `at` keeps its entries, and where it ends: never past the section's `end`. */
+function containerBounds(
+  header: Buffer,
+  section: string,
+  at: number,
+  end: number,
+): { entriesAt: number; containerEnd: number } {
+  const headerSize = header.readUInt16LE(6);
+  const entriesSize = Number(header.readBigUInt64LE(8));
+  if (headerSize < CONTAINER_HEADER_MIN) {
+    throw new ScanError("corrupt", `${section}: fatbin container header size ${headerSize} < 16`);
+  }
+  const containerEnd = at + headerSize + entriesSize;
+  if (!Number.isSafeInteger(containerEnd) || containerEnd > end) {
+    throw new ScanError(
+      "truncated",
+      `${section}: a fatbin container claims ${entriesSize} bytes past the section end`,
+    );
+  }
+  return { entriesAt: at + headerSize, containerEnd };
+}
+
+/** The entries of one container [from, containerEnd), added to the section's `entries` (capped). */
+async function readContainerEntries(
+  reader: ByteSource,
+  section: string,
+  from: number,
+  containerEnd: number,
+  entries: FatbinEntry[],
+): Promise<void> {
+  let entryAt = from;
+  while (entryAt < containerEnd) {
+    // Redundant for safety (bench/mutation.mjs lists its removal as an equivalent mutant): without
+    // it, entryEnd >= entryAt + ENTRY_HEADER_MIN > containerEnd below refuses the same header, as
+    // "truncated". It stays for the clearer "corrupt" message before a read past the container.
+    if (entryAt + ENTRY_HEADER_MIN > containerEnd) {
+      throw new ScanError("corrupt", `${section}: a fatbin entry header is cut off by its container's end`);
+    }
+    const entryHeader = await reader.read(entryAt, ENTRY_HEADER_MIN, `${section} fatbin entry header`);
+    const entryHeaderSize = entryHeader.readUInt32LE(4);
+    const payloadBytes = Number(entryHeader.readBigUInt64LE(8));
+    if (entryHeaderSize < ENTRY_HEADER_MIN || entryHeaderSize > ENTRY_HEADER_MAX) {
+      throw new ScanError(
+        "corrupt",
+        `${section}: fatbin entry header size ${entryHeaderSize} is not plausible`,
+      );
+    }
+    const entryEnd = entryAt + entryHeaderSize + payloadBytes;
+    if (!Number.isSafeInteger(entryEnd) || entryEnd > containerEnd) {
+      throw new ScanError(
+        "truncated",
+        `${section}: a fatbin entry claims ${payloadBytes} bytes past its container`,
+      );
+    }
+    entries.push(describeEntry(entryHeader, payloadBytes, section));
+    if (entries.length > MAX_ENTRIES_PER_SECTION) {
+      throw new ScanError("corrupt", `${section}: more than ${MAX_ENTRIES_PER_SECTION} fatbin entries`);
+    }
+    entryAt = entryEnd;
+  }
 }
