@@ -134,62 +134,88 @@ export function parseFrames(
   const mode: FrameLabel = labelled === true ? "rank" : labelled === false ? "none" : labelled;
   const partials = new Map<string, Partial>();
   const otherLines: string[] = [];
+  const keepOther = (line: string): void => {
+    if (line.trim() !== "" && otherLines.length < 1000) otherLines.push(line.slice(0, 500));
+  };
   const tag = `@gpuprep ${nonce} `;
   for (const raw of text.split("\n")) {
-    let line = raw;
-    let key = "0";
-    if (mode !== "none") {
-      // Unlabelled lines come from the batch script or the carrier itself, not from a node.
-      const label = LABELS[mode].exec(line);
-      if (!label) {
-        if (line.trim() !== "" && otherLines.length < 1000) otherLines.push(line.slice(0, 500));
-        continue;
-      }
-      key = label[1] ?? "0";
-      line = line.slice(label[0].length);
+    const split = withoutLabel(raw, mode);
+    // Unlabelled lines come from the batch script or the carrier itself, not from a node.
+    if (!split) {
+      keepOther(raw);
+      continue;
     }
+    const { key, line } = split;
     if (!line.startsWith(tag)) {
-      if (line.trim() !== "" && otherLines.length < 1000) otherLines.push(line.slice(0, 500));
+      keepOther(line);
       continue;
     }
     const rest = line.slice(tag.length);
     const space = rest.indexOf(" ");
-    const kind = space < 0 ? rest : rest.slice(0, space);
-    const value = space < 0 ? "" : rest.slice(space + 1);
     let p = partials.get(key);
     if (!p) {
-      p = {
-        node: null,
-        exitCode: null,
-        durationMs: null,
-        enc: { o: "raw", e: "raw" },
-        chunks: { o: [], e: [] },
-        size: 0,
-        complete: false,
-        failure: null,
-      };
+      p = newPartial();
       partials.set(key, p);
     }
-    if (kind === "begin") p.node = value.trim().slice(0, 253) || null;
-    else if (kind === "rc") {
-      const [code, ms] = value.trim().split(/\s+/);
-      p.exitCode = code !== undefined && /^\d+$/.test(code) ? Number(code) : null;
-      p.durationMs = ms !== undefined && /^\d+$/.test(ms) ? Number(ms) : null;
-    } else if (kind === "enc") {
-      const [stream, encoding] = value.trim().split(/\s+/);
-      if ((stream === "o" || stream === "e") && encoding) p.enc[stream] = encoding;
-    } else if (kind === "o" || kind === "e") {
-      // Bounded: base64 of the stdout cap plus the stderr tail, with room for gzip overhead.
-      if (p.size < NODE_STDOUT_CAP * 1.5) {
-        p.chunks[kind].push(value.trim());
-        p.size += value.length;
-      }
-    } else if (kind === "fail") p.failure = value.trim().slice(0, 200);
-    else if (kind === "end") p.complete = true;
+    const kind = space < 0 ? rest : rest.slice(0, space);
+    if (Object.hasOwn(FRAME_LINES, kind)) FRAME_LINES[kind]!(p, space < 0 ? "" : rest.slice(space + 1));
   }
   const frames = new Map<string, NodeFrame>();
   for (const [key, p] of partials) frames.set(key, decodeFrame(p));
   return { frames, otherLines };
+}
+
+/** The line's frame key and the line after the carrier's label; null when a labelled mode finds none. */
+function withoutLabel(line: string, mode: FrameLabel): { key: string; line: string } | null {
+  if (mode === "none") return { key: "0", line };
+  const label = LABELS[mode].exec(line);
+  if (!label) return null;
+  return { key: label[1] ?? "0", line: line.slice(label[0].length) };
+}
+
+function newPartial(): Partial {
+  return {
+    node: null,
+    exitCode: null,
+    durationMs: null,
+    enc: { o: "raw", e: "raw" },
+    chunks: { o: [], e: [] },
+    size: 0,
+    complete: false,
+    failure: null,
+  };
+}
+
+/** What each `@gpuprep NONCE KIND VALUE` line adds to its node's frame; other kinds are ignored. */
+const FRAME_LINES: Record<string, (p: Partial, value: string) => void> = {
+  begin: (p, value) => {
+    p.node = value.trim().slice(0, 253) || null;
+  },
+  rc: (p, value) => {
+    const [code, ms] = value.trim().split(/\s+/);
+    p.exitCode = code !== undefined && /^\d+$/.test(code) ? Number(code) : null;
+    p.durationMs = ms !== undefined && /^\d+$/.test(ms) ? Number(ms) : null;
+  },
+  enc: (p, value) => {
+    const [stream, encoding] = value.trim().split(/\s+/);
+    if ((stream === "o" || stream === "e") && encoding) p.enc[stream] = encoding;
+  },
+  o: (p, value) => addChunk(p, "o", value),
+  e: (p, value) => addChunk(p, "e", value),
+  fail: (p, value) => {
+    p.failure = value.trim().slice(0, 200);
+  },
+  end: (p) => {
+    p.complete = true;
+  },
+};
+
+function addChunk(p: Partial, stream: "o" | "e", value: string): void {
+  // Bounded: base64 of the stdout cap plus the stderr tail, with room for gzip overhead.
+  if (p.size < NODE_STDOUT_CAP * 1.5) {
+    p.chunks[stream].push(value.trim());
+    p.size += value.length;
+  }
 }
 
 function decodeFrame(p: Partial): NodeFrame {
