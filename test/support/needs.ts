@@ -149,3 +149,14 @@ export const TORCH2_PYTHON: Part = {
   onCi: false,
   present: () => existsSync(TORCH2_PYTHON_PATH),
 };
+
+/**
+ * Whether Debian's /usr/bin/python3 finds a module (importlib's find_spec: nothing is imported).
+ * For packages no list here requires and a developer's machine may still have (python3-torchvision
+ * is not among .ci/run's APT_PACKAGES): a test that meets one expects what each case gives, instead
+ * of assuming the package absent (or present).
+ */
+export function debianPythonHas(module: string): boolean {
+  const script = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec(sys.argv[1]) else 1)";
+  return spawnSync("/usr/bin/python3", ["-c", script, module], { stdio: "ignore" }).status === 0;
+}
