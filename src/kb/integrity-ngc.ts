@@ -6,7 +6,7 @@
  */
 import { coverageFor, driverBranch, parseComputeCapability } from "./compat.js";
 import type { KnowledgeBaseData } from "./load.js";
-import type { CudaToolkitRow, NgcArchList, NgcImageRow } from "./types.js";
+import type { ArchRow, CudaToolkitRow, NgcArchList, NgcGpuRun, NgcImageRow } from "./types.js";
 import { resolveGpu } from "./queries/gpu.js";
 import { judgeNgcImageOn, platformPublished } from "./queries/ngc.js";
 import { compareVersions, majorMinor, versionParts } from "../util/version.js";
@@ -56,62 +56,111 @@ function driverFloorProblems(image: NgcImageRow, toolkits: CudaToolkitRow[]): st
   return problems;
 }
 
-function gpuProblems(image: NgcImageRow, data: KnowledgeBaseData): string[] {
-  const name = `NGC ${image.tag}`;
-  const problems: string[] = [];
-  const toolkit = data.cudaToolkits.find((row) => row.version === majorMinor(image.cuda));
-  const archs = new Map(data.archs.map((row) => [row.computeCapability, row]));
-  const urls = new Set(image.sources.map((source) => source.url));
-  const exceptions = new Set(image.gpus.exceptions.map((entry) => entry.computeCapability));
-  const cudaMajor = versionParts(image.cuda)[0] ?? 0;
-  const sass = toolkit?.sassTargets?.map((sm) => `sm_${sm}`);
+/** What the checks of one image's GPU statements read besides the image: the tables, by key. */
+interface GpuContext {
+  image: NgcImageRow;
+  data: KnowledgeBaseData;
+  toolkit: CudaToolkitRow | undefined;
+  archs: Map<string, ArchRow>;
+  urls: Set<string>;
+  exceptions: Set<string>;
+  /** The SASS targets of the image's CUDA ("sm_90"), where the toolkit table has them. */
+  sass: string[] | undefined;
+}
 
+/** The source and capability of each exception NVIDIA lists. */
+function exceptionProblems({ image, archs, urls }: GpuContext): string[] {
+  const name = `NGC ${image.tag}`;
+  return image.gpus.exceptions.flatMap((entry) => [
+    ...(urls.has(entry.source)
+      ? []
+      : [`${name}: exception ${entry.computeCapability}: source not among the row's`]),
+    ...(archs.has(entry.computeCapability)
+      ? []
+      : [`${name}: exception names capability ${entry.computeCapability}, not in the arch table`]),
+  ]);
+}
+
+/** A run's source, capability and CPU (stated or assumed). */
+function runMachineProblems(run: NgcGpuRun, what: string, ctx: GpuContext): string[] {
+  const problems: string[] = [];
+  if (!ctx.urls.has(run.source))
+    problems.push(`${what}: its source ${run.source} is not among the row's sources`);
+  const arch = ctx.archs.get(run.computeCapability);
+  if (!arch) problems.push(`${what}: capability not in the arch table`);
+  if ((run.cpuArch === null) !== (run.cpuArchBasis === null))
+    problems.push(`${what}: cpuArch and cpuArchBasis must be given together`);
+  if (run.cpuArchBasis === "assumed" && (run.cpuArch !== "x86_64" || arch?.tegra))
+    problems.push(`${what}: only a discrete GPU's unstated CPU may be taken as x86_64`);
+  return problems;
+}
+
+/** A run against the GPU table (its capability, its host CPU) and the platforms the row publishes. */
+function runGpuProblems(run: NgcGpuRun, what: string, ctx: GpuContext): string[] {
+  const problems: string[] = [];
+  const gpu = resolveGpu(ctx.data.gpus, run.gpu).match;
+  if (gpu && gpu.computeCapability !== run.computeCapability)
+    problems.push(`${what}: the GPU table gives ${gpu.name} capability ${gpu.computeCapability}`);
+  if (gpu?.hostCpuArch && run.cpuArch !== gpu.hostCpuArch)
+    problems.push(`${what}: ${gpu.name} exists only with a ${gpu.hostCpuArch} host`);
+  if (run.cpuArch && run.result !== "failed" && platformPublished(ctx.image, run.cpuArch) !== true)
+    problems.push(`${what}: it ran on ${run.cpuArch}, but the row does not say that image is published`);
+  return problems;
+}
+
+/** A run's result against the image: Thor's name for its CUDA, exceptions, code its CUDA compiles. */
+function runResultProblems(run: NgcGpuRun, what: string, ctx: GpuContext): string[] {
+  const problems: string[] = [];
+  const cudaMajor = versionParts(ctx.image.cuda)[0] ?? 0;
+  const thorName = THOR_NAME_BY_CUDA_MAJOR[cudaMajor];
+  if (
+    Object.values(THOR_NAME_BY_CUDA_MAJOR).includes(run.computeCapability) &&
+    run.computeCapability !== thorName
+  )
+    problems.push(`${what}: a CUDA ${cudaMajor} image sees Thor as ${thorName ?? "neither 10.1 nor 11.0"}`);
+  const listed = ctx.exceptions.has(run.computeCapability);
+  if (run.result === "ran") {
+    if (listed) problems.push(`${what}: ran, yet ${run.computeCapability} is listed as an exception`);
+    const cc = parseComputeCapability(run.computeCapability);
+    if (cc && ctx.sass && coverageFor(ctx.sass, cc).how !== "sass")
+      problems.push(`${what}: ran, but CUDA ${ctx.toolkit!.version} compiles no SASS for it`);
+  } else if ((run.result === "warned" || run.result === "failed") && !listed)
+    problems.push(`${what}: ${run.result}, but ${run.computeCapability} is not listed as an exception`);
+  return problems;
+}
+
+function gpuProblems(image: NgcImageRow, data: KnowledgeBaseData): string[] {
+  const toolkit = data.cudaToolkits.find((row) => row.version === majorMinor(image.cuda));
+  const ctx: GpuContext = {
+    image,
+    data,
+    toolkit,
+    archs: new Map(data.archs.map((row) => [row.computeCapability, row])),
+    urls: new Set(image.sources.map((source) => source.url)),
+    exceptions: new Set(image.gpus.exceptions.map((entry) => entry.computeCapability)),
+    sass: toolkit?.sassTargets?.map((sm) => `sm_${sm}`),
+  };
   const floorCc = image.gpus.minComputeCapability
     ? parseComputeCapability(image.gpus.minComputeCapability)
     : null;
-  if (floorCc && sass && coverageFor(sass, floorCc).how !== "sass")
-    problems.push(
-      `${name}: minimum compute capability ${image.gpus.minComputeCapability} cannot be compiled by CUDA ${toolkit!.version}`,
-    );
-  for (const entry of image.gpus.exceptions) {
-    if (!urls.has(entry.source))
-      problems.push(`${name}: exception ${entry.computeCapability}: source not among the row's`);
-    if (!archs.has(entry.computeCapability))
-      problems.push(`${name}: exception names capability ${entry.computeCapability}, not in the arch table`);
-  }
-  for (const run of image.gpus.runs) {
-    const what = `${name}: run on ${run.gpu} (${run.computeCapability})`;
-    if (!urls.has(run.source))
-      problems.push(`${what}: its source ${run.source} is not among the row's sources`);
-    const arch = archs.get(run.computeCapability);
-    if (!arch) problems.push(`${what}: capability not in the arch table`);
-    if ((run.cpuArch === null) !== (run.cpuArchBasis === null))
-      problems.push(`${what}: cpuArch and cpuArchBasis must be given together`);
-    if (run.cpuArchBasis === "assumed" && (run.cpuArch !== "x86_64" || arch?.tegra))
-      problems.push(`${what}: only a discrete GPU's unstated CPU may be taken as x86_64`);
-    const gpu = resolveGpu(data.gpus, run.gpu).match;
-    if (gpu && gpu.computeCapability !== run.computeCapability)
-      problems.push(`${what}: the GPU table gives ${gpu.name} capability ${gpu.computeCapability}`);
-    if (gpu?.hostCpuArch && run.cpuArch !== gpu.hostCpuArch)
-      problems.push(`${what}: ${gpu.name} exists only with a ${gpu.hostCpuArch} host`);
-    if (run.cpuArch && run.result !== "failed" && platformPublished(image, run.cpuArch) !== true)
-      problems.push(`${what}: it ran on ${run.cpuArch}, but the row does not say that image is published`);
-    const thorName = THOR_NAME_BY_CUDA_MAJOR[cudaMajor];
-    if (
-      Object.values(THOR_NAME_BY_CUDA_MAJOR).includes(run.computeCapability) &&
-      run.computeCapability !== thorName
-    )
-      problems.push(`${what}: a CUDA ${cudaMajor} image sees Thor as ${thorName ?? "neither 10.1 nor 11.0"}`);
-    if (run.result === "ran") {
-      if (exceptions.has(run.computeCapability))
-        problems.push(`${what}: ran, yet ${run.computeCapability} is listed as an exception`);
-      const cc = parseComputeCapability(run.computeCapability);
-      if (cc && sass && coverageFor(sass, cc).how !== "sass")
-        problems.push(`${what}: ran, but CUDA ${toolkit!.version} compiles no SASS for it`);
-    } else if ((run.result === "warned" || run.result === "failed") && !exceptions.has(run.computeCapability))
-      problems.push(`${what}: ${run.result}, but ${run.computeCapability} is not listed as an exception`);
-  }
-  return problems;
+  const floorProblem =
+    floorCc && ctx.sass && coverageFor(ctx.sass, floorCc).how !== "sass"
+      ? [
+          `NGC ${image.tag}: minimum compute capability ${image.gpus.minComputeCapability} cannot be compiled by CUDA ${toolkit!.version}`,
+        ]
+      : [];
+  return [
+    ...floorProblem,
+    ...exceptionProblems(ctx),
+    ...image.gpus.runs.flatMap((run) => {
+      const what = `NGC ${image.tag}: run on ${run.gpu} (${run.computeCapability})`;
+      return [
+        ...runMachineProblems(run, what, ctx),
+        ...runGpuProblems(run, what, ctx),
+        ...runResultProblems(run, what, ctx),
+      ];
+    }),
+  ];
 }
 
 /** The problems of one platform's arch list: its source, its platform, its basis note, its targets. */
