@@ -144,69 +144,63 @@ interface Target {
   python: string;
 }
 
+/** volatile.ts's raw volatile shape, as read from one file's text. */
+interface RawVolatile {
+  capturedAt: unknown;
+  target: Record<string, unknown>;
+  hostname: unknown;
+  memAvailableBytes: unknown;
+  shmFreeBytes: unknown;
+  kernelModule: unknown;
+  uuids: unknown[];
+  gpuHealth: unknown;
+  probeMs: unknown;
+  torchLiveMs: unknown;
+  extensionMs: unknown[];
+  binariesMs: unknown;
+}
+
+/** Where each known path's value goes in the raw shape (an array's by the slot's index). */
+const PLACE_BY_PATH: Record<string, (raw: RawVolatile, value: unknown, index: number) => void> = {
+  capturedAt: (raw, value) => (raw.capturedAt = value),
+  "target.ref": (raw, value) => (raw.target["ref"] = value),
+  "host.hostname": (raw, value) => (raw.hostname = value),
+  "host.memAvailableBytes": (raw, value) => (raw.memAvailableBytes = value),
+  "host.shm.freeBytes": (raw, value) => (raw.shmFreeBytes = value),
+  "host.nvidia.kernelModule": (raw, value) => (raw.kernelModule = value),
+  "host.nvidia.gpus.#.uuid": (raw, value, index) => (raw.uuids[index] = value),
+  "host.gpuHealth": (raw, value) => (raw.gpuHealth = value),
+  "python.probe.durationMs": (raw, value) => (raw.probeMs = value),
+  "python.torchLive.durationMs": (raw, value) => (raw.torchLiveMs = value),
+  "python.extensions.#.durationMs": (raw, value, index) => (raw.extensionMs[index] = value),
+  "binaries.durationMs": (raw, value) => (raw.binariesMs = value),
+};
+
 /**
  * The values of one file as volatile.ts's raw volatile shape (checked there), read by the slots of
  * the validated file it matched; null when they do not line up.
  */
 export function volatileFromText(split: TextSplit, slots: readonly Slot[], target: Target): unknown {
   if (split.keys.length !== slots.length) return null;
-  const raw = {
-    capturedAt: undefined as unknown,
-    target: { ...target } as Record<string, unknown>,
-    hostname: undefined as unknown,
-    memAvailableBytes: undefined as unknown,
-    shmFreeBytes: null as unknown,
-    kernelModule: null as unknown,
-    uuids: [] as unknown[],
-    gpuHealth: undefined as unknown,
-    probeMs: undefined as unknown,
-    torchLiveMs: undefined as unknown,
-    extensionMs: [] as unknown[],
-    binariesMs: undefined as unknown,
+  const raw: RawVolatile = {
+    capturedAt: undefined,
+    target: { ...target },
+    hostname: undefined,
+    memAvailableBytes: undefined,
+    shmFreeBytes: null,
+    kernelModule: null,
+    uuids: [],
+    gpuHealth: undefined,
+    probeMs: undefined,
+    torchLiveMs: undefined,
+    extensionMs: [],
+    binariesMs: undefined,
   };
   for (const [i, slot] of slots.entries()) {
     if (split.keys[i] !== slot.key) return null;
     const value: unknown = JSON.parse(split.values[i] ?? "null");
-    switch (slot.path) {
-      case "capturedAt":
-        raw.capturedAt = value;
-        break;
-      case "target.ref":
-        raw.target["ref"] = value;
-        break;
-      case "host.hostname":
-        raw.hostname = value;
-        break;
-      case "host.memAvailableBytes":
-        raw.memAvailableBytes = value;
-        break;
-      case "host.shm.freeBytes":
-        raw.shmFreeBytes = value;
-        break;
-      case "host.nvidia.kernelModule":
-        raw.kernelModule = value;
-        break;
-      case "host.nvidia.gpus.#.uuid":
-        raw.uuids[slot.index ?? 0] = value;
-        break;
-      case "host.gpuHealth":
-        raw.gpuHealth = value;
-        break;
-      case "python.probe.durationMs":
-        raw.probeMs = value;
-        break;
-      case "python.torchLive.durationMs":
-        raw.torchLiveMs = value;
-        break;
-      case "python.extensions.#.durationMs":
-        raw.extensionMs[slot.index ?? 0] = value;
-        break;
-      case "binaries.durationMs":
-        raw.binariesMs = value;
-        break;
-      default:
-        return null;
-    }
+    if (!Object.hasOwn(PLACE_BY_PATH, slot.path)) return null;
+    PLACE_BY_PATH[slot.path]!(raw, value, slot.index ?? 0);
   }
   return raw;
 }

@@ -1,4 +1,5 @@
 /** ValidateReport -> text table, HtmlReport and JUnit suites. */
+import type { z } from "zod";
 import type { Style } from "./style.js";
 import type { HtmlBar, HtmlLegendEntry, HtmlReport, HtmlSection } from "./html.js";
 import { jitRows } from "../validate/judge-jit.js";
@@ -159,47 +160,79 @@ export function toJUnitSuites(report: ValidateReport): JUnitSuite[] {
  * largest bf16 shape) has its verdict's colour and the least speedup drawn across it; the others
  * are shown, not judged (blue), and a wrong result is red wherever it is.
  */
+type SdpaCase = z.infer<typeof SdpaDataSchema>["cases"][number];
+
+/** The shape and backend the fused-backend verdict judged, read back from its reason. */
+interface JudgedSdpa {
+  item: ValidationItem;
+  backend: string;
+  dtype: string;
+  /** "BxHxSxD" */
+  shape: string;
+}
+
+function judgedSdpa(report: ValidateReport): JudgedSdpa | null {
+  const item = report.items.find((i) => i.id === "bench.sdpa.fused");
+  const judged = /best: (\w+) [\d.]+x over manual attention at (\S+) B(\d+) H(\d+) S(\d+) D(\d+)/.exec(
+    item?.reason ?? "",
+  );
+  if (!item || !judged) return null;
+  return {
+    item,
+    backend: judged[1] ?? "",
+    dtype: judged[2] ?? "",
+    shape: `${judged[3]}x${judged[4]}x${judged[5]}x${judged[6]}`,
+  };
+}
+
 function sdpaBars(report: ValidateReport): HtmlBar[] {
   const result = report.payload.benchmarks.results.find((r) => r.name === "sdpa" && r.data);
   if (!result) return [];
   const parsed = SdpaDataSchema.safeParse(result.data);
   if (!parsed.success) return [];
-  const fused = report.items.find((i) => i.id === "bench.sdpa.fused");
-  const judged = /best: (\w+) [\d.]+x over manual attention at (\S+) B(\d+) H(\d+) S(\d+) D(\d+)/.exec(
-    fused?.reason ?? "",
-  );
-  const bars: HtmlBar[] = [];
-  for (const c of parsed.data.cases) {
-    if (!c.manual?.medianMs) continue;
-    const shape = `${c.dtype === "bfloat16" ? "bf16" : c.dtype === "float16" ? "fp16" : c.dtype} S${c.seq} D${c.headDim}`;
-    bars.push({
-      label: `manual ${shape}`,
-      value: 1,
-      status: "skip",
-      valueText: `1.00x (${c.manual.medianMs.toFixed(2)} ms)`,
-    });
-    const thisShape =
-      judged &&
-      judged[2] === c.dtype &&
-      `${judged[3]}x${judged[4]}x${judged[5]}x${judged[6]}` === `${c.batch}x${c.heads}x${c.seq}x${c.headDim}`;
-    for (const [name, run] of [...Object.entries(c.backends), ["default", c.default] as const]) {
-      if (!run || !run.speedup || !run.medianMs) continue;
-      const isJudged = Boolean(thisShape && judged?.[1] === name && fused);
-      const bar: HtmlBar = {
-        label: `${name} ${shape}`,
-        value: run.speedup,
-        status: run.ok === false ? "fail" : isJudged ? (fused?.status ?? "info") : "info",
-        valueText: `${run.speedup.toFixed(2)}x (${run.medianMs.toFixed(2)} ms)${isJudged ? " judged" : ""}`,
-      };
-      if (isJudged && fused?.reference)
-        bar.marks = [
-          { value: fused.reference.value, label: `pass from ${fused.reference.value}x manual` },
-          { value: 1, label: "warn from 1x manual" },
-        ];
-      bars.push(bar);
-    }
+  const judged = judgedSdpa(report);
+  return parsed.data.cases.flatMap((c) => (c.manual?.medianMs ? caseBars(c, c.manual.medianMs, judged) : []));
+}
+
+/** Manual attention at 1x, then each backend's and the default call's speedup over it. */
+function caseBars(c: SdpaCase, manualMs: number, judged: JudgedSdpa | null): HtmlBar[] {
+  const dtype = c.dtype === "bfloat16" ? "bf16" : c.dtype === "float16" ? "fp16" : c.dtype;
+  const shape = `${dtype} S${c.seq} D${c.headDim}`;
+  const thisShape =
+    judged !== null &&
+    judged.dtype === c.dtype &&
+    judged.shape === `${c.batch}x${c.heads}x${c.seq}x${c.headDim}`;
+  const bars: HtmlBar[] = [
+    { label: `manual ${shape}`, value: 1, status: "skip", valueText: `1.00x (${manualMs.toFixed(2)} ms)` },
+  ];
+  for (const [name, run] of [...Object.entries(c.backends), ["default", c.default] as const]) {
+    if (!run || !run.speedup || !run.medianMs) continue;
+    const fused = thisShape && judged.backend === name ? judged.item : null;
+    bars.push(
+      backendBar(`${name} ${shape}`, { speedup: run.speedup, medianMs: run.medianMs, ok: run.ok }, fused),
+    );
   }
   return bars;
+}
+
+/** A backend's speedup; the judged one carries the verdict's status and its limits as marks. */
+function backendBar(
+  label: string,
+  run: { speedup: number; medianMs: number; ok?: boolean | null },
+  fused: ValidationItem | null,
+): HtmlBar {
+  const bar: HtmlBar = {
+    label,
+    value: run.speedup,
+    status: run.ok === false ? "fail" : fused ? fused.status : "info",
+    valueText: `${run.speedup.toFixed(2)}x (${run.medianMs.toFixed(2)} ms)${fused ? " judged" : ""}`,
+  };
+  if (fused?.reference)
+    bar.marks = [
+      { value: fused.reference.value, label: `pass from ${fused.reference.value}x manual` },
+      { value: 1, label: "warn from 1x manual" },
+    ];
+  return bar;
 }
 
 const JUDGED_LEGEND: HtmlLegendEntry[] = [

@@ -105,6 +105,36 @@ export interface SubmitOptions {
   mode: string;
 }
 
+/** The job directory, made where missing; a one-line error where it cannot be. */
+function createJobDir(jobDir: string): string {
+  const dir = resolve(jobDir);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw new UserError(
+      `cannot create --job-dir ${dir}: ${errorMessage(error)}`,
+      "pass a writable directory shared with the nodes",
+    );
+  }
+  return dir;
+}
+
+/** Submits with sbatch --parsable; the job id, or sbatch's refusal with the --test-only line to check it. */
+async function sbatch(exec: Exec, argv: string[]): Promise<string> {
+  const result = await exec("sbatch", argv, 60_000);
+  const jobId = result.stdout.trim().split(";")[0] ?? "";
+  if (result.code !== 0 || !/^\d+$/.test(jobId)) {
+    throw new UserError(
+      `sbatch refused the job: ${result.stderr.trim().split("\n")[0] ?? `exit ${String(result.code)}`}`,
+      `check the options with: sbatch --test-only ${argv
+        .filter((a) => a !== "--parsable")
+        .map(shellQuote)
+        .join(" ")}`,
+    );
+  }
+  return jobId;
+}
+
 export async function submitBatch(options: SubmitOptions): Promise<BatchJob> {
   const { exec, selection } = options;
   checkSelection(selection);
@@ -118,15 +148,7 @@ export async function submitBatch(options: SubmitOptions): Promise<BatchJob> {
   if (plan.ask !== null && plan.ask.length === 0) {
     throw new UserError("every selected node is down; nothing to submit", "check the nodes with `sinfo -N`");
   }
-  const dir = resolve(options.jobDir);
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (error) {
-    throw new UserError(
-      `cannot create --job-dir ${dir}: ${errorMessage(error)}`,
-      "pass a writable directory shared with the nodes",
-    );
-  }
+  const dir = createJobDir(options.jobDir);
   const nonce = newNonce();
   const limit = Math.ceil(options.nodeTimeoutMs / 1000);
   const command = nodeWrapperArgv(nonce, limit, [
@@ -138,18 +160,7 @@ export async function submitBatch(options: SubmitOptions): Promise<BatchJob> {
   const scriptPath = join(dir, `gpuprep-fleet-${nonce}.sbatch`);
   const output = join(dir, "gpuprep-fleet-%j.out");
   writeFileSync(scriptPath, batchScript(selection, nonce, command), { mode: 0o755 });
-  const argv = sbatchArgv(selection, plan.ask, output, scriptPath);
-  const result = await exec("sbatch", argv, 60_000);
-  const jobId = result.stdout.trim().split(";")[0] ?? "";
-  if (result.code !== 0 || !/^\d+$/.test(jobId)) {
-    throw new UserError(
-      `sbatch refused the job: ${result.stderr.trim().split("\n")[0] ?? `exit ${String(result.code)}`}`,
-      `check the options with: sbatch --test-only ${argv
-        .filter((a) => a !== "--parsable")
-        .map(shellQuote)
-        .join(" ")}`,
-    );
-  }
+  const jobId = await sbatch(exec, sbatchArgv(selection, plan.ask, output, scriptPath));
   const job: BatchJob = {
     schema: JOB_META_SCHEMA,
     schemaVersion: 1,

@@ -435,51 +435,55 @@ export function slurmTransport(options: SlurmTransportOptions): FleetTransport {
     python,
     describe: () =>
       `Slurm${where.length ? ` ${where.join(", ")}` : ""} (srun${insideAllocation(env) ? " in job " + String(env["SLURM_JOB_ID"]) : ""})`,
-    async runPythonOnNodes(script, args, nodeTimeoutMs) {
-      if (!insideAllocation(env)) await checkPartition(exec, selection);
-      const plan = await planNodes(exec, selection, env);
-      if (selection.containerImage && !(await pyxisAvailable(exec))) {
-        throw new UserError(
-          "--container-image needs the pyxis plugin, and this srun does not offer --container-image",
-          "run without --container-image, or on a cluster with pyxis/enroot",
-        );
-      }
-      const downRuns = plan.down.map(downRun);
-      if (plan.ask !== null && plan.ask.length === 0) return downRuns;
-      const limitSeconds = Math.ceil(nodeTimeoutMs / 1000);
-      const nonce = newNonce();
-      const command = nodeWrapperArgv(nonce, limitSeconds, [python, "-c", pythonBootstrap(script), ...args]);
-      const argv = srunArgv(selection, plan.ask, insideAllocation(env), command);
-      const grace = options.launchGraceSeconds ?? 30;
-      const allocationWait = insideAllocation(env) ? 0 : (selection.allocationWaitSeconds ?? 60);
-      const result = await exec("srun", argv, (limitSeconds + grace + allocationWait) * 1000);
-      // No node framed anything and srun failed: the step never started anywhere (a refused
-      // allocation, a partition or node it would not use). One line, exit 2; not N "unreachable".
-      if (
-        !result.timedOut &&
-        result.code !== 0 &&
-        parseFrames(result.stdout, nonce, true).frames.size === 0
-      ) {
-        throw new UserError(
-          `srun ran on no node: ${srunRefusal(result)}`,
-          "check --partition/--account/--nodes/--nodelist with `sinfo`; on a busy cluster use --submit",
-        );
-      }
-      const runs = nodeRunsFromOutput(
-        result.stdout,
-        result.stderr,
-        nonce,
-        plan.ask ?? [],
-        limitSeconds,
-        result.timedOut,
-      );
-      if (runs.length === 0) {
-        throw new UserError(
-          `srun ran on no node: ${srunRefusal(result)}`,
-          "try the same srun by hand: srun -N1 hostname",
-        );
-      }
-      return [...runs, ...downRuns];
-    },
+    runPythonOnNodes: (script, args, nodeTimeoutMs) =>
+      runThroughSrun({ ...options, exec, env }, script, args, nodeTimeoutMs),
   };
+}
+
+/** One srun step over the nodes asked for (or the allocation's): each node's run, and the down ones. */
+async function runThroughSrun(
+  options: SlurmTransportOptions & { exec: Exec; env: NodeJS.ProcessEnv },
+  script: string,
+  args: string[],
+  nodeTimeoutMs: number,
+): Promise<NodeRun[]> {
+  const { exec, env, selection, python } = options;
+  if (!insideAllocation(env)) await checkPartition(exec, selection);
+  const plan = await planNodes(exec, selection, env);
+  if (selection.containerImage && !(await pyxisAvailable(exec))) {
+    throw new UserError(
+      "--container-image needs the pyxis plugin, and this srun does not offer --container-image",
+      "run without --container-image, or on a cluster with pyxis/enroot",
+    );
+  }
+  const downRuns = plan.down.map(downRun);
+  if (plan.ask !== null && plan.ask.length === 0) return downRuns;
+  const limitSeconds = Math.ceil(nodeTimeoutMs / 1000);
+  const nonce = newNonce();
+  const command = nodeWrapperArgv(nonce, limitSeconds, [python, "-c", pythonBootstrap(script), ...args]);
+  const argv = srunArgv(selection, plan.ask, insideAllocation(env), command);
+  const grace = options.launchGraceSeconds ?? 30;
+  const allocationWait = insideAllocation(env) ? 0 : (selection.allocationWaitSeconds ?? 60);
+  const result = await exec("srun", argv, (limitSeconds + grace + allocationWait) * 1000);
+  return [...stepRuns(result, nonce, plan.ask ?? [], limitSeconds), ...downRuns];
+}
+
+/** Each node's run from the step's frames; a step that ran on no node is one error line (exit 2). */
+function stepRuns(result: RunResult, nonce: string, asked: string[], limitSeconds: number): NodeRun[] {
+  // No node framed anything and srun failed: the step never started anywhere (a refused
+  // allocation, a partition or node it would not use). One line, exit 2; not N "unreachable".
+  if (!result.timedOut && result.code !== 0 && parseFrames(result.stdout, nonce, true).frames.size === 0) {
+    throw new UserError(
+      `srun ran on no node: ${srunRefusal(result)}`,
+      "check --partition/--account/--nodes/--nodelist with `sinfo`; on a busy cluster use --submit",
+    );
+  }
+  const runs = nodeRunsFromOutput(result.stdout, result.stderr, nonce, asked, limitSeconds, result.timedOut);
+  if (runs.length === 0) {
+    throw new UserError(
+      `srun ran on no node: ${srunRefusal(result)}`,
+      "try the same srun by hand: srun -N1 hostname",
+    );
+  }
+  return runs;
 }

@@ -80,6 +80,38 @@ function measuredItems(report: ValidateReport): Map<string, ValidationItem> {
   return new Map(report.items.filter((i) => i.measured).map((i) => [i.id, i]));
 }
 
+/** One figure in A and B; a ratio only where both measured it in the same unit. */
+function comparedFigure(
+  id: string,
+  x: ValidationItem | undefined,
+  y: ValidationItem | undefined,
+): ComparedFigure {
+  const either = x ?? y;
+  const [a, b] = [figureSide(x), figureSide(y)];
+  return {
+    id,
+    title: either?.title ?? id,
+    unit: either?.measured?.unit ?? "",
+    a: a.value,
+    b: b.value,
+    ratio: ratioOf(x?.measured, y?.measured),
+    statusA: a.status,
+    statusB: b.status,
+  };
+}
+
+/** One report's value and status of a figure; null where it lacks the figure. */
+function figureSide(item: ValidationItem | undefined): { value: number | null; status: Status | null } {
+  return { value: item?.measured?.value ?? null, status: item?.status ?? null };
+}
+
+function ratioOf(a: ValidationItem["measured"], b: ValidationItem["measured"]): number | null {
+  if (!a || !b || a.unit !== b.unit) return null;
+  const valueA = a.value ?? null;
+  const valueB = b.value ?? null;
+  return valueA && valueB !== null ? valueB / valueA : null;
+}
+
 export function compareReports(
   a: ValidateReport,
   b: ValidateReport,
@@ -97,23 +129,7 @@ export function compareReports(
   const itemsA = measuredItems(a);
   const itemsB = measuredItems(b);
   const ids = [...itemsA.keys(), ...[...itemsB.keys()].filter((id) => !itemsA.has(id))];
-  const figures = ids.map((id) => {
-    const x = itemsA.get(id);
-    const y = itemsB.get(id);
-    const sameUnit = x?.measured && y?.measured && x.measured.unit === y.measured.unit;
-    const valueA = x?.measured?.value ?? null;
-    const valueB = y?.measured?.value ?? null;
-    return {
-      id,
-      title: (x ?? y)?.title ?? id,
-      unit: (x ?? y)?.measured?.unit ?? "",
-      a: valueA,
-      b: valueB,
-      ratio: sameUnit && valueA && valueB !== null ? valueB / valueA : null,
-      statusA: x?.status ?? null,
-      statusB: y?.status ?? null,
-    };
-  });
+  const figures = ids.map((id) => comparedFigure(id, itemsA.get(id), itemsB.get(id)));
   // Differences first, in their own order.
   facts.sort((p, q) => Number(q.differs) - Number(p.differs));
   return { a: side(a, fileA), b: side(b, fileB), environment: facts, figures };
