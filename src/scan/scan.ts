@@ -4,8 +4,8 @@
  * judged for one GPU. The CLI (cli/scan.ts) parses the flags, names the GPU and renders.
  */
 import { findBinaries, scanFiles, type FileScan } from "../fatbin/index.js";
-import type { HttpClient } from "./http.js";
-import { readsRemote, type ScanInput, type ScanTarget } from "./scan-inputs.js";
+import type { HttpClient } from "../remote/http.js";
+import { readsRemote, type ScanInput, type ScanTarget } from "../remote/scan-inputs.js";
 import {
   libraryReport,
   newResult,
@@ -15,7 +15,7 @@ import {
   type ScanDevice,
   type ScanFinding,
   type SourceReport,
-} from "./scan-result.js";
+} from "../remote/scan-result.js";
 
 export interface ScanRequest {
   /** Files and directories on this machine (directories searched recursively). */
@@ -60,7 +60,7 @@ type Progress = (text: string) => void;
 export async function scanPaths(request: ScanRequest, onProgress: Progress = () => {}): Promise<ScanOutcome> {
   // The readers of remote inputs (HTTP, zip, tar) load only when asked for: a plain scan's start-up
   // is measured against cuobjdump (docs/benchmarks.md).
-  const reader = readsRemote(request) ? await import("./scan-remote.js") : null;
+  const reader = readsRemote(request) ? await import("../remote/scan-remote.js") : null;
   // Made first: its deadline covers all downloads together.
   const client = reader?.httpClient(request.timeoutSeconds, request.maxBytes) ?? null;
   const { files, scans } = await scanLocalFiles(request.roots, onProgress);
@@ -113,7 +113,7 @@ function localReports(scans: FileScan[], request: ScanRequest, device: ScanDevic
   );
 }
 
-type Reader = typeof import("./scan-remote.js");
+type Reader = typeof import("../remote/scan-remote.js");
 
 /** The wheels and images named, then the lock, then each --package's pick, in that order. */
 async function readRemoteInputs(
