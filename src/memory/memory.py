@@ -1632,7 +1632,6 @@ class KernelProbe(object):
         todo = [c["signature"] for c in calls if c["signature"] is not None and c["signature"] not in self.templates]
         if not todo:
             return self.templates
-        torch = self.torch
         from torch.utils._python_dispatch import _disable_current_modes
 
         started = time.time()
