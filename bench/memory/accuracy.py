@@ -180,10 +180,31 @@ def configs(dry):
         "regnet-y": {"model_type": "regnet", "architectures": ["RegNetForImageClassification"], "num_labels": 1000},
         "data2vec-audio-base": {"model_type": "data2vec-audio", "architectures": ["Data2VecAudioForCTC"],
                                 "vocab_size": 32},
+        # Issue 24, fourth held-out set (after the replay order's cuBLAS workspaces moved to each
+        # thread's first matmul): families in none of the sets above, at public models' shapes.
+        "mpt-mini": {"model_type": "mpt", "architectures": ["MptForCausalLM"], "d_model": 2048, "n_layers": 8,
+                     "n_heads": 16, "vocab_size": 50432, "max_seq_len": 2048},
+        "gpt-neo-mini": {"model_type": "gpt_neo", "architectures": ["GPTNeoForCausalLM"], "hidden_size": 1024,
+                         "num_layers": 12, "num_heads": 16, "attention_types": [[["global", "local"], 6]],
+                         "vocab_size": 50257, "max_position_embeddings": 2048},
+        "biogpt-mini": {"model_type": "biogpt", "architectures": ["BioGptForCausalLM"], "hidden_size": 1024,
+                        "num_hidden_layers": 12, "num_attention_heads": 16, "intermediate_size": 4096,
+                        "vocab_size": 42384, "max_position_embeddings": 1024},
+        "mbart-mini": {"model_type": "mbart", "architectures": ["MBartForConditionalGeneration"], "d_model": 768,
+                       "encoder_layers": 6, "decoder_layers": 6, "encoder_attention_heads": 12,
+                       "decoder_attention_heads": 12, "encoder_ffn_dim": 3072, "decoder_ffn_dim": 3072,
+                       "vocab_size": 250027},
+        "funnel-base": {"model_type": "funnel", "architectures": ["FunnelForMaskedLM"]},
+        "segformer-b0": {"model_type": "segformer", "architectures": ["SegformerForImageClassification"],
+                         "num_labels": 1000},
+        "poolformer-s12": {"model_type": "poolformer", "architectures": ["PoolFormerForImageClassification"],
+                           "num_labels": 1000},
+        "levit-128s": {"model_type": "levit", "architectures": ["LevitForImageClassification"], "num_labels": 1000},
     }
 
 
-IMAGE_TYPES = ("vit", "resnet", "convnext", "swin", "deit", "mobilenet_v2", "beit", "dinov2", "efficientnet", "regnet")
+IMAGE_TYPES = ("vit", "resnet", "convnext", "swin", "deit", "mobilenet_v2", "beit", "dinov2", "efficientnet", "regnet",
+               "segformer", "poolformer", "levit")
 
 
 def plan_issue24(which):
@@ -231,6 +252,17 @@ def plan_issue24(which):
             ("efficientnet-b7", plain, [64], [None], False),
             ("regnet-y", plain, [128], [None], False),
             ("data2vec-audio-base", plain, [8], [500], False),
+        ]
+    if which == "holdout3":
+        return [
+            ("mpt-mini", plain, [4], [1024], False),
+            ("gpt-neo-mini", plain, [8], [1024], False),
+            ("biogpt-mini", plain, [8], [1024], False),
+            ("mbart-mini", plain, [8], [512], False),
+            ("funnel-base", plain, [16], [512], False),
+            ("segformer-b0", plain, [128], [None], False),
+            ("poolformer-s12", plain, [128], [None], False),
+            ("levit-128s", plain, [128], [None], False),
         ]
     if which == "dev":
         # Issue 24's second call: fit families (already used to fit the allocator's safety share),
@@ -290,7 +322,7 @@ def cells(dry, which="issue13"):
              [2], [64], False),
             ("vit-tiny", {"gradCheckpointing": True}, [4], [None], False),
         ]
-    elif which in ("fit", "holdout", "dev", "holdout2"):
+    elif which in ("fit", "holdout", "dev", "holdout2", "holdout3"):
         plan = plan_issue24(which)
     else:
         lora = {"rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"]}
@@ -326,7 +358,7 @@ def cells(dry, which="issue13"):
         key = json.dumps([cell["model"], cell["work"], cell["batch"]], sort_keys=True)
         cell["id"] = "%08x" % zlib.crc32(key.encode())
         # Issue 13: half the cells held out of any fitting (fit-formula.mjs reads "split"); issue 24: by set.
-        cell["split"] = which if which in ("fit", "holdout", "dev", "holdout2") else ("holdout" if zlib.crc32(key.encode()) % 2 else "fit")
+        cell["split"] = which if which in ("fit", "holdout", "dev", "holdout2", "holdout3") else ("holdout" if zlib.crc32(key.encode()) % 2 else "fit")
     return out
 
 

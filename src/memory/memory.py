@@ -1632,7 +1632,6 @@ class KernelProbe(object):
         todo = [c["signature"] for c in calls if c["signature"] is not None and c["signature"] not in self.templates]
         if not todo:
             return self.templates
-        torch = self.torch
         from torch.utils._python_dispatch import _disable_current_modes
 
         started = time.time()
@@ -1688,21 +1687,73 @@ class KernelProbe(object):
         return lines
 
 
-def step_sequence(events, marks, steps, workspaces):
-    """The allocations of a real trial in order: the weights, the cuBLAS workspaces, the first step
-    (its optimizer state created when the optimizer first steps, as torch.optim does lazily), the
-    later steps, then the eval step. The trace ran one steady-state step; it is replayed."""
+# cuBLAS takes its workspace at a thread's first matmul, cuBLASLt its own at the first matmul with a
+# fused bias epilogue (addmm with a 1-D bias): aten/src/ATen/cuda/CublasHandlePool.cpp getCurrentCUDABlasHandle
+# and getCUDABlasLtWorkspace, aten/src/ATen/native/cuda/Blas.cpp addmm_out_cuda_impl (pytorch/pytorch@26a39059).
+CUBLAS_OPS = frozenset(("mm", "addmm", "bmm", "baddbmm", "addbmm", "addmv", "mv", "dot", "vdot",
+                        "_addmm_activation", "_scaled_mm", "_int_mm"))
+CUBLASLT_OPS = frozenset(("addmm", "_addmm_activation", "_scaled_mm"))
+
+
+def aten_name(op_name):
+    """"aten.addmm.default" -> "addmm"."""
+    parts = op_name.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "aten" else op_name
+
+
+def workspace_places(ops, start, end, workspaces):
+    """Where in the traced step [start, end) a real run allocates its cuBLAS and cuBLASLt workspaces:
+    {event index: [(key, bytes), ...]} to follow that event (None: before the step). workspaces is cublas_workspaces' list,
+    one (cuBLAS, cuBLASLt) pair per thread, the forward's first and autograd's second. Each thread
+    takes its cuBLAS workspace after the output of its first matmul, its cuBLASLt workspace after
+    its first matmul with a fused bias, and none where it has no such matmul (the real histories of
+    docs/reports/memory-kernels-call2-events-h100.tgz: a 32 MiB and a 1 MiB block right after the
+    forward's first addmm, a 32 MiB block at backward's first mm, no 1 MiB block in models without
+    biases). A thread with no matmul the trace can see keeps its pair at the start (the cautious
+    side: it may call cuBLAS where the trace cannot tell)."""
+    places = {}
+    for thread in range(len(workspaces) // 2):
+        backward = thread == 1
+        first = {"blas": None, "lt": None}
+        for index in sorted(i for i in ops if start <= i < end and bool(ops[i][1]) == backward):
+            name = aten_name(ops[index][0])
+            if first["blas"] is None and name in CUBLAS_OPS:
+                first["blas"] = index
+            if first["lt"] is None and name in CUBLASLT_OPS:
+                first["lt"] = index
+        blas, lt = workspaces[2 * thread], workspaces[2 * thread + 1]
+        if first["blas"] is None:
+            places.setdefault(None, []).extend([(("workspace", 2 * thread), blas), (("workspace", 2 * thread + 1), lt)])
+            continue
+        places.setdefault(first["blas"], []).append((("workspace", 2 * thread), blas))
+        if first["lt"] is not None:
+            places.setdefault(first["lt"], []).append((("workspace", 2 * thread + 1), lt))
+    return places
+
+
+def step_sequence(events, marks, steps, workspaces, ops=None):
+    """The allocations of a real trial in order: the weights, the first step (its cuBLAS workspaces
+    taken at each thread's first matmul, its optimizer state created when the optimizer first steps,
+    as torch.optim does lazily), the later steps, then the eval step. The trace ran one steady-state
+    step; it is replayed."""
     params, state, step_end = events[:marks["params"]], events[marks["params"]:marks["state"]], marks["step"]
     step = events[marks["state"]:step_end]
     evaluation = events[step_end:]
-    opt = marks.get("opt", step_end) - marks["state"]
+    opt = marks.get("opt", step_end)
+    places = workspace_places(ops or {}, marks["state"], step_end, workspaces)
 
     def tagged(part, tag):
         return [(e[0], (tag, e[1])) + tuple(e[2:]) for e in part if e[0] != "n"]
 
     sequence = [e for e in params if e[0] != "n"]
-    sequence += [("a", ("workspace", i), size) for i, size in enumerate(workspaces)]
-    sequence += tagged(step[:opt], 1) + [e for e in state if e[0] != "n"] + tagged(step[opt:], 1)
+    sequence += [("a", key, size) for key, size in places.get(None, [])]
+    for index in range(marks["state"], step_end):
+        if index == opt:
+            sequence += [e for e in state if e[0] != "n"]
+        sequence += tagged(events[index:index + 1], 1)
+        sequence += [("a", key, size) for key, size in places.get(index, [])]
+    if opt >= step_end:
+        sequence += [e for e in state if e[0] != "n"]
     for index in range(2, max(2, steps) + 1):
         sequence += tagged(step, index)
     sequence += tagged(evaluation, "eval")
@@ -1916,7 +1967,7 @@ class Replayer(object):
 
     def point(self, traced):
         events = accumulate_in_place(traced["events"], traced["ops"])
-        replayed = replay(step_sequence(events, traced["marks"], self.steps, self.workspaces),
+        replayed = replay(step_sequence(events, traced["marks"], self.steps, self.workspaces, traced["ops"]),
                           expandable=self.settings["expandableSegments"], capacity=self.capacity)
         state = traced["marks"]["state"]
         return {
