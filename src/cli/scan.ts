@@ -12,7 +12,13 @@ import { UserError, errorMessage } from "../errors.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_ERROR, defineCommand, type OptionTable } from "./command.js";
 import { makeStyle, useColor } from "../report/style.js";
 import { startProgress } from "../util/console-status.js";
-import { formatComputeCapability, parseComputeCapability, type ComputeCapability } from "../kb/compat.js";
+import {
+  formatComputeCapability,
+  parseComputeCapability,
+  smName,
+  type ComputeCapability,
+} from "../kb/compat.js";
+import { smiCapability } from "../facts/capability.js";
 import type { CpuArch } from "../remote/wheel-tags.js";
 import { classifyInput, readsRemote, type ScanInput, type ScanTarget } from "../remote/scan-inputs.js";
 import type { ScanDevice as Device } from "../remote/scan-result.js";
@@ -103,7 +109,7 @@ const OPTIONS = {
 /** The first GPU of gathered facts (nvidia-smi's GPU 0, as judged before), when it has a capability. */
 function deviceFromGpus(nvidia: GpuListFacts, where: string): Device | null {
   const gpu = nvidia.gpus[0];
-  const capability = gpu?.computeCapability ? parseComputeCapability(gpu.computeCapability) : null;
+  const capability = gpu ? smiCapability(gpu) : null;
   return gpu && capability && gpu.name ? { label: `${gpu.name} (${where})`, capability } : null;
 }
 
@@ -126,19 +132,17 @@ async function deviceFromFlag(text: string): Promise<Device> {
   const { loadKnowledgeBase } = await import("../kb/index.js");
   const kb = loadKnowledgeBase();
   if (capability) {
-    const cc = `${capability.major}.${capability.minor}`;
     // sm_999 parses, but no GPU has it: judging for it would say "cannot run" of everything.
-    if (!kb.arch(cc))
+    if (!kb.arch(capability))
       throw new UserError(
-        `scan: --gpu ${text} is not a known architecture (compute capability ${cc})`,
-        `known: ${kb.data.archs.map((row) => `sm_${row.computeCapability.replace(".", "")}`).join(", ")}`,
+        `scan: --gpu ${text} is not a known architecture (compute capability ${formatComputeCapability(capability)})`,
+        `known: ${kb.data.archs.map((row) => smName(kb.capabilityOf(row))).join(", ")}`,
       );
-    return { label: `sm_${capability.major}${capability.minor}`, capability };
+    return { label: smName(capability), capability };
   }
   const resolution = kb.resolveGpu(text);
   const row = resolution.match;
-  const rowCapability = row ? parseComputeCapability(row.computeCapability) : null;
-  if (!row || !rowCapability) {
+  if (!row) {
     const close = resolution.candidates.slice(0, 4).map((c) => c.name);
     throw new UserError(
       `scan: unknown GPU "${text}"`,
@@ -147,7 +151,7 @@ async function deviceFromFlag(text: string): Promise<Device> {
         : "give a capability: sm_120 or 12.0",
     );
   }
-  return { label: `${row.name} (${row.computeCapability})`, capability: rowCapability };
+  return { label: `${row.name} (${row.computeCapability})`, capability: kb.capabilityOf(row) };
 }
 
 /** The directories the interpreter imports from (site-packages, PYTHONPATH, user site). */
@@ -170,8 +174,7 @@ async function targetFromName(
   const kb = loadKnowledgeBase();
   const system = kb.system(text);
   const row = kb.resolveGpu(system?.gpu ?? text).match;
-  const capability = row ? parseComputeCapability(row.computeCapability) : null;
-  if (!row || !capability) {
+  if (!row) {
     const close = kb
       .resolveGpu(text)
       .candidates.slice(0, 4)
@@ -182,7 +185,10 @@ async function targetFromName(
     );
   }
   return {
-    device: { label: `${system?.name ?? row.name} (${row.computeCapability})`, capability },
+    device: {
+      label: `${system?.name ?? row.name} (${row.computeCapability})`,
+      capability: kb.capabilityOf(row),
+    },
     arch: row.hostCpuArch,
     driverCuda: system?.cuda ?? null,
   };
@@ -218,9 +224,8 @@ function positiveNumber(text: string | undefined, flag: string): number | null {
 
 async function knownCapabilities(): Promise<ComputeCapability[]> {
   const { loadKnowledgeBase } = await import("../kb/index.js");
-  return loadKnowledgeBase()
-    .data.gpus.map((g) => parseComputeCapability(g.computeCapability))
-    .filter((c): c is ComputeCapability => c !== null);
+  const kb = loadKnowledgeBase();
+  return kb.data.gpus.map((g) => kb.capabilityOf(g));
 }
 
 type Values = Parameters<Parameters<typeof defineCommand<typeof OPTIONS>>[0]["run"]>[0]["values"];
