@@ -20,6 +20,7 @@ import type { ComputeCapability } from "../vocabulary/compute-capability.js";
 // The capability type and its parse and format live in the vocabulary; re-exported here, where the
 // library's users and the KB's modules have always found them.
 export {
+  compareCapability,
   type ComputeCapability,
   formatComputeCapability,
   parseComputeCapability,

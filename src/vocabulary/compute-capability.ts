@@ -36,6 +36,11 @@ export function smDigits(cc: ComputeCapability): string {
   return `${cc.major}${cc.minor}`;
 }
 
+/** Order by major, then minor: 9.0 < 10.0 < 12.1. */
+export function compareCapability(a: ComputeCapability, b: ComputeCapability): number {
+  return a.major - b.major || a.minor - b.minor;
+}
+
 export function sameCapability(a: ComputeCapability, b: ComputeCapability): boolean {
   return a.major === b.major && a.minor === b.minor;
 }

@@ -7,6 +7,7 @@
  * came from.
  */
 import {
+  compareCapability,
   coverageFor,
   driverSupport,
   formatComputeCapability,
@@ -184,7 +185,7 @@ function fromStatedFloor(
 ): NgcCodeVerdict {
   const floor = image.gpus.minComputeCapability as string;
   const key = formatComputeCapability(cc);
-  if (compareVersions(key, floor) < 0)
+  if (compareCapability(cc, rowCapability(floor)) < 0)
     return codeVerdict(
       "none",
       "stated-floor",
