@@ -24,7 +24,6 @@ export {
   type ComputeCapability,
   formatComputeCapability,
   parseComputeCapability,
-  sameCapability,
   smDigits,
   smName,
 } from "../vocabulary/compute-capability.js";

@@ -40,7 +40,3 @@ export function smDigits(cc: ComputeCapability): string {
 export function compareCapability(a: ComputeCapability, b: ComputeCapability): number {
   return a.major - b.major || a.minor - b.minor;
 }
-
-export function sameCapability(a: ComputeCapability, b: ComputeCapability): boolean {
-  return a.major === b.major && a.minor === b.minor;
-}
