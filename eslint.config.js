@@ -3,8 +3,12 @@ import tseslint from "typescript-eslint";
 import layers from "./scripts/guards/eslint-layers.mjs";
 import { plugin as functionLimits } from "./scripts/guards/function-limits.mjs";
 import importCycles from "./scripts/guards/eslint-cycles.mjs";
+import { plugin as unusedExports } from "./scripts/guards/unused-exports.mjs";
 
-/** The guards of CONTRIBUTING.md: typed lint, the layering map, the function-size ratchet, no import circle. */
+/**
+ * The guards of CONTRIBUTING.md: typed lint, the layering map, the function-size ratchet, no import
+ * circle, no export that no other file uses.
+ */
 export default tseslint.config(
   {
     ignores: [
@@ -76,18 +80,22 @@ export default tseslint.config(
   },
   {
     // The layering of docs/DESIGN.md (scripts/guards/layers.mjs, the map test/layering.test.ts
-    // reads too), the size limits with their ratchet (eslint-ratchet.json) and the import-circle
-    // check (scripts/guards/import-graph.mjs), on the sources. Tests are left out of the size
+    // reads too), the size limits with their ratchet (eslint-ratchet.json), the import-circle
+    // check (scripts/guards/import-graph.mjs) and the unused-export check on the same graph
+    // (scripts/guards/unused-exports.mjs, its list in eslint-ratchet.json too), on the sources. Tests are left out of the size
     // limits: a test's body is its table of cases, read top to bottom.
     files: ["src/**/*.ts"],
     ignores: ["src/**/*.test.ts"],
     plugins: {
-      gpuprep: { rules: { ...layers.rules, ...functionLimits.rules, ...importCycles.rules } },
+      gpuprep: {
+        rules: { ...layers.rules, ...functionLimits.rules, ...importCycles.rules, ...unusedExports.rules },
+      },
     },
     rules: {
       "gpuprep/layers": "error",
       "gpuprep/function-limits": "error",
       "gpuprep/no-import-cycle": "error",
+      "gpuprep/no-unused-export": "error",
     },
   },
 );

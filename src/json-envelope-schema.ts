@@ -3,9 +3,9 @@ import { z } from "zod";
 import type { OverlayInUse, Tool } from "./json-envelope.js";
 import type { Same } from "./util/same-type.js";
 
-export const ToolSchema = z.object({ name: z.literal("gpuprep"), version: z.string() });
+const ToolSchema = z.object({ name: z.literal("gpuprep"), version: z.string() });
 
-export const OverlayInUseSchema = z.object({
+const OverlayInUseSchema = z.object({
   path: z.string(),
   fetchedAt: z.string(),
   indexUrl: z.string(),

@@ -31,7 +31,7 @@ export interface Envelope {
   kbOverlay?: OverlayInUse;
 }
 
-export function toolStamp(): Tool {
+function toolStamp(): Tool {
   return { name: "gpuprep", version: TOOL_VERSION };
 }
 

@@ -17,6 +17,7 @@ const guard = async (name: string) => import(new URL(`../../scripts/guards/${nam
 const layers = (await guard("eslint-layers.mjs")).default;
 const { plugin: functionLimits } = await guard("function-limits.mjs");
 const cycles = (await guard("eslint-cycles.mjs")).default;
+const { plugin: unusedExports } = await guard("unused-exports.mjs");
 
 /** The messages of one guard rule on `text`, as if it were the file `file` (absolute). */
 function lint(text: string, file: string, rule: string, options: unknown[] = []): Linter.LintMessage[] {
@@ -26,7 +27,11 @@ function lint(text: string, file: string, rule: string, options: unknown[] = [])
     {
       files: ["**/*.ts"],
       languageOptions: { parser: tseslint.parser },
-      plugins: { gpuprep: { rules: { ...layers.rules, ...functionLimits.rules, ...cycles.rules } } },
+      plugins: {
+        gpuprep: {
+          rules: { ...layers.rules, ...functionLimits.rules, ...cycles.rules, ...unusedExports.rules },
+        },
+      },
       rules: { [`gpuprep/${rule}`]: ["error", ...options] },
     },
   ];
@@ -139,12 +144,71 @@ test("no-import-cycle: a new circle fails on each of its files; a listed one pas
   }
 });
 
+test("no-unused-export: an export no other file imports fails (over-exported or dead); a listed one passes; a used one must leave the list", () => {
+  const repo = mkdtempSync(join(tmpdir(), "gpuprep-unused-"));
+  try {
+    mkdirSync(join(repo, "src", "x"), { recursive: true });
+    mkdirSync(join(repo, "test"), { recursive: true });
+    const a = [
+      "export const used = 1;",
+      "export const usedByTest = 2;",
+      "export function local() { return 3; }",
+      "export const dead = local();",
+      "export type Shape = { n: number };",
+      "",
+    ].join("\n");
+    writeFileSync(join(repo, "src", "x", "a.ts"), a);
+    writeFileSync(join(repo, "src", "x", "b.ts"), 'import { used } from "./a.js";\nexport const b = used;\n');
+    writeFileSync(join(repo, "src", "index.ts"), 'export { b } from "./x/b.js";\n');
+    writeFileSync(
+      join(repo, "test", "a.test.ts"),
+      'import { usedByTest } from "../src/x/a.js";\nvoid usedByTest;\n',
+    );
+    const options = (unused: Record<string, string[]>) => {
+      const path = join(repo, `ratchet-${Math.random()}.json`);
+      writeFileSync(path, JSON.stringify({ functions: {}, importCircles: [], unusedExports: unused }));
+      return [{ repo, ratchet: path }];
+    };
+    const file = join(repo, "src", "x", "a.ts");
+    const found = lint(a, file, "no-unused-export", options({}));
+    assert.deepEqual(
+      found.map((m) => `${m.line}: ${m.message.split(":")[0]}`),
+      [
+        "3: local is exported but only src/x/a.ts uses it",
+        "4: dead is exported and used nowhere",
+        "5: Shape is exported and used nowhere",
+      ],
+    );
+    // b is used through src/index.ts, the library's surface; index.ts itself is not checked.
+    assert.deepEqual(lint("", join(repo, "src", "x", "b.ts"), "no-unused-export", options({})), []);
+    assert.deepEqual(
+      lint(a, file, "no-unused-export", options({ "src/x/a.ts": ["dead", "local", "Shape"] })),
+      [],
+    );
+    const stale = lint(
+      a,
+      file,
+      "no-unused-export",
+      options({ "src/x/a.ts": ["dead", "local", "Shape", "used"] }),
+    );
+    assert.equal(stale.length, 1);
+    assert.match(stale[0]!.message, /lists used of src\/x\/a\.ts .* used or gone now: remove the entry/);
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});
+
 test("the repository's ESLint config runs the guards on src/", async () => {
   const eslint = new ESLint({ cwd: REPO });
   const config = (await eslint.calculateConfigForFile(join(REPO, "src", "report", "json.ts"))) as {
     rules: Record<string, unknown>;
   };
-  for (const rule of ["gpuprep/layers", "gpuprep/function-limits", "gpuprep/no-import-cycle"])
+  for (const rule of [
+    "gpuprep/layers",
+    "gpuprep/function-limits",
+    "gpuprep/no-import-cycle",
+    "gpuprep/no-unused-export",
+  ])
     assert.deepEqual(config.rules[rule], [2], rule);
   assert.deepEqual(config.rules["@typescript-eslint/no-floating-promises"]?.toString().slice(0, 1), "2");
 });

@@ -106,10 +106,11 @@ test("npm pack ships code and runtime files only, installs globally without warn
     for (const needed of ["LICENSE", "README.md", "package.json", "dist/src/cli/main.js", ...runtimeFiles()])
       assert.ok(paths.includes(needed), `${needed} missing from the tarball`);
     assert.ok(paths.includes("dist/src/kb/data/gpus.json") && paths.includes("dist/src/probe/probe.py"));
-    // The JSON Schemas of every --json document ship with the package (docs/json.md).
+    // The JSON Schemas of every --json document ship with the package (docs/json.md), and the
+    // library's page (docs/library.md).
     const shippedSchemas = readdirSync(join(repoRoot, "schemas")).map((name) => `schemas/${name}`);
     assert.ok(shippedSchemas.length >= 10, "schemas/ is empty");
-    for (const needed of [...shippedSchemas, "docs/json.md"])
+    for (const needed of [...shippedSchemas, "docs/json.md", "docs/library.md"])
       assert.ok(paths.includes(needed), `${needed} missing from the tarball`);
     assert.equal(
       readFileSync(join(copy, "package.json"), "utf8"),

@@ -20,7 +20,7 @@ const CAPABILITY_EDGES: Record<string, { calls: number; why: string }> = {
     calls: 1,
     why: "a GPU name or capability as the user types it (kb gpu, --gpu, --target)",
   },
-  "cli/scan.ts": { calls: 1, why: "scan --gpu sm_120 / 12.0" },
+  "scan/device.ts": { calls: 1, why: "scan --gpu sm_120 / 12.0" },
 };
 
 /** The module that defines the type and its parser. */

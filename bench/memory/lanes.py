@@ -16,6 +16,8 @@ usage:
       writes DIR/records.jsonl (one record per cell: trace, truth, accelerate, seed rule),
       DIR/summary.json, DIR/events/ID.trace.json and ID.real.json
   python3 bench/memory/lanes.py trace CELL_JSON EVENTS OUT     (one trace; the driver runs it)
+LANES_KERNEL_TRANSIENTS=0: traces without measuring kernels' own memory on the GPU (memory.py
+kernelTransients false: the trace tier before that measurement, for before/after tables).
   python3 bench/memory/lanes.py truth CELL_JSON HISTORY GATE OUT  (one truth; the driver runs it)
 """
 import argparse
@@ -39,8 +41,11 @@ def trace_main(cell, events_path, out_path):
     import torch  # noqa: F401
 
     record = {"id": cell["id"]}
+    request = dict(accuracy.cell_request(cell, DRY), eventsOut=events_path)
+    if os.environ.get("LANES_KERNEL_TRANSIENTS") == "0":
+        request["kernelTransients"] = False  # the trace as before kernels' own memory was measured
     try:
-        accuracy.trace_into(record, memory, dict(accuracy.cell_request(cell, DRY), eventsOut=events_path), DEVICE)
+        accuracy.trace_into(record, memory, request, DEVICE)
         record["accelerate"] = accuracy.accelerate_estimate(accuracy.configs(DRY)[cell["model"]], cell["work"])
     except Exception as error:
         record.update({"trace": None, "traceError": "%s: %s" % (type(error).__name__, str(error)[:300])})

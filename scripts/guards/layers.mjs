@@ -23,6 +23,8 @@ export const ALLOWED = {
   // Reading what is not installed: wheels and indexes over HTTP, lock files, container images
   // (docs/DESIGN.md); the network client lives here, beside the binary reader it feeds.
   remote: ["fatbin", "facts", "kb", "util", "root", "vocabulary"],
+  // scan's core: files, wheels and images read and judged for one GPU, and that GPU named.
+  scan: ["remote", "fatbin", "facts", "kb", "util", "root", "vocabulary"],
   gather: ["transports", "facts", "fatbin", "remote", "kb", "util", "root", "vocabulary"],
   // What rules share (views over Facts, the Finding builder, install advice); never a rule itself.
   "rule-helpers": ["project", "judge", "facts", "kb", "fatbin", "vocabulary", "util", "root"],
@@ -84,6 +86,7 @@ export const ALLOWED = {
     "facts",
     "fatbin",
     "remote",
+    "scan",
     "kb",
     "transports",
     "gather",

@@ -12,7 +12,7 @@ import { COLOR_MODES, setColorMode, type ColorMode } from "../report/style.js";
 
 const COMMON_GROUP = "common flags (every command)";
 
-export type ParseArgsOptionConfig = NonNullable<ParseArgsConfig["options"]>[string];
+type ParseArgsOptionConfig = NonNullable<ParseArgsConfig["options"]>[string];
 
 export type ParsedArgs<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
 

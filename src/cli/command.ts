@@ -40,7 +40,7 @@ type ParseConfigOf<O extends OptionTable> = {
 export type Parsed<O extends OptionTable> = ParsedArgs<ParseConfigOf<O>>;
 export type ValuesOf<O extends OptionTable> = Parsed<O>["values"];
 
-export interface CommandSpec<O extends OptionTable> extends Omit<HelpSpec, "options" | "usage"> {
+interface CommandSpec<O extends OptionTable> extends Omit<HelpSpec, "options" | "usage"> {
   options: O;
   /**
    * The positionals, as usage names them (FILE|DIR..., TOPIC [NAME]). Absent: the command takes
@@ -63,7 +63,7 @@ export interface CommandSpec<O extends OptionTable> extends Omit<HelpSpec, "opti
 }
 
 /** Which flags took their value from the project's settings, and from where ("pyproject.toml [tool.gpuprep]'s target"). */
-export interface SettingsOrigins {
+interface SettingsOrigins {
   fromSettings: ReadonlyMap<string, string>;
 }
 

@@ -5,8 +5,6 @@
  */
 import type { CommandEntry } from "./command.js";
 
-export type { CommandEntry } from "./command.js";
-
 export const COMMANDS: Record<string, CommandEntry> = {
   doctor: {
     summary: "what is wrong with PyTorch on this GPU, the evidence, and the exact fix",

@@ -36,7 +36,7 @@ export function valueCompletion(option: OptionSpec): ValueCompletion {
   return { kind: "free" };
 }
 
-export function completionFlags(options: OptionTable): CompletionFlag[] {
+function completionFlags(options: OptionTable): CompletionFlag[] {
   return Object.entries(options).map(([long, option]) => ({
     long,
     ...(option.short ? { short: option.short } : {}),
@@ -46,7 +46,7 @@ export function completionFlags(options: OptionTable): CompletionFlag[] {
 }
 
 /** Every command's flags and subcommands, this one included. */
-export async function completionCommands(
+async function completionCommands(
   table: Readonly<Record<string, CommandEntry>>,
 ): Promise<CompletionCommand[]> {
   const commands: CompletionCommand[] = [];

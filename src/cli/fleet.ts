@@ -46,7 +46,7 @@ const COMMON = "Common";
 const VALIDATE = "fleet validate";
 const CHECK = "fleet check (one node, for NHC or node-problem-detector)";
 
-export const FLEET_OPTIONS = {
+const FLEET_OPTIONS = {
   slurm: {
     type: "boolean",
     description: "inside an allocation: its nodes; outside: a new job (srun --immediate)",
@@ -229,7 +229,7 @@ export const FLEET_OPTIONS = {
 type Values = ValuesOf<typeof FLEET_OPTIONS>;
 type Tokens = Parsed<typeof FLEET_OPTIONS>["tokens"];
 
-export function positiveInt(text: string | undefined, flag: string, fallback: number): number {
+function positiveInt(text: string | undefined, flag: string, fallback: number): number {
   if (text === undefined) return fallback;
   if (!/^\d+$/.test(text) || Number(text) < 1) {
     throw new UserError(`fleet: ${flag} takes a whole number >= 1, not "${text}"`, `e.g. ${flag} 120`);
@@ -237,7 +237,7 @@ export function positiveInt(text: string | undefined, flag: string, fallback: nu
   return Number(text);
 }
 
-export function slurmSelection(values: Values, extra: string[]): SlurmSelection {
+function slurmSelection(values: Values, extra: string[]): SlurmSelection {
   const selection: SlurmSelection = { extraSrunArgs: [...(values["srun-arg"] ?? []), ...extra] };
   if (values.partition) selection.partition = values.partition;
   if (values.nodes !== undefined) selection.nodes = positiveInt(values.nodes, "--nodes", 1);
@@ -319,7 +319,7 @@ function pickTransport(values: Values, sub: string): Where {
   return chosen[0] as Where;
 }
 
-export function gatherOptions(values: Values): FleetGatherOptions {
+function gatherOptions(values: Values): FleetGatherOptions {
   const projectDir = values.project ?? (hasProjectManifest(process.cwd()) ? process.cwd() : null);
   return {
     fast: values.fast ?? false,
@@ -348,7 +348,7 @@ function saveSnapshots(dir: string, results: NodeResult[]): void {
   }
 }
 
-export function emitReport(report: FleetReport, values: Values): number {
+function emitReport(report: FleetReport, values: Values): number {
   if (values.html) writeOutputFile(values.html, renderHtmlReport(toFleetHtmlReport(report)), "--html");
   if (values.junit)
     writeOutputFile(

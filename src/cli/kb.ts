@@ -144,7 +144,7 @@ function emit(json: boolean, topic: string, value: unknown, render: (style: Styl
   return 0;
 }
 
-export function requireGpu(kb: KnowledgeBase, name: string): GpuRow {
+function requireGpu(kb: KnowledgeBase, name: string): GpuRow {
   const { match, candidates } = kb.resolveGpu(name);
   if (match) return match;
   const hint =

@@ -48,7 +48,7 @@ function takeLeadingCommonFlags(argv: string[]): string[] {
   return argv.slice(i);
 }
 
-export async function main(argv: string[]): Promise<number> {
+async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = takeLeadingCommonFlags(argv);
   if (name === "help" && rest.length > 0) {
     if (rest.length > 1)
@@ -80,7 +80,7 @@ export async function main(argv: string[]): Promise<number> {
  * script that reads JSON gets the failure in the same contract as a result (the envelope, then
  * `error`), with the exit status it will see.
  */
-export function reportFatal(error: unknown, json = false): number {
+function reportFatal(error: unknown, json = false): number {
   endProgress(); // the error gets its own line, not the tail of the progress line
   const known = asUserError(error);
   const message = oneLine(known ? known.message : errorMessage(error));

@@ -284,7 +284,7 @@ interface AdapterFields {
 }
 
 /** peft's adapter_config.json: r, lora_alpha, lora_dropout, target_modules (a list, or "all-linear"). */
-export function readAdapterConfig(path: string): AdapterFields {
+function readAdapterConfig(path: string): AdapterFields {
   const file = existsSync(path) && statSync(path).isDirectory() ? join(path, "adapter_config.json") : path;
   // util/safe-read, as for config.json: capped, regular files only, never quoted back.
   const data = readJsonFile(file, {

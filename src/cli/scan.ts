@@ -4,7 +4,7 @@ import { renderScanText } from "../report/scan-text.js";
 import { renderJsonDocument } from "../report/envelope.js";
 import { SCAN_SCHEMA, SCAN_SCHEMA_VERSION } from "../report/document-ids.js";
 import { importDirectories } from "../gather/binaries.js";
-import { gatherGpuList, type GpuListFacts } from "../gather/gpus.js";
+import { gatherGpuList } from "../gather/gpus.js";
 import { localTransport } from "../transports/local.js";
 import type { Transport } from "../transports/types.js";
 import { stat } from "node:fs/promises";
@@ -12,17 +12,18 @@ import { UserError, errorMessage } from "../errors.js";
 import { EXIT_FINDINGS, EXIT_OK, EXIT_TOOL_ERROR, defineCommand, type OptionTable } from "./command.js";
 import { makeStyle, useColor } from "../report/style.js";
 import { startProgress } from "../util/console-status.js";
-import {
-  formatComputeCapability,
-  parseComputeCapability,
-  smName,
-  type ComputeCapability,
-} from "../kb/compat.js";
-import { smiCapability } from "../facts/capability.js";
+import { formatComputeCapability } from "../kb/compat.js";
 import type { CpuArch } from "../remote/wheel-tags.js";
 import { classifyInput, readsRemote, type ScanInput, type ScanTarget } from "../remote/scan-inputs.js";
 import type { ScanDevice as Device } from "../remote/scan-result.js";
-import { scanPaths, type ScanOutcome, type ScanRequest } from "../remote/scan.js";
+import { scanPaths, type ScanOutcome, type ScanRequest } from "../scan/scan.js";
+import {
+  deviceFromFlag,
+  deviceFromGpus,
+  deviceFromSnapshot,
+  knownCapabilities,
+  targetFromName,
+} from "../scan/device.js";
 
 const OPTIONS = {
   python: {
@@ -106,54 +107,6 @@ const OPTIONS = {
   json: { type: "boolean", description: "machine-readable output" },
 } as const satisfies OptionTable;
 
-/** The first GPU of gathered facts (nvidia-smi's GPU 0, as judged before), when it has a capability. */
-function deviceFromGpus(nvidia: GpuListFacts, where: string): Device | null {
-  const gpu = nvidia.gpus[0];
-  const capability = gpu ? smiCapability(gpu) : null;
-  return gpu && capability && gpu.name ? { label: `${gpu.name} (${where})`, capability } : null;
-}
-
-/** The GPU of a saved snapshot; the facts reader (zod) loads only here, never for a plain scan. */
-async function deviceFromSnapshot(path: string): Promise<Device> {
-  const { readFactsFile } = await import("../facts/io.js");
-  const device = deviceFromGpus(readFactsFile(path).host.nvidia, `from ${path}`);
-  if (!device)
-    throw new UserError(
-      `scan: the snapshot ${path} has no GPU with a compute capability`,
-      "give the GPU with --gpu NAME|sm_XY instead",
-    );
-  return device;
-}
-
-async function deviceFromFlag(text: string): Promise<Device> {
-  const capability = parseComputeCapability(text);
-  // Loaded only for --gpu: the KB's schemas cost more start-up than scanning libtorch_cuda.so's
-  // headers, and a plain scan never needs them.
-  const { loadKnowledgeBase } = await import("../kb/index.js");
-  const kb = loadKnowledgeBase();
-  if (capability) {
-    // sm_999 parses, but no GPU has it: judging for it would say "cannot run" of everything.
-    if (!kb.arch(capability))
-      throw new UserError(
-        `scan: --gpu ${text} is not a known architecture (compute capability ${formatComputeCapability(capability)})`,
-        `known: ${kb.data.archs.map((row) => smName(kb.capabilityOf(row))).join(", ")}`,
-      );
-    return { label: smName(capability), capability };
-  }
-  const resolution = kb.resolveGpu(text);
-  const row = resolution.match;
-  if (!row) {
-    const close = resolution.candidates.slice(0, 4).map((c) => c.name);
-    throw new UserError(
-      `scan: unknown GPU "${text}"`,
-      close.length
-        ? `did you mean: ${close.join(", ")}? (or give sm_XY / X.Y)`
-        : "give a capability: sm_120 or 12.0",
-    );
-  }
-  return { label: `${row.name} (${row.computeCapability})`, capability: kb.capabilityOf(row) };
-}
-
 /** The directories the interpreter imports from (site-packages, PYTHONPATH, user site). */
 async function sitePackages(transport: Transport): Promise<string[]> {
   try {
@@ -164,34 +117,6 @@ async function sitePackages(transport: Transport): Promise<string[]> {
       "give an interpreter path that runs, e.g. --python .venv/bin/python",
     );
   }
-}
-
-/** A GPU or system by name (--target): its capability, CPU and, for a system, its driver's CUDA. */
-async function targetFromName(
-  text: string,
-): Promise<{ device: Device; arch: CpuArch | null; driverCuda: string | null }> {
-  const { loadKnowledgeBase } = await import("../kb/index.js");
-  const kb = loadKnowledgeBase();
-  const system = kb.system(text);
-  const row = kb.resolveGpu(system?.gpu ?? text).match;
-  if (!row) {
-    const close = kb
-      .resolveGpu(text)
-      .candidates.slice(0, 4)
-      .map((c) => c.name);
-    throw new UserError(
-      `scan: --target "${text}" is not a GPU or system gpuprep knows`,
-      close.length ? `did you mean: ${close.join(", ")}?` : "see `gpuprep kb gpu NAME`",
-    );
-  }
-  return {
-    device: {
-      label: `${system?.name ?? row.name} (${row.computeCapability})`,
-      capability: kb.capabilityOf(row),
-    },
-    arch: row.hostCpuArch,
-    driverCuda: system?.cuda ?? null,
-  };
 }
 
 function parseArch(text: string): CpuArch {
@@ -220,12 +145,6 @@ function positiveNumber(text: string | undefined, flag: string): number | null {
       `give ${flag} N`,
     );
   return value;
-}
-
-async function knownCapabilities(): Promise<ComputeCapability[]> {
-  const { loadKnowledgeBase } = await import("../kb/index.js");
-  const kb = loadKnowledgeBase();
-  return kb.data.gpus.map((g) => kb.capabilityOf(g));
 }
 
 type Values = Parameters<Parameters<typeof defineCommand<typeof OPTIONS>>[0]["run"]>[0]["values"];

@@ -14,9 +14,9 @@ const MAX_MEMBERS = 1_000_000;
  * static library of 100,000 members with 100-character names needs 10 MB. A header claiming more
  * (one of 1.9 GB in a sparse file was allocated whole, issue 28) is refused before reading.
  */
-export const MAX_LONG_NAME_TABLE = 16 * 1024 * 1024;
+const MAX_LONG_NAME_TABLE = 16 * 1024 * 1024;
 
-export interface ArchiveMember {
+interface ArchiveMember {
   name: string;
   offset: number;
   size: number;

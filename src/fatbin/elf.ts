@@ -6,7 +6,7 @@
 import type { ByteSource } from "./file-reader.js";
 import { ScanError } from "./errors.js";
 
-export interface ElfSection {
+interface ElfSection {
   name: string;
   /** Absolute offset of the section's bytes in the file. */
   offset: number;
@@ -32,7 +32,7 @@ export function isElfMagic(head: Buffer): boolean {
   return head.length >= 4 && head.readUInt32LE(0) === ELF_MAGIC;
 }
 
-export interface ElfFile {
+interface ElfFile {
   /** e_type: relocatable objects (.o) keep device code for linking, shared libraries load theirs. */
   kind: "relocatable" | "executable" | "shared" | "other";
   sections: ElfSection[];

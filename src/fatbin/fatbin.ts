@@ -29,7 +29,7 @@ const FLAG_ZSTD = 0x8000n;
 const FLAG_ARCH_SPECIFIC = 0x100000n;
 const FLAG_FAMILY_SPECIFIC = 0x200000n;
 
-export type EntryKind = "sass" | "ptx" | "lto-ir" | "other";
+type EntryKind = "sass" | "ptx" | "lto-ir" | "other";
 
 export interface FatbinEntry {
   kind: EntryKind;
@@ -79,7 +79,7 @@ function describeEntry(header: Buffer, payloadBytes: number, section: string): F
  * containers to 8 or 16 bytes); walking more than this means a sparse or hostile section (a sparse
  * 20 GiB one took 138 s, issue 28), which is refused instead of read.
  */
-export const MAX_ZERO_PADDING = 16 * 1024 * 1024;
+const MAX_ZERO_PADDING = 16 * 1024 * 1024;
 
 /** Offset of the next non-zero 8-byte word at or after `from`, or `end` when only zeros remain. */
 async function skipZeroPadding(reader: ByteSource, from: number, end: number): Promise<number> {

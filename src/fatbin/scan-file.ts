@@ -17,7 +17,7 @@ export function fatbinSections(kind: string): Set<string> {
   return kind === "relocatable" ? new Set([".nv_fatbin", "__nv_relfatbin"]) : new Set([".nv_fatbin"]);
 }
 
-export interface ScannedEntry extends FatbinEntry {
+interface ScannedEntry extends FatbinEntry {
   /** The archive member it came from; null for a plain ELF file. */
   member: string | null;
 }

@@ -83,15 +83,15 @@ export async function findBinaries(roots: string[]): Promise<string[]> {
   return found;
 }
 
-export interface ScanProgress {
+interface ScanProgress {
   done: number;
   total: number;
   path: string;
 }
 
 /** `scan`'s own limit; doctor's scan of an environment gets less (scanEnvironmentBinaries). */
-export const SCAN_TIME_LIMIT_MS = 600_000;
-export const ENVIRONMENT_SCAN_TIME_LIMIT_MS = 60_000;
+const SCAN_TIME_LIMIT_MS = 600_000;
+const ENVIRONMENT_SCAN_TIME_LIMIT_MS = 60_000;
 
 /**
  * Scans files with `concurrency` in flight; results in the order of `files`. After `timeLimitMs`

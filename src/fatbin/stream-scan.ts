@@ -22,7 +22,7 @@ import { AR_MAGIC } from "./archive.js";
 import { entriesOfSource, fatbinSections, scanBuffer, scanErrorOf, type FileScan } from "./scan-file.js";
 
 /** Opens the file's bytes from the start, once per pass. */
-export type OpenStream = () => AsyncIterable<Buffer>;
+type OpenStream = () => AsyncIterable<Buffer>;
 
 export interface StreamedFile {
   /** The name the result carries (a path inside a wheel or an image). */

@@ -43,7 +43,7 @@ dist.destroy_process_group()
 `;
 
 /** Runs on each node: argv = master_addr master_port nnodes timeout_seconds. */
-export const ALLREDUCE_LAUNCHER = String.raw`
+const ALLREDUCE_LAUNCHER = String.raw`
 import json, os, subprocess, sys, tempfile
 addr, port, nnodes, timeout = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 work = tempfile.mkdtemp(prefix="gpuprep-allreduce-")

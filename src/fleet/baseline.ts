@@ -15,12 +15,12 @@ import { fingerprintOf } from "./fingerprint.js";
 import { normalizeName, packageMapOf } from "./packages.js";
 import type { Fingerprint } from "./types.js";
 
-export const BASELINE_SCHEMA = "gpuprep.fleet.baseline";
+const BASELINE_SCHEMA = "gpuprep.fleet.baseline";
 
 const versionText = z.union([z.string(), z.number()]).transform(String);
 
 /** The expected-values file. Strict: a misspelt key is an error, not a silently ignored check. */
-export const ExpectedValuesSchema = z
+const ExpectedValuesSchema = z
   .object({
     schema: z.literal(BASELINE_SCHEMA).optional(),
     /** torch's version as torch reports it: "2.11.0+cu130". */
@@ -40,7 +40,7 @@ export const ExpectedValuesSchema = z
   })
   .strict();
 
-export type ExpectedValues = z.infer<typeof ExpectedValuesSchema>;
+type ExpectedValues = z.infer<typeof ExpectedValuesSchema>;
 
 export interface Baseline {
   /** The file, as given. */

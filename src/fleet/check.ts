@@ -15,7 +15,7 @@ import { mergeFleet } from "./merge.js";
 import type { PackagePolicy } from "./packages.js";
 import type { FleetReport, MergedFinding } from "./types.js";
 
-export interface NodeCheckOptions {
+interface NodeCheckOptions {
   python: string;
   gather: FleetGatherOptions;
   baseline: Baseline;

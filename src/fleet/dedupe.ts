@@ -8,7 +8,7 @@ import type { Finding, Severity } from "../rule-helpers/types.js";
 import { compareNodeNames } from "./order.js";
 import type { MergedFinding } from "./types.js";
 
-export const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
+const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
 /** A number followed by a time unit: what one node measured, not what it is. */
 const DURATION = /(\d+(?:\.\d+)?)( ?)(ms|s)\b/g;

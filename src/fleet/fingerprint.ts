@@ -95,7 +95,3 @@ export function fingerprintOf(facts: Facts): Fingerprint {
     gpuHealth: healthSummary(facts),
   };
 }
-
-export function fingerprintKey(fingerprint: Fingerprint): string {
-  return JSON.stringify(fingerprint);
-}

@@ -28,7 +28,7 @@ export interface FleetGatherOptions {
  * probe reports a hung import before the node's kill. Not capped at doctor's 60 s: an admin who
  * raises --node-timeout for a slow shared filesystem raises the import limit with it (issue 26).
  */
-export function nodeChildTimeoutSeconds(nodeTimeoutMs: number): number {
+function nodeChildTimeoutSeconds(nodeTimeoutMs: number): number {
   return Math.max(1, Math.floor((nodeTimeoutMs * 0.75) / 1000));
 }
 

@@ -11,7 +11,7 @@ type GpuHealth = NonNullable<Facts["host"]["gpuHealth"]>;
 type Entry = GpuHealth["gpus"][number];
 
 /** One problem on one GPU (or the node, for the kernel log and DCGM). */
-export interface HealthProblem {
+interface HealthProblem {
   /** Which fleet rule reports it. */
   rule: HealthRuleId;
   severity: Severity;

@@ -52,7 +52,7 @@ function rangesOf(numbers: number[], width: number): string[] {
 /** The last folds, by their names: one report folds the same long lists several times. */
 const folded = new Map<string, string[]>();
 
-export function foldHostItems(names: readonly string[]): string[] {
+function foldHostItems(names: readonly string[]): string[] {
   const key = names.join("\n");
   const known = folded.get(key);
   if (known) return known;
@@ -104,11 +104,6 @@ function foldUncached(names: readonly string[]): string[] {
     });
   }
   return items.sort((a, b) => compareNodeNames(a.sortKey, b.sortKey)).map((i) => i.text);
-}
-
-/** The whole list as one hostlist expression: "gpu[01-04,07],login1". */
-export function foldHostlist(names: readonly string[]): string {
-  return foldHostItems(names).join(",");
 }
 
 /** Top-level commas only: "a[1,3],b" -> ["a[1,3]", "b"]. */

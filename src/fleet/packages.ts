@@ -13,7 +13,7 @@ import { UserError } from "../errors.js";
  * way (torch's companions and the CUDA extensions gpuprep import-checks, the NVIDIA runtime
  * wheels torch loads, the frameworks on top).
  */
-export const ALWAYS_REPORTED = [
+const ALWAYS_REPORTED = [
   "torchvision",
   "torchaudio",
   "triton",

@@ -5,7 +5,6 @@
  * carried into every job) is not mistaken for "the fleet is fine".
  */
 import type { Baseline } from "./baseline.js";
-import { FINGERPRINT_LABELS } from "./fingerprint.js";
 import { NOT_INSTALLED_PACKAGE } from "./packages.js";
 import type { FingerprintField, NodeGroup, ReferenceSummary } from "./types.js";
 
@@ -151,9 +150,4 @@ export function baselineReference(baseline: Baseline): Reference {
       return baseline.packagesComplete ? NOT_INSTALLED_PACKAGE : undefined;
     },
   };
-}
-
-/** "torch (from the baseline)" for messages. */
-export function referenceWords(field: FingerprintField, expectation: Expectation): string {
-  return `${expectation.fromBaseline ? "the baseline's" : "the majority's"} ${FINGERPRINT_LABELS[field]} ${expectation.text}`;
 }

@@ -41,7 +41,7 @@ export interface FleetView {
 }
 
 /** One node's inputs for node rules: its facts and what the fleet run learnt beside them. */
-export interface FleetNodeInput {
+interface FleetNodeInput {
   node: string;
   facts: Facts;
   /** doctor's rules threw on this node's facts (a gpuprep bug): the message. */

@@ -45,7 +45,7 @@ export interface FleetRun {
 }
 
 /** fleet scan: the per-node rules about which GPU code the environment can run. */
-export const SCAN_RULE_IDS = new Set([
+const SCAN_RULE_IDS = new Set([
   "torch-arch-not-covered",
   "torch-binary-arch-missing",
   "extension-arch-missing",
@@ -53,7 +53,7 @@ export const SCAN_RULE_IDS = new Set([
   "torch-kernel-launch-failed",
 ]);
 
-export function fleetTransportFor(carrier: Exclude<FleetCarrier, { kind: "snapshots" }>): FleetTransport {
+function fleetTransportFor(carrier: Exclude<FleetCarrier, { kind: "snapshots" }>): FleetTransport {
   switch (carrier.kind) {
     case "slurm":
       return slurmTransport({ selection: carrier.selection, python: carrier.python });

@@ -25,7 +25,7 @@ export interface FleetValidateOptions {
   allreduce?: { selection: SlurmSelection; port: number };
 }
 
-export interface FleetValidateRun {
+interface FleetValidateRun {
   results: NodeResult[];
   validateFindings: Map<string, Finding[]>;
   validateFailures: Map<string, string>;

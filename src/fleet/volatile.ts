@@ -38,13 +38,13 @@ const VolatileSchema = z.object({
   extensionMs: z.array(z.number()),
   binariesMs: z.number(),
 });
-export type Volatile = z.infer<typeof VolatileSchema>;
+type Volatile = z.infer<typeof VolatileSchema>;
 
 /**
  * The snapshot without its volatile fields (a shallow copy; the input is not changed) and those
  * fields apart, or null when the data is not shaped like a snapshot (the full check reports why).
  */
-export function splitVolatile(data: unknown): { stable: Json; volatile: unknown } | null {
+function splitVolatile(data: unknown): { stable: Json; volatile: unknown } | null {
   if (!isObject(data)) return null;
   const { target, host, python, binaries } = data;
   if (!isObject(target) || !isObject(host) || !isObject(python) || !isObject(binaries)) return null;
@@ -105,7 +105,7 @@ export function splitVolatile(data: unknown): { stable: Json; volatile: unknown 
  * and compares equal ones by length and bytes, cheaper than a cryptographic hash of 60 KB; callers
  * keep the one instance the cache holds (snapshots.ts), so 10,000 nodes share a handful of keys.
  */
-export function stableKeyOf(stable: Json): string {
+function stableKeyOf(stable: Json): string {
   return JSON.stringify(stable);
 }
 

@@ -6,7 +6,7 @@
  * is fuzzy (1.11.*), `==1.11` and a bare `1.11` after a space are exact.
  */
 
-export interface CondaSpecParts {
+interface CondaSpecParts {
   name: string;
   channel: string | null;
   /** Normalised version spec: "==2.5.1", "2.5.*", ">=2.4,<3"; "" when any version. */

@@ -12,7 +12,7 @@ import type { Transport } from "../transports/types.js";
 import { CommandNotFoundError } from "../transports/spawn.js";
 
 /** The part of the host's nvidia facts that one nvidia-smi query answers. */
-export type GpuListFacts = Pick<HostFacts["nvidia"], "status" | "error" | "driverVersion" | "gpus">;
+type GpuListFacts = Pick<HostFacts["nvidia"], "status" | "error" | "driverVersion" | "gpus">;
 
 /** The probe's query (src/probe/probe.py NVIDIA_QUERY), in the same order. */
 export const GPU_QUERY_FIELDS = [

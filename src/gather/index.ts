@@ -36,7 +36,7 @@ export interface GatherOptions {
   timeoutMs?: number;
 }
 
-export const DEFAULT_TIMEOUT_MS = 120_000;
+const DEFAULT_TIMEOUT_MS = 120_000;
 
 export function defaultLocalPython(env: NodeJS.ProcessEnv = process.env): string {
   const venv = env["VIRTUAL_ENV"];

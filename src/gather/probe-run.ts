@@ -46,7 +46,7 @@ export function childTimeoutSeconds(timeoutMs: number): number {
   return Math.max(1, Math.min(60, Math.floor((timeoutMs * 0.75) / 1000)));
 }
 
-export interface StartedProbe {
+interface StartedProbe {
   /** The nonce this run's result line is framed with. */
   nonce: string;
   result: Promise<RunResult>;

@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 /** File names that make a directory a project beside pyproject.toml and requirements*.txt (read by conda-manifests.ts). */
-export const CONDA_MANIFEST_NAMES = ["pixi.toml", "environment.yml", "environment.yaml"];
+const CONDA_MANIFEST_NAMES = ["pixi.toml", "environment.yml", "environment.yaml"];
 
 const REQUIREMENTS_NAME = /^requirements.*\.txt$/;
 

@@ -86,7 +86,7 @@ function condaName(text: string): string {
   return /^(?:[\w.-]+::)?([A-Za-z0-9_][A-Za-z0-9_.-]*)/.exec(text)?.[1]?.toLowerCase() ?? "";
 }
 
-export interface CondaPin {
+interface CondaPin {
   content: string;
   /** One line per change, as a diff with its reason. */
   notes: string[];

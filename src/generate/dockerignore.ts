@@ -29,7 +29,7 @@ function literalPattern(path: string): string {
 }
 
 /** What the Dockerfile's COPY and bind mounts read from the context. */
-export function buildContextFiles(plan: Plan): string[] {
+function buildContextFiles(plan: Plan): string[] {
   const files = [CONSTRAINTS_FILE, REQUIREMENTS_FILE];
   if (plan.options.wheelhouse) files.push(literalPattern(plan.options.wheelhouse));
   return files;

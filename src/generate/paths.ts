@@ -4,10 +4,10 @@ import { parseVolumeFlag } from "../plan/volume.js";
 import { singleLine } from "../util/single-line.js";
 
 export const WORKDIR = "/workspace";
-export const CACHE_DIR = "/cache";
+const CACHE_DIR = "/cache";
 export const HF_HOME = `${CACHE_DIR}/huggingface`;
 export const TORCH_HOME = `${CACHE_DIR}/torch`;
-export const CREDENTIALS_DIR = "/run/credentials";
+const CREDENTIALS_DIR = "/run/credentials";
 export const CONSTRAINTS_FILE = "gpuprep-constraints.txt";
 export const REQUIREMENTS_FILE = "gpuprep-requirements.txt";
 export const GPUPREP_DIR_IN_IMAGE = "/opt/gpuprep";
@@ -24,9 +24,9 @@ export const JUPYTER_TOKEN_MIN = 32;
  * error; `ipc: host` would also share the host's shared-memory segments and semaphores with the
  * container (issue 28). A tmpfs limit, not a reservation: only what is written uses memory.
  */
-export const DEFAULT_SHM_SIZE = "16g";
+const DEFAULT_SHM_SIZE = "16g";
 
-export type SharedMemory = { ipcHost: true } | { ipcHost: false; shmSize: string };
+type SharedMemory = { ipcHost: true } | { ipcHost: false; shmSize: string };
 
 export function sharedMemory(plan: Plan): SharedMemory {
   const asked = plan.options.shmSize;

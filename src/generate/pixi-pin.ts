@@ -43,7 +43,7 @@ function lineNumber(origin: string, file: string): number | null {
   return match ? Number(match[1]) - 1 : null;
 }
 
-export interface PixiPin {
+interface PixiPin {
   content: string;
   notes: string[];
 }

@@ -10,7 +10,7 @@ import { UserError } from "../errors.js";
 import { rerouteTorchSources } from "./torch-sources.js";
 import { singleLine, tomlKey, tomlString } from "./quote.js";
 
-export interface PyprojectPin {
+interface PyprojectPin {
   content: string | null;
   /** Why it was not changed (already pinned, or pinned elsewhere), when content is null. */
   note: string;

@@ -12,7 +12,7 @@ import { shellDoubleQuoted, shellQuote, singleLine } from "./quote.js";
 import { nvccCheckScript } from "./nvcc-check.js";
 
 /** gpuprep.env: what the venv's processes need in their environment (triton's ptxas), written by the script. */
-export const ENV_FILE = "gpuprep.env";
+const ENV_FILE = "gpuprep.env";
 
 /**
  * Finds a ptxas that knows the GPU for triton (its bundled one does not) and writes it to

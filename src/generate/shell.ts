@@ -1,5 +1,4 @@
 /** Shell pieces the generated scripts share, so run-container.sh and setup-native.sh cannot drift apart. */
-export { shellQuote } from "./quote.js";
 
 /** A bash function: true when version $1 >= version $2 (dotted numbers, via sort -V). */
 export const VERSION_AT_LEAST = `version_at_least() {

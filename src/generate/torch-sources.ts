@@ -8,7 +8,7 @@ import { parse } from "smol-toml";
 import { UserError } from "../errors.js";
 import { singleLine, tomlString } from "./quote.js";
 
-export interface Reroute {
+interface Reroute {
   content: string;
   /** "torch (was pytorch-cu118, https://download.pytorch.org/whl/cu118)". */
   replaced: string[];

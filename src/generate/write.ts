@@ -34,7 +34,7 @@ export interface FilePlan {
   before: string | null;
 }
 
-export interface Manifest {
+interface Manifest {
   tool: "gpuprep";
   files: Record<string, string>;
 }

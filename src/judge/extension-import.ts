@@ -14,7 +14,7 @@ export const EXTENSION_IMPORT_FAILED = {
 } as const;
 
 /** Known causes, first match wins, the most specific first. Their fixes are doctor's: they need the environment. */
-export const IMPORT_ERROR_CAUSES: { pattern: RegExp; id: string; cause: string }[] = [
+const IMPORT_ERROR_CAUSES: { pattern: RegExp; id: string; cause: string }[] = [
   {
     pattern: /undefined symbol/i,
     id: "undefined-symbol",
@@ -43,12 +43,12 @@ export const IMPORT_ERROR_CAUSES: { pattern: RegExp; id: string; cause: string }
   },
 ];
 
-export interface ExtensionImportInput {
+interface ExtensionImportInput {
   module: string;
   run: JudgedChildRun & { stderrTail: string | null };
 }
 
-export interface ExtensionImportJudgment extends Judgment {
+interface ExtensionImportJudgment extends Judgment {
   /** The stable id of the cause (Finding.cause): a known one, import-crash, import-hang or import-error. */
   cause: string | null;
 }

@@ -12,12 +12,12 @@ export const TORCH_KERNEL_LAUNCH_FAILED = {
   severity: "error",
 } as const;
 
-export interface KernelInput {
+interface KernelInput {
   /** ran: the GPU work was attempted (false without a device). */
   kernel: { ran: boolean; ok: boolean; relError?: number | null; error?: string | null } | null;
 }
 
-export interface KernelJudgment extends Judgment {
+interface KernelJudgment extends Judgment {
   /** The stable id of the cause (Finding.cause), when it failed. */
   cause: string | null;
 }

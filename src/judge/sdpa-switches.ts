@@ -12,7 +12,7 @@ export const SDPA_FAST_KERNELS_OFF = {
   severity: "warning",
 } as const;
 
-export interface SdpaSwitchesInput {
+interface SdpaSwitchesInput {
   cudaAvailable: boolean;
   /** torch.backends.cuda.*_sdp_enabled(); null where this torch has no such switch (< 2.0) or it failed. */
   flash: boolean | null;

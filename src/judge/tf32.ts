@@ -14,7 +14,7 @@ export const TF32_DISABLED = {
 
 const TF32_MIN_MAJOR = 8;
 
-export interface Tf32Input {
+interface Tf32Input {
   /** The first device torch sees; null when it sees none. */
   device: { name: string; capability: readonly [number, number] } | null;
   /** torch.backends.cuda.matmul.allow_tf32; null when reading it failed. */

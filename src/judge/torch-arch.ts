@@ -19,7 +19,7 @@ export const TORCH_ARCH_NOT_COVERED = {
   severity: "error",
 } as const;
 
-export interface TorchArchInput {
+interface TorchArchInput {
   torchVersion: string;
   /** torch.cuda.get_arch_list(). */
   archList: string[];
@@ -28,7 +28,7 @@ export interface TorchArchInput {
   architecture?: string | null;
 }
 
-export interface TorchArchJudgment extends Judgment {
+interface TorchArchJudgment extends Judgment {
   /** How the GPU runs torch's code, when torch's arch list could be judged at all. */
   coverage: CoverageVerdict | null;
 }

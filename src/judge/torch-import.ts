@@ -11,7 +11,7 @@ export const TORCH_IMPORT_FAILED = {
   severity: "error",
 } as const;
 
-export interface TorchImportInput {
+interface TorchImportInput {
   /** The child that imported torch, as both payloads report it. */
   run: JudgedChildRun;
   /**

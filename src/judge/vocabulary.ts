@@ -71,7 +71,7 @@ export interface Judgment {
 }
 
 /** The rule's page in the repository: docs/rules/<ID>.md. */
-export function docsPath(ruleId: string): string {
+function docsPath(ruleId: string): string {
   return `docs/rules/${ruleId}.md`;
 }
 

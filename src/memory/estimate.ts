@@ -34,7 +34,6 @@ import { defaultCalibration } from "./calibration.js";
 import { verdictFor } from "./budget.js";
 import type { DeviceBudget, MemoryEstimate, ModelSource, WorkSpec } from "./types.js";
 
-const GIB = 1024 ** 3;
 /** Traced steps the in-process search's time limit allows for (each gets --timeout). */
 const SEARCH_TRACES = 4;
 /** The range searched for the largest batch when one batch is asked (issue 24: never the batch asked). */
@@ -459,7 +458,7 @@ async function measure(
  * The estimate's growth of allocated memory per sample, from its two batches farthest apart up to
  * just past its answer (batch 1 left out where others exist: it often takes other code paths).
  */
-export function allocatedPerSample(estimates: MemoryEstimate[], upTo: number | null): number | null {
+function allocatedPerSample(estimates: MemoryEstimate[], upTo: number | null): number | null {
   const points = estimates
     .filter((e) => (e.tier === "trace" || e.tier === "formula") && (upTo === null || e.batch <= upTo + 1))
     .sort((a, b) => a.batch - b.batch);
@@ -605,5 +604,3 @@ function modelName(source: ModelSource): string {
   if (source.kind === "hf-cache") return source.name;
   return source.path;
 }
-
-export { GIB };

@@ -11,7 +11,7 @@ import { type ModelConfig, modelConfigFromJson } from "./hf-config.js";
 import { formulaEstimate } from "./formula.js";
 import type { LoraSpec, MemoryAmp, MemoryDtype, MemoryOptimizer, MemoryTask, WorkSpec } from "./types.js";
 
-export interface BenchRecord {
+interface BenchRecord {
   model: string;
   config: Record<string, unknown>;
   task: MemoryTask;
@@ -54,7 +54,7 @@ export function parseBenchJsonl(text: string, file: string): BenchRecord[] {
   return records;
 }
 
-export function recordWork(r: BenchRecord): WorkSpec {
+function recordWork(r: BenchRecord): WorkSpec {
   return {
     task: r.task,
     amp: r.amp,
@@ -68,20 +68,20 @@ export function recordWork(r: BenchRecord): WorkSpec {
   };
 }
 
-export interface Cell {
+interface Cell {
   record: BenchRecord;
   config: ModelConfig;
   truth: number;
 }
 
-export interface SkippedCell {
+interface SkippedCell {
   model: string;
   batch: number;
   reason: string;
 }
 
 /** Cells with a measured peak whose config the formula tier reads; the rest are listed with why. */
-export function usableCells(records: BenchRecord[]): { cells: Cell[]; skipped: SkippedCell[] } {
+function usableCells(records: BenchRecord[]): { cells: Cell[]; skipped: SkippedCell[] } {
   const cells: Cell[] = [];
   const skipped: SkippedCell[] = [];
   for (const record of records) {
@@ -100,7 +100,7 @@ export function usableCells(records: BenchRecord[]): { cells: Cell[]; skipped: S
   return { cells, skipped };
 }
 
-export function predictPeak(cell: Cell, calibration: Calibration): number {
+function predictPeak(cell: Cell, calibration: Calibration): number {
   return formulaEstimate(cell.config, recordWork(cell.record), cell.record.batch, calibration)
     .peakAllocatedBytes;
 }
@@ -171,7 +171,7 @@ function solve(a: number[][], b: number[]): number[] {
   return m.map((row, i) => (Math.abs(row[i]!) < 1e-12 ? 0 : row[n]! / row[i]!));
 }
 
-export interface CellError {
+interface CellError {
   model: string;
   batch: number;
   seqLen: number | null;
@@ -183,7 +183,7 @@ export interface CellError {
   errorPct: number;
 }
 
-export interface FitResult {
+interface FitResult {
   calibration: Calibration;
   fitted: { name: string; before: number; after: number }[];
   fitCells: CellError[];
@@ -197,7 +197,7 @@ export interface FitResult {
   parameterCountMismatches: Array<{ model: string; bench: number; formula: number }>;
 }
 
-export function cellErrors(cells: Cell[], calibration: Calibration): CellError[] {
+function cellErrors(cells: Cell[], calibration: Calibration): CellError[] {
   return cells.map((cell) => {
     const estimate = predictPeak(cell, calibration);
     const r = cell.record;
@@ -294,7 +294,7 @@ export function fitCalibration(records: BenchRecord[], base: Calibration, iterat
   };
 }
 
-export interface SafetyResult {
+interface SafetyResult {
   /** Cells that ran out of memory although the estimate said they fit. */
   unsafe: Array<{ model: string; batch: number; estimateTotalBytes: number }>;
   /** Out-of-memory cells the formula could read (the denominator). */

@@ -8,7 +8,7 @@ import type { Calibration } from "./calibration.js";
 import type { CnnStructure, ModelConfig, TransformerStructure } from "./hf-config.js";
 import type { WorkSpec } from "./types.js";
 
-export interface ActivationTerms {
+interface ActivationTerms {
   /** Saved for backward at the forward's end (layers + loss path), or, with checkpointing, layer inputs + loss path. */
   training: number;
   /** With checkpointing: layer inputs + one layer recomputed (0 without checkpointing). */
@@ -21,7 +21,7 @@ export interface ActivationTerms {
 /** Families whose forward keeps a KV cache by default (use_cache=True) in a plain forward. */
 const CACHING_DECODERS = new Set(["gpt2", "llama", "mistral", "qwen2"]);
 
-export function layerScaleFor(config: ModelConfig, c: Calibration, notes: string[]): number {
+function layerScaleFor(config: ModelConfig, c: Calibration, notes: string[]): number {
   const scales = c.activations.layerScale.value;
   const own = scales[config.family];
   if (own !== undefined) return own;
@@ -144,7 +144,7 @@ export function estimateActivations(
 }
 
 /** Feature-map elements of every conv output for one square image of `side` pixels. */
-export function cnnFeatureElements(structure: CnnStructure, side: number): number {
+function cnnFeatureElements(structure: CnnStructure, side: number): number {
   return structure.convOutputs.reduce(
     (sum, conv) => sum + conv.channels * Math.ceil(side * conv.scale) ** 2,
     0,

@@ -1,17 +1,15 @@
 /**
  * Where `gpuprep memory` adapts the formula side (budget.ts, formula.ts) to the command: a KB
- * target with the command's error prefix, a config path straight to an estimate, and a budget for
+ * target with the command's error prefix, and a budget for
  * a machine with no GPU. A machine without a GPU (and no --target) still gets its estimate printed: the budget
  * is then empty and the command exits 2 after the report, instead of refusing to estimate at all.
  */
 import { UserError } from "../errors.js";
 import type { Facts } from "../facts/schema.js";
 import { deviceBudget, targetFromKb, type BudgetTarget } from "./budget.js";
-import { formulaEstimate } from "./formula.js";
-import { readModelConfig } from "./hf-config.js";
-import type { DeviceBudget, MemoryEstimate, WorkSpec } from "./types.js";
+import type { DeviceBudget } from "./types.js";
 
-export type TargetMemory = BudgetTarget;
+type TargetMemory = BudgetTarget;
 
 /** A --target NAME from the knowledge base: nvidia-smi's MiB where known, else the vendor's GB. */
 export function targetMemory(name: string): TargetMemory {
@@ -41,9 +39,4 @@ export function budgetFor(
     };
   }
   return deviceBudget(facts, target, marginFraction);
-}
-
-/** The formula tier from a config.json (or a directory holding one). */
-export function formulaTier(configPath: string, work: WorkSpec, batch: number): MemoryEstimate | null {
-  return formulaEstimate(readModelConfig(configPath), work, batch);
 }

@@ -23,7 +23,7 @@ interface HeldTensor {
   matmul: boolean;
 }
 
-export function bytesOf(dtype: MemoryDtype, calibration: Calibration): number {
+function bytesOf(dtype: MemoryDtype, calibration: Calibration): number {
   return calibration.bytesPerElement.value[dtype];
 }
 
@@ -33,7 +33,7 @@ function matchesTarget(path: string, target: string): boolean {
 }
 
 /** The Linear groups LoRA adds adapters to: the named targets, or every Linear but the output head. */
-export function loraTargetGroups(config: ModelConfig, targets: string[]): ParamGroup[] {
+function loraTargetGroups(config: ModelConfig, targets: string[]): ParamGroup[] {
   const linears = config.groups.filter((g) => g.role === "linear");
   if (targets.length === 0) return linears;
   const chosen = linears.filter((g) => targets.some((t) => matchesTarget(g.path, t)));
@@ -138,7 +138,7 @@ function optimizerBytes(tensor: HeldTensor, work: WorkSpec, c: Calibration): num
   }
 }
 
-export interface WeightTerms {
+interface WeightTerms {
   weights: number;
   gradients: number;
   optimizerState: number;

@@ -32,7 +32,7 @@ function textPart(raw: Json): Json {
   return raw;
 }
 
-export interface GenericShape {
+interface GenericShape {
   hidden: number;
   layers: number;
   crossLayers: number;

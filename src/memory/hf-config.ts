@@ -31,7 +31,7 @@ export const SUPPORTED_MODEL_TYPES = [
   "vit",
   "resnet",
 ] as const;
-export type ModelFamily = (typeof SUPPORTED_MODEL_TYPES)[number];
+type ModelFamily = (typeof SUPPORTED_MODEL_TYPES)[number];
 
 /** Token-sequence models. Per-layer activations scale with tokens; the LM head's with tokens × vocab. */
 export interface TransformerStructure {
@@ -51,7 +51,7 @@ export interface TransformerStructure {
   crossAttentionLayers: number;
 }
 
-export interface VisionTransformerStructure {
+interface VisionTransformerStructure {
   kind: "vit";
   layers: number;
   hidden: number;

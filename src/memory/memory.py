@@ -1362,13 +1362,18 @@ def recorder_class(torch, device_type):
             self.marks = {}
             self.op = None  # the op whose outputs are being tracked (None: outside any op)
             self.ops = {}  # event index -> (op name, backward?, keys of the op's first input)
+            self.kernel_calls = None  # a list: the calls of KERNEL_OPS, to be measured on the GPU
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            nested = self.op is not None
             self.op = (func, args)
+            start = len(self.events)
             try:
                 return mem_tracker.MemTracker.__torch_dispatch__(self, func, types, args, kwargs)
             finally:
                 self.op = None
+                if not nested and self.kernel_calls is not None and kernel_op_name(func) in KERNEL_OPS:
+                    self.kernel_calls.append(kernel_call(torch, func, args, kwargs or {}, start, len(self.events)))
 
         def _update_peak_stats(self, peak_state):
             """The whole step's peak only (get_tracker_snapshot("peak") reads it). MemTracker also
@@ -1460,6 +1465,229 @@ def accumulate_in_place(events, ops):
     return out
 
 
+# ---------------------------------------------------------------- kernels' own allocations
+
+# Aten ops whose CUDA kernels take memory from the caching allocator beyond their outputs, which
+# fake tensors never do: flash attention's backward keeps a float32 dq accumulator and the softmax
+# sums (RoBERTa-base b=16: 12 x 138,412,032 B and 12 x 25,559,296 B per step in the real history of
+# docs/reports/memory-holdout-lanes-h200.jsonl, measured since as a reduction's staging buffer, below),
+# attention kernels keep softmax sums, cuDNN takes a workspace per convolution, embedding's backward
+# sorts its indices in scratch buffers.
+KERNEL_OPS = frozenset((
+    "_scaled_dot_product_flash_attention", "_scaled_dot_product_flash_attention_backward",
+    "_scaled_dot_product_efficient_attention", "_scaled_dot_product_efficient_attention_backward",
+    "_scaled_dot_product_cudnn_attention", "_scaled_dot_product_cudnn_attention_backward",
+    "_flash_attention_forward", "_flash_attention_backward",
+    "_efficient_attention_forward", "_efficient_attention_backward",
+    "convolution", "convolution_backward", "cudnn_convolution", "cudnn_convolution_transpose",
+    "embedding_dense_backward",
+    # Found by bench/memory/kernel-discovery.py on a real step (H100, torch 2.11): CUDA reductions
+    # that span blocks take a staging buffer (RoBERTa-base b=16: sum.dim_IntList, up to 132 MiB, 73
+    # calls a step), and layer norm over a transposed input copies it (data2vec-audio's feature
+    # encoder: up to 1,016 MiB in backward).
+    "sum", "mean", "native_layer_norm", "native_layer_norm_backward",
+))
+CONVOLUTION_OPS = frozenset(("convolution", "convolution_backward", "cudnn_convolution", "cudnn_convolution_transpose"))
+
+
+class Unmeasurable(Exception):
+    pass
+
+
+def kernel_op_name(func):
+    packet = getattr(func, "overloadpacket", None)
+    return getattr(packet, "__name__", None)
+
+
+def arg_spec(torch, value):
+    """A traced argument as a hashable description the real call is rebuilt from: a tensor by its
+    shape, strides, offset, dtype and device (values do not change these kernels' memory)."""
+    if isinstance(value, torch.Tensor):
+        return ("T", tuple(int(n) for n in value.shape), tuple(int(n) for n in value.stride()),
+                int(value.storage_offset()), value.dtype, value.device.type)
+    if isinstance(value, (list, tuple)):
+        return ("L" if isinstance(value, list) else "U", tuple(arg_spec(torch, v) for v in value))
+    if value is None or isinstance(value, (bool, int, float, str, torch.dtype, torch.device, torch.layout,
+                                           torch.memory_format)):
+        return ("V", value)
+    raise Unmeasurable("argument of type %s" % type(value).__name__)
+
+
+def kernel_call(torch, func, args, kwargs, start, end):
+    """One traced call of a KERNEL_OPS op: where its outputs sit in the traced events ([start, end))
+    and its signature; None as signature where an argument cannot be rebuilt."""
+    try:
+        signature = (func, arg_spec(torch, tuple(args)), arg_spec(torch, tuple(sorted(kwargs.items()))))
+    except Unmeasurable:
+        signature = None
+    read = sum(a.numel() * a.element_size() for a in args[:2] if isinstance(a, torch.Tensor))
+    return {"start": start, "end": end, "signature": signature, "name": kernel_op_name(func),
+            "convolutionBytes": read if kernel_op_name(func) in CONVOLUTION_OPS else 0}
+
+
+def real_value(torch, spec):
+    kind = spec[0]
+    if kind == "T":
+        _, shape, stride, offset, dtype, device = spec
+        extent = offset + 1 + sum((n - 1) * s for n, s in zip(shape, stride)) if all(n > 0 for n in shape) else 0
+        try:  # zeros: an index of 0 is valid for any table, so no kernel reads out of bounds
+            storage = torch.zeros(extent, dtype=dtype, device=device)
+        except Exception:  # dtypes without a CUDA fill (uint64 RNG states): values unused
+            storage = torch.empty(extent, dtype=dtype, device=device)
+        return storage.as_strided(shape, stride, offset)
+    if kind == "L":
+        return [real_value(torch, v) for v in spec[1]]
+    if kind == "U":
+        return tuple(real_value(torch, v) for v in spec[1])
+    return spec[1]
+
+
+def call_template(entries):
+    """A real call's allocator trace (torch.cuda.memory._snapshot()'s device_traces during it) as a
+    template: ("out",) where a block stays allocated (an output), ("a", n, bytes) and ("f", n) for
+    block n taken and given back inside the call (the kernel's own memory)."""
+    items, live = [], {}
+    for entry in entries:
+        action = entry.get("action")
+        if action == "alloc":
+            live[entry["addr"]] = len(items)
+            items.append(["a", len(items), int(entry["size"])])
+        elif action == "free_completed" and entry.get("addr") in live:
+            items.append(["f", live.pop(entry["addr"])])
+    kept = set(live.values())
+    return [("out",) if item[0] == "a" and item[1] in kept else tuple(item) for item in items]
+
+
+def with_transients(events, ops, marks, spans, first_key):
+    """The traced events with each measured call's own allocations put where the real call makes
+    them: spans are (start, end, template), sorted and apart, [start, end) the traced events of
+    the call's outputs. A template's ("out",) takes the traced events up to the next allocation;
+    its ("a", n, bytes) and ("f", n) become events with new keys from first_key on. The ops and
+    marks that index events move with them."""
+    out, moved, starts, key = [], {}, {}, [first_key]
+    keys = {}
+
+    def emit(index):
+        moved[index] = len(out)
+        out.append(events[index])
+
+    index = 0
+    for start, end, template in spans:
+        while index < start:
+            emit(index)
+            index += 1
+        starts[start] = len(out)  # a mark set before the call stays before its memory
+        for item in template:
+            if item[0] == "out":
+                while index < end:
+                    emit(index)
+                    index += 1
+                    if out[-1][0] == "a":
+                        break
+            elif item[0] == "a":
+                keys[item[1]] = key[0]
+                key[0] += 1
+                out.append(("a", keys[item[1]], item[2], item[2]))
+            elif item[1] in keys:
+                out.append(("f", keys.pop(item[1])))
+        while index < end:
+            emit(index)
+            index += 1
+    while index < len(events):
+        emit(index)
+        index += 1
+    moved[len(events)] = len(out)
+    return out, {moved[i]: op for i, op in ops.items()}, {name: starts.get(i, moved[i]) for name, i in marks.items()}
+
+
+def kernel_spans(calls, templates):
+    """(start, end, template) of the measured calls with memory of their own, sorted and apart."""
+    spans, last = [], -1
+    for call in sorted(calls, key=lambda c: c["start"]):
+        template = templates.get(call["signature"]) if call["signature"] is not None else None
+        if template and any(item[0] == "a" for item in template) and call["start"] >= last:
+            spans.append((call["start"], call["end"], template))
+            last = call["end"]
+    return spans
+
+
+def kernel_probe(torch, request, real_gpu):
+    """A KernelProbe where the trace has a real GPU behind it and the request does not turn it off
+    (kernelTransients: false, as the bench's "before" traces do); else None."""
+    return KernelProbe(torch) if real_gpu and request.get("kernelTransients", True) else None
+
+
+class KernelProbe(object):
+    """Runs each distinct call of KERNEL_OPS once for real on the GPU, on tensors of the traced
+    shapes, strides and dtypes, with the allocator's history on: what it allocates and frees inside
+    is its own memory (workspaces, accumulators), cached by signature for every later trace."""
+
+    def __init__(self, torch):
+        self.torch = torch
+        self.templates = {}  # signature -> template, or None where the call could not be run
+        self.failures = {}  # op name -> first error
+        self.seconds = 0.0
+
+    def measure(self, calls):
+        todo = [c["signature"] for c in calls if c["signature"] is not None and c["signature"] not in self.templates]
+        if not todo:
+            return self.templates
+        torch = self.torch
+        from torch.utils._python_dispatch import _disable_current_modes
+
+        started = time.time()
+        with _disable_current_modes():
+            try:
+                self.start_recording()
+            except Exception as error:  # no history to read: every call left to the fallbacks
+                self.failures.setdefault("the allocator's history", "%s: %s" % (type(error).__name__, one_line(error)))
+                self.templates.update((signature, None) for signature in todo)
+                return self.templates
+            try:
+                for signature in dict.fromkeys(todo):
+                    self.templates[signature] = self.run_once(signature)
+            finally:
+                self.stop_recording()
+        self.seconds += time.time() - started
+        return self.templates
+
+    def start_recording(self):
+        self.torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python", max_entries=1 << 22)
+
+    def stop_recording(self):
+        self.torch.cuda.memory._record_memory_history(enabled=None)
+        self.torch.cuda.empty_cache()
+
+    def run_once(self, signature):
+        torch = self.torch
+        func, args, kwargs = signature
+        try:
+            real_args = real_value(torch, args)
+            real_kwargs = dict(real_value(torch, kwargs))
+            torch.cuda.synchronize()
+            seen = len(torch.cuda.memory._snapshot()["device_traces"][0])
+            out = func(*real_args, **real_kwargs)
+            torch.cuda.synchronize()
+            entries = torch.cuda.memory._snapshot()["device_traces"][0][seen:]
+            del out, real_args, real_kwargs
+            return call_template(entries)
+        except Exception as error:
+            self.failures.setdefault(kernel_op_name(func), "%s: %s" % (type(error).__name__, one_line(error)))
+            return None
+
+    def notes(self):
+        measured = [t for t in self.templates.values() if t is not None]
+        largest = max([sum(i[2] for i in t if i[0] == "a") for t in measured] or [0])
+        lines = []
+        if self.templates:
+            lines.append("kernels' own memory measured on this GPU: %d distinct calls run once each in %.1f s "
+                         "(the most one call takes for itself: %.0f MiB)" % (
+                             len(measured), self.seconds, largest / 1048576.0))
+        for name, error in sorted(self.failures.items()):
+            lines.append("%s could not be run for real (%s): its own memory not counted" % (name, error))
+        return lines
+
+
 def step_sequence(events, marks, steps, workspaces):
     """The allocations of a real trial in order: the weights, the cuBLAS workspaces, the first step
     (its optimizer state created when the optimizer first steps, as torch.optim does lazily), the
@@ -1504,6 +1732,8 @@ def trace(torch, request):
     fixes = fake_fixes(torch)
     workspaces = cublas_workspaces(torch, task) if device == "cuda" else []
     replayer = Replayer(request, task, workspaces, device)
+    # Kernels' own memory is measured where the fake CUDA tensors have a real GPU behind them.
+    probe = kernel_probe(torch, request, device == "cuda" and cuda_ok)
     with FakeTensorMode(allow_non_fake_inputs=True), fixes, unpacked_masks(request), lengths_as_lists(torch), \
             fake_params_reassignable(torch, True):
         request = dict(request, fake=True)
@@ -1513,7 +1743,7 @@ def trace(torch, request):
             materialize_optimizer_state(torch, optimizer)
 
         def step_at(size):
-            return trace_step(torch, request, model, make_inputs, optimizer, fixes, device, size)
+            return trace_step(torch, request, model, make_inputs, optimizer, fixes, device, size, probe)
 
         first = step_at(batch)
         notes.extend(fix_notes(fixes))
@@ -1523,6 +1753,8 @@ def trace(torch, request):
                 searched = BatchSearch(step_at, replayer, request["search"]).run(first)
             except Exception as error:  # the batch asked is still answered; gpuprep searches by itself
                 search_error = "%s: %s" % (type(error).__name__, one_line(error))
+    if probe is not None:
+        notes.extend(probe.notes())
     if device == "cpu":
         notes.append("traced on fake CPU tensors (this torch has no CUDA): CPU attention kernels keep "
                      "more than CUDA's, so the figure leans high")
@@ -1553,13 +1785,14 @@ def trace(torch, request):
     return result
 
 
-def trace_step(torch, request, model, make_inputs, optimizer, fixes, device, batch):
+def trace_step(torch, request, model, make_inputs, optimizer, fixes, device, batch, probe=None):
     """One training step (and the eval step when asked) at `batch` under a fresh tracker: the peak
     and what held it, and every allocation and free in order (keys made unique per allocation)."""
     started = time.time()
     task = request.get("task") or "train"
     same_draws(torch)
     tracker = recorder_class(torch, device)()
+    tracker.kernel_calls = [] if probe is not None else None
     conv_totals = {"convolutionBytes": 0}
     fixes.before_op = conv_counter(torch, tracker, conv_totals)
     skip_grad_hooks(tracker, model)
@@ -1603,11 +1836,32 @@ def trace_step(torch, request, model, make_inputs, optimizer, fixes, device, bat
         "temporaries": parts.get("TEMP", 0) + parts.get("OTH", 0),
     }
     events, ops = unique_keys(tracker.events, tracker.ops)
+    marks, convolution_bytes, extra = dict(tracker.marks), int(conv_totals["convolutionBytes"]), 0
+    if probe is not None and tracker.kernel_calls:
+        events, ops, marks, measured_conv, extra = measured_kernels(probe, tracker.kernel_calls, events, ops, marks)
+        # Measured convolutions bring their cuDNN workspaces: the share-of-bytes allowance is left
+        # for the ones that could not be run.
+        convolution_bytes = max(0, convolution_bytes - measured_conv)
+    breakdown["temporaries"] += extra
     seconds = round(time.time() - started, 3)
     sys.stderr.write("gpuprep memory: traced batch %d in %.1f s (%d events)\n" % (batch, seconds, len(events)))
-    return {"batch": batch, "events": events, "ops": ops, "marks": dict(tracker.marks), "breakdown": breakdown,
-            "peak": int(parts.get("Total", sum(breakdown.values()))),
-            "convolutionBytes": int(conv_totals["convolutionBytes"]), "seconds": seconds}
+    return {"batch": batch, "events": events, "ops": ops, "marks": marks, "breakdown": breakdown,
+            "peak": int(parts.get("Total", sum(breakdown.values()))) + extra,
+            "convolutionBytes": convolution_bytes, "seconds": seconds}
+
+
+def measured_kernels(probe, calls, events, ops, marks):
+    """The traced events with the measured kernels' own allocations in place; the convolution
+    bytes those measurements cover; how far they raise the step's running peak."""
+    templates = probe.measure(calls)
+    measured_conv = sum(c["convolutionBytes"] for c in calls
+                        if c["signature"] is not None and templates.get(c["signature"]) is not None)
+    spans = kernel_spans(calls, templates)
+    if not spans:
+        return events, ops, marks, measured_conv, 0
+    before = running_peak(events)
+    events, ops, marks = with_transients(events, ops, marks, spans, len(events) + 1)
+    return events, ops, marks, measured_conv, max(0, running_peak(events) - before)
 
 
 def same_draws(torch):

@@ -22,7 +22,7 @@ export interface ParamGroup {
 
 export const elementsOf = (shape: number[]): number => shape.reduce((a, b) => a * b, 1);
 
-export function groupParameterCount(group: ParamGroup): number {
+function groupParameterCount(group: ParamGroup): number {
   return (elementsOf(group.shape) + group.bias) * group.count;
 }
 
@@ -52,7 +52,7 @@ const embedding = (path: string, rows: number, width: number): ParamGroup => ({
   count: 1,
 });
 
-export interface DecoderShape {
+interface DecoderShape {
   vocab: number;
   hidden: number;
   layers: number;
@@ -260,7 +260,7 @@ export interface ConvOutput {
   scale: number;
 }
 
-export interface ResnetShape {
+interface ResnetShape {
   channels: number;
   embedding: number;
   hiddenSizes: number[];

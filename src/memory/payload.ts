@@ -12,7 +12,7 @@ import { frameChannel, payloadErrorKinds, readFrame } from "../transports/payloa
 import type { RunResult, Transport } from "../transports/types.js";
 import type { ModelSource, WorkSpec } from "./types.js";
 
-export const MEMORY_PAYLOAD_PATH = fileURLToPath(new URL("./memory.py", import.meta.url));
+const MEMORY_PAYLOAD_PATH = fileURLToPath(new URL("./memory.py", import.meta.url));
 
 export interface MemoryRequest extends WorkSpec {
   mode: "trace" | "trial" | "params";
@@ -154,11 +154,9 @@ const FailureSchema = z.looseObject({
 const CommonSchema = z.looseObject({ seconds: z.number(), python: PythonSchema });
 
 export type TraceResult = z.infer<typeof TraceOkSchema> & z.infer<typeof CommonSchema>;
-export type TraceSearchResult = z.infer<typeof SearchSchema>;
 export type TraceFallback = z.infer<typeof FallbackSchema> & z.infer<typeof CommonSchema>;
-export type ParameterGroupFact = z.infer<typeof ParameterGroupSchema>;
 export type TrialResult = z.infer<typeof TrialSchema> & z.infer<typeof CommonSchema>;
-export type PayloadFailure = z.infer<typeof FailureSchema> & z.infer<typeof CommonSchema>;
+type PayloadFailure = z.infer<typeof FailureSchema> & z.infer<typeof CommonSchema>;
 
 let source: string | null = null;
 function payloadSource(): string {
@@ -179,7 +177,7 @@ function noResultReason(run: RunResult, timeoutMs: number): string {
   return `${how} without a result${last ? `: ${last.slice(0, 300)}` : ""}`;
 }
 
-export type PayloadOutcome<T> =
+type PayloadOutcome<T> =
   | { kind: "ok"; result: T }
   | { kind: "fallback"; fallback: TraceFallback }
   | { kind: "failed"; failure: PayloadFailure }

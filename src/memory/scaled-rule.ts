@@ -9,16 +9,16 @@
 import { UserError } from "../errors.js";
 
 /** The seed's "leave 15% buffer". */
-export const SEED_USABLE_FRACTION = 0.85;
+const SEED_USABLE_FRACTION = 0.85;
 
-export interface ScaledRuleInput {
+interface ScaledRuleInput {
   currentBatch: number;
   currentBytes: number;
   totalBytes: number;
   usableFraction?: number;
 }
 
-export interface ScaledRuleResult {
+interface ScaledRuleResult {
   maxBatch: number;
   perSampleBytes: number;
   formula: string;

@@ -13,9 +13,9 @@ export interface TrialOutcome extends MeasuredTrial {
   processUsedBytes?: number | null;
 }
 
-export type TrialRunner = (batch: number, steps: number) => Promise<TrialOutcome>;
+type TrialRunner = (batch: number, steps: number) => Promise<TrialOutcome>;
 
-export interface SearchOptions {
+interface SearchOptions {
   batchMin: number;
   batchMax: number;
   totalBytes: number;
@@ -34,7 +34,7 @@ export interface SearchOptions {
   firstConfirm?: boolean;
 }
 
-export interface SearchResult {
+interface SearchResult {
   trials: (TrialOutcome & { purpose: "search" | "confirm"; passed: boolean })[];
   maxBatch: number | null;
   confirmed: boolean;
@@ -42,12 +42,12 @@ export interface SearchResult {
   notes: string[];
 }
 
-export function deviceUseOf(trial: TrialOutcome, contextBytes: number): number | null {
+function deviceUseOf(trial: TrialOutcome, contextBytes: number): number | null {
   if (trial.processUsedBytes) return trial.processUsedBytes;
   return trial.peakReservedBytes === null ? null : trial.peakReservedBytes + contextBytes;
 }
 
-export function trialPasses(
+function trialPasses(
   trial: TrialOutcome,
   options: Pick<SearchOptions, "totalBytes" | "marginFraction" | "contextBytes">,
 ): boolean {

@@ -7,12 +7,12 @@
  * and torch version): on the 13 fit cells of docs/reports/memory-fit-h100.jsonl the allocator model
  * replayed on real allocations matched the real peak reserved within 0.52 %.
  */
-import { cudaContextFor, defaultCalibration, type Calibration } from "./calibration.js";
+import { cudaContextFor, defaultCalibration, type Calibration, type CudaContext } from "./calibration.js";
 import { docsUrl } from "../docs-url.js";
 import type { TraceResult } from "./payload.js";
 import type { MemoryEstimate } from "./types.js";
 
-export const TRACE_ACCURACY = {
+const TRACE_ACCURACY = {
   medianAbsErrorPct: 0.13,
   p95AbsErrorPct: 2.14,
   source: `peak allocated on 18 held-out cells on an H100 (torch 2.11), ${docsUrl("docs/reports/memory-retrace-h100.jsonl")}`,
@@ -26,7 +26,7 @@ export function contextForTrace(
   result: Pick<TraceResult, "torch" | "gpu">,
   targetGpu: string | null,
   calibration: Calibration = defaultCalibration(),
-) {
+): CudaContext {
   return cudaContextFor(result.gpu?.name ?? targetGpu, result.torch.version, calibration);
 }
 

@@ -64,7 +64,7 @@ export interface MemoryBreakdown {
   allocatorOverhead: number;
 }
 
-export type EstimateTier = "trace" | "formula" | "measured" | "scaled-rule";
+type EstimateTier = "trace" | "formula" | "measured" | "scaled-rule";
 
 export interface MemoryEstimate {
   tier: EstimateTier;

@@ -32,7 +32,7 @@ export interface CondaPythonPin {
   origin: string;
 }
 
-export interface CondaRequirements {
+interface CondaRequirements {
   requirements: Requirement[];
   pythonPins: CondaPythonPin[];
   /** What was left out or changed, one line per manifest. */

@@ -11,13 +11,7 @@ import type { InstallPrediction, Platform, PredictionContext } from "./types.js"
 import { predictCondaManifests } from "./predict-conda.js";
 import { predictWheelInstalls } from "./predict-wheel.js";
 
-export type {
-  InstallPrediction,
-  ManifestLine,
-  Platform,
-  PredictedBuild,
-  PredictionContext,
-} from "./types.js";
+export type { InstallPrediction } from "./types.js";
 
 export function platformOfCpu(cpuArch: string): Platform | null {
   if (cpuArch === "x86_64") return "linux-x86_64";

@@ -16,7 +16,7 @@ import { seriesAccepts } from "./series.js";
 import { torchPin } from "./torch-pin.js";
 
 /** The variant tag of a PyTorch index URL ("cu124"), or null for any other index. */
-export function pytorchIndexVariant(url: string): string | null {
+function pytorchIndexVariant(url: string): string | null {
   return torchIndexFromUrl(url)?.variant.tag ?? null;
 }
 
@@ -26,7 +26,7 @@ function pinnedBuild(requirement: Requirement): { version: string; variant: stri
   return pin.exactVersion ? { version: pin.exactVersion, variant: pin.variant } : null;
 }
 
-export interface WheelOutcome {
+interface WheelOutcome {
   build: PredictedBuild | null;
   unknown: string | null;
 }
@@ -274,5 +274,3 @@ export function predictWheelInstalls(ctx: PredictionContext): InstallPrediction[
   const fromPyproject = pyprojectPrediction(ctx);
   return [...(fromPyproject ? [fromPyproject] : []), ...requirementsPredictions(ctx)];
 }
-
-export { applies as requirementApplies };

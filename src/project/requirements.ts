@@ -11,7 +11,7 @@ import type { ProjectFacts, Requirement } from "../facts/schema.js";
 import { condaRequirements, type CondaPythonPin } from "./conda-requirements.js";
 import { isUvManaged } from "./project-view.js";
 
-export interface ProjectRequirements {
+interface ProjectRequirements {
   requirements: Requirement[];
   /** Same package required twice with different specifiers, as "name: a (origin) vs b (origin)". */
   duplicates: string[];

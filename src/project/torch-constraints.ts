@@ -7,7 +7,7 @@ import type { Requirement } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
 import { torchPin } from "./torch-pin.js";
 
-export interface TorchConstraint {
+interface TorchConstraint {
   /** A PEP 440 specifier on torch ("==2.7.1", ">=2.7"). */
   specifier: string;
   /** The requirement that says so, as written ("torchvision==0.24.1 (requirements.txt:2)"). */

@@ -6,7 +6,7 @@
 import type { Requirement } from "../facts/schema.js";
 import { parseTorchVariant } from "../vocabulary/torch-variant.js";
 
-export interface TorchPin {
+interface TorchPin {
   /** The specifier without the local segment: what a release must satisfy ("==2.7.1"). */
   publicSpecifier: string;
   /** The build a local version or wheel URL names: "2.7.1+cu128"; null when none is named. */

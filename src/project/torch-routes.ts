@@ -16,7 +16,7 @@ import {
   type PackageRoute,
 } from "./routes.js";
 
-export { TORCH_FAMILY, type PackageRoute } from "./routes.js";
+export { type PackageRoute } from "./routes.js";
 
 function condaCudaRoutes(project: ProjectFacts): PackageRoute[] {
   const routes: PackageRoute[] = [];

@@ -49,7 +49,7 @@ export interface ImageSource {
   close(): Promise<void>;
 }
 
-export interface ImageLibrary extends StreamScan {
+interface ImageLibrary extends StreamScan {
   /** Index of the layer the file comes from (0 = the base). */
   layer: number;
 }

@@ -3,10 +3,10 @@
  * the text before JSON.parse sees it (V8 takes most of a second on 3 MB of nested brackets, and
  * no document these readers take nests deeper than a few levels).
  */
-export class JsonBoundsError extends Error {}
+class JsonBoundsError extends Error {}
 
 /** The deepest bracket nesting of a JSON text, strings skipped; stops counting past `limit`. */
-export function jsonDepth(text: string, limit: number): number {
+function jsonDepth(text: string, limit: number): number {
   let depth = 0;
   let deepest = 0;
   let inString = false;

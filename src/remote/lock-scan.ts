@@ -38,7 +38,7 @@ export interface LockScan {
   bytesFetched: number;
 }
 
-export interface LockScanOptions {
+interface LockScanOptions {
   platform: TargetPlatform;
   /** null: offline; only wheels on disk (file: URLs, --find-links directories) are read. */
   client: HttpClient | null;
@@ -193,5 +193,3 @@ export async function scanLockClosure(path: string, options: LockScanOptions): P
     bytesFetched: (client?.bytesReceived ?? 0) - before,
   };
 }
-
-export { HttpClient };

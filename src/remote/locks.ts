@@ -11,7 +11,7 @@ import { UserError } from "../errors.js";
 import { normalizeName } from "../util/package-name.js";
 import { READ_LIMITS, printablePrefix, readTextFile } from "../util/safe-read.js";
 
-export interface LockedWheel {
+interface LockedWheel {
   filename: string;
   /** An http(s) or file: URL. */
   url: string;

@@ -26,7 +26,7 @@ export type ImageDocument =
   | { kind: "index"; manifests: Descriptor[] }
   | { kind: "manifest"; config: Descriptor | null; layers: Descriptor[] };
 
-export interface DockerSaveImage {
+interface DockerSaveImage {
   config: string;
   repoTags: string[];
   /** Paths inside the archive (legacy "ID/layer.tar", or "blobs/sha256/HEX"). */
@@ -119,7 +119,7 @@ export function parseDockerSaveManifest(text: string): DockerSaveImage[] {
 }
 
 /** The OCI architecture name of a CPU. */
-export function ociArchitecture(arch: CpuArch): string {
+function ociArchitecture(arch: CpuArch): string {
   return arch === "aarch64" ? "arm64" : "amd64";
 }
 

@@ -76,7 +76,7 @@ function contentRange(header: string | undefined): [number, number, number] | nu
 const TAIL_BYTES = 65_557 + 20;
 
 /** What opening a URL gives: random access when the server has Range requests, else the whole body. */
-export type OpenedUrl =
+type OpenedUrl =
   { kind: "ranges"; file: HttpRangeFile } | { kind: "stream"; response: HttpResponse; size: number | null };
 
 export class HttpRangeFile implements RemoteFile {

@@ -21,14 +21,7 @@ import {
 import { printablePrefix } from "../util/safe-read.js";
 import { FetchError, statusError, type HttpClient } from "./http.js";
 import { parseBoundedJson } from "./json.js";
-import {
-  isPureWheel,
-  parseWheelName,
-  tagIndex,
-  tagRank,
-  type TargetPlatform,
-  type WheelName,
-} from "./wheel-tags.js";
+import { parseWheelName, tagIndex, tagRank, type TargetPlatform, type WheelName } from "./wheel-tags.js";
 
 export interface IndexFile {
   filename: string;
@@ -43,7 +36,7 @@ export interface IndexFile {
 
 const MAX_FILES = 200_000;
 const MAX_PAGE = 64 * 1024 * 1024;
-export const SIMPLE_ACCEPT =
+const SIMPLE_ACCEPT =
   "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01";
 
 /** The index's answer was not a page it could read. */
@@ -304,14 +297,14 @@ export async function findLinksFiles(client: HttpClient | null, location: string
     });
 }
 
-export interface PickedFile {
+interface PickedFile {
   file: IndexFile;
   wheel: WheelName;
   /** Variant wheels of the same version and tag rank, for the variant choice (PEP 825). */
   variants: { file: IndexFile; wheel: WheelName }[];
 }
 
-export interface PickOutcome {
+interface PickOutcome {
   picked: PickedFile | null;
   /** Why nothing was picked, or what was passed over. */
   reason: string | null;
@@ -377,5 +370,3 @@ export function pickWheel(
     reason: null,
   };
 }
-
-export { isPureWheel };

@@ -9,7 +9,7 @@
 import { ScanError } from "../fatbin/errors.js";
 import { ByteStream } from "./byte-stream.js";
 
-export type TarEntryType = "file" | "hardlink" | "symlink" | "directory" | "other";
+type TarEntryType = "file" | "hardlink" | "symlink" | "directory" | "other";
 
 export interface TarEntry {
   /** Normalised: "usr/lib/x.so", no leading slash. */
@@ -29,13 +29,13 @@ function corrupt(message: string): ScanError {
   return new ScanError("corrupt", message);
 }
 
-export function cString(block: Buffer, start: number, length: number): string {
+function cString(block: Buffer, start: number, length: number): string {
   const end = block.indexOf(0, start);
   return block.toString("utf8", start, end < 0 || end > start + length ? start + length : end);
 }
 
 /** An octal field, or GNU's base-256 form (first byte's high bit set) for sizes past 8 GiB. */
-export function numeric(block: Buffer, start: number, length: number): number {
+function numeric(block: Buffer, start: number, length: number): number {
   if (block[start]! & 0x80) {
     let value = 0;
     for (let i = start + 1; i < start + length; i++) value = value * 256 + block[i]!;
@@ -50,7 +50,7 @@ export function numeric(block: Buffer, start: number, length: number): number {
   return value;
 }
 
-export function checksumOk(block: Buffer): boolean {
+function checksumOk(block: Buffer): boolean {
   const stored = numeric(block, 148, 8);
   let sum = 0;
   for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : block[i]!;
@@ -69,7 +69,7 @@ export function normalizeTarPath(path: string): string | null {
 }
 
 /** "path=..." records of a pax header. */
-export function paxRecords(data: Buffer): Map<string, string> {
+function paxRecords(data: Buffer): Map<string, string> {
   const records = new Map<string, string>();
   let at = 0;
   while (at < data.length) {
@@ -95,7 +95,7 @@ const TYPES: Record<string, TarEntryType> = {
   "5": "directory",
 };
 
-export interface TarOptions {
+interface TarOptions {
   /** Called for an entry whose path leaves the root: reported and skipped. */
   onUnsafePath?: (path: string) => void;
   maxEntries?: number;

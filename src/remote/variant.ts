@@ -18,7 +18,7 @@ import { distinctTargets } from "../fatbin/scan-file.js";
 import { parseBoundedJson } from "./json.js";
 
 /** namespace -> feature -> values */
-export type VariantProperties = Record<string, Record<string, string[]>>;
+type VariantProperties = Record<string, Record<string, string[]>>;
 
 export interface VariantMetadata {
   schema: string | null;
@@ -108,14 +108,14 @@ export function parseVariantJson(text: string): VariantMetadata {
 }
 
 /** The machine a variant is picked for. */
-export interface VariantTarget {
+interface VariantTarget {
   capability: ComputeCapability;
   /** The CUDA version the driver supports ("13.0"), or null when not known. */
   driverCuda: string | null;
 }
 
 /** feature -> compatible values, best first, for the nvidia namespace (the reference provider's rules). */
-export function nvidiaCompatible(target: VariantTarget): Map<string, string[]> {
+function nvidiaCompatible(target: VariantTarget): Map<string, string[]> {
   const supported = new Map<string, string[]>();
   if (target.driverCuda) {
     const [major, minor] = target.driverCuda.split(".").map(Number) as [number, number];
@@ -240,7 +240,7 @@ function incompatibility(
   return null;
 }
 
-export interface VariantFinding {
+interface VariantFinding {
   severity: "error" | "warning";
   message: string;
 }

@@ -5,7 +5,6 @@
  * (https://packaging.python.org/en/latest/specifications/platform-compatibility-tags/) in the
  * order packaging.tags.sys_tags() gives them for CPython on Linux: the most specific tag first.
  */
-import { normalizeName } from "../util/package-name.js";
 
 export interface WheelName {
   distribution: string;
@@ -87,7 +86,7 @@ function platformTags(target: TargetPlatform): string[] {
  * Every python-abi-platform triple the machine installs, best first (packaging.tags: cpython_tags,
  * then compatible_tags).
  */
-export function supportedTags(target: TargetPlatform): string[] {
+function supportedTags(target: TargetPlatform): string[] {
   const [major, minor] = target.python.split(".").map(Number) as [number, number];
   const cp = `cp${major}${minor}`;
   const platforms = platformTags(target);
@@ -127,8 +126,4 @@ export function tagIndex(target: TargetPlatform): Map<string, number> {
 /** A wheel for every platform ("any"): pure Python, no native code to scan. */
 export function isPureWheel(wheel: WheelName): boolean {
   return wheel.platformTags.every((tag) => tag === "any");
-}
-
-export function sameProject(a: string, b: string): boolean {
-  return normalizeName(a) === normalizeName(b);
 }

@@ -38,7 +38,7 @@ export interface WheelScan {
   sha256: string | null;
 }
 
-export interface WheelScanOptions {
+interface WheelScanOptions {
   client?: HttpClient;
   /** Libraries read at once (over HTTP, each is one request). */
   concurrency?: number;

@@ -24,12 +24,12 @@ const EOCD_SIZE = 22;
 const MAX_COMMENT = 65_535;
 const MAX_MEMBERS = 1_000_000;
 const MAX_DIRECTORY = 64 * 1024 * 1024;
-export const MAX_MEMBER_SIZE = 16 * 1024 ** 3;
+const MAX_MEMBER_SIZE = 16 * 1024 ** 3;
 /** Deflate's best ratio is about 1,032:1; the 1 MiB allowance covers tiny members. */
-export const MAX_RATIO = 1100;
+const MAX_RATIO = 1100;
 const RATIO_ALLOWANCE = 1024 * 1024;
-export const STORED = 0;
-export const DEFLATED = 8;
+const STORED = 0;
+const DEFLATED = 8;
 
 export interface ZipMember {
   name: string;
@@ -42,7 +42,7 @@ export interface ZipMember {
   localHeader: number;
 }
 
-export interface ZipDirectory {
+interface ZipDirectory {
   members: ZipMember[];
   /** Where the central directory starts: every member's bytes lie before it. */
   directoryOffset: number;

@@ -31,7 +31,7 @@ export interface CompletionCommand {
   positionalPaths: boolean;
 }
 
-export interface CompletionModel {
+interface CompletionModel {
   program: string;
   commands: readonly CompletionCommand[];
   /** The flags that may come before the command (-q, -v, --color, --help, --version). */

@@ -36,7 +36,7 @@ export interface HelpSpec {
 const MAX_LABEL = 30;
 
 /** `-p, --partition P`, `--fast`. */
-export function flagLabel(name: string, option: HelpOption): string {
+function flagLabel(name: string, option: HelpOption): string {
   const short = option.short ? `-${option.short}, ` : "";
   const value = option.type === "string" && option.value ? ` ${option.value}` : "";
   return `${short}--${name}${value}`;
@@ -65,7 +65,7 @@ function columnWidth(rows: readonly (readonly [label: string, text: string])[]):
 }
 
 /** The flags, grouped under their headings, in declaration order. */
-export function renderFlags(options: Readonly<Record<string, HelpOption>>, heading?: string): string {
+function renderFlags(options: Readonly<Record<string, HelpOption>>, heading?: string): string {
   const blocks: { heading: string | undefined; rows: [string, string][] }[] = [];
   for (const [name, option] of Object.entries(options)) {
     const last = blocks[blocks.length - 1];

@@ -11,7 +11,7 @@ export interface HtmlCell {
   status?: HtmlStatus;
 }
 
-export interface HtmlTableSection {
+interface HtmlTableSection {
   kind: "table";
   title: string;
   columns: string[];
@@ -38,7 +38,7 @@ export interface HtmlLegendEntry {
   label: string;
 }
 
-export interface HtmlBarsSection {
+interface HtmlBarsSection {
   kind: "bars";
   title: string;
   unit: string;
@@ -47,7 +47,7 @@ export interface HtmlBarsSection {
   legend?: HtmlLegendEntry[];
 }
 
-export interface HtmlTextSection {
+interface HtmlTextSection {
   kind: "text";
   title: string;
   paragraphs: string[];
@@ -125,7 +125,7 @@ function renderTable(section: HtmlTableSection): string {
 }
 
 /** Horizontal bars; the reference (peak) is a grey bar behind the measured one. */
-export function renderBarsSvg(section: HtmlBarsSection): string {
+function renderBarsSvg(section: HtmlBarsSection): string {
   const labelWidth = 300;
   const barArea = 560;
   const valueWidth = 200;
@@ -161,7 +161,7 @@ export function renderBarsSvg(section: HtmlBarsSection): string {
 }
 
 /** The legend above a chart: HTML swatches (not SVG shapes), so charts keep one rect per bar. */
-export function renderLegend(entries: HtmlLegendEntry[]): string {
+function renderLegend(entries: HtmlLegendEntry[]): string {
   const items = entries.map((entry) => {
     const label = escapeHtml(entry.label);
     if (entry.kind === "mark") return `<span><span class="mk"></span>${label}</span>`;

@@ -11,7 +11,7 @@ import { setupScript } from "../generate/paths.js";
 import { separateDetails, wrapProse } from "../util/wrap.js";
 import { sourceText } from "../kb/source-label.js";
 
-export interface InitOutcome {
+interface InitOutcome {
   plan: Plan;
   writes: FilePlan[];
   /** What generating the files had to say, after the plan's own warnings. */
@@ -21,7 +21,7 @@ export interface InitOutcome {
   backup: string | null;
 }
 
-export interface InitTextOptions {
+interface InitTextOptions {
   /** -v: the long lists a reason carries (the images passed over, ...) are printed too. */
   verbose?: boolean;
 }
@@ -47,7 +47,7 @@ function reasonLines(head: string, reason: string, verbose: boolean): string[] {
  * A unified diff in colour, as git shows one: the two file headers bold, hunk headers blue, removed
  * lines red, added green. Only the first two lines are headers: a removed line "-- x" reads "--- x".
  */
-export function paintDiff(diff: string, style: Style): string {
+function paintDiff(diff: string, style: Style): string {
   const paint = (line: string, index: number): string => {
     if (index < 2) return style.bold(line);
     if (line.startsWith("@@")) return style.blue(line);

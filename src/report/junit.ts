@@ -20,7 +20,7 @@ export interface JUnitSuite {
   cases: JUnitCase[];
 }
 
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return (
     text
       // Characters XML 1.0 forbids even when escaped.

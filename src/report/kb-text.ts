@@ -28,7 +28,7 @@ import type {
 import { majorMinor } from "../util/version.js";
 
 /** Every KB value that is missing prints as this. */
-export const NOT_SOURCED = "not sourced";
+const NOT_SOURCED = "not sourced";
 
 type Print = (line?: string) => void;
 
@@ -53,7 +53,7 @@ export function renderKbUpdate(summary: {
 }
 
 /** What `kb gpu` shows beyond the row: the rows a shared name stands for, and the driver floor. */
-export interface KbGpuExtras {
+interface KbGpuExtras {
   variants: GpuRow[];
   driverFloor: GpuDriverFloor;
 }

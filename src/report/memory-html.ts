@@ -34,10 +34,10 @@ svg text{font:12px system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;fill:#1f
 `;
 
 /** Chart geometry, exported so the tests check the drawing against the same numbers. */
-export const CHART = { labelWidth: 170, barWidth: 760, rowHeight: 34, top: 28 };
+const CHART = { labelWidth: 170, barWidth: 760, rowHeight: 34, top: 28 };
 
 /** Bytes per pixel: the device total, or the largest estimate when one exceeds it. */
-export function chartScale(report: MemoryReport): number {
+function chartScale(report: MemoryReport): number {
   return Math.max(report.device.totalBytes, ...report.estimates.map((e) => e.totalBytes), 1);
 }
 
@@ -144,7 +144,7 @@ function trialsTable(trials: MeasuredTrial[]): string {
 }
 
 /** Geometry of the memory-against-batch chart, exported so tests check the drawing. */
-export const CURVE = { left: 70, width: 760, top: 20, height: 240 };
+const CURVE = { left: 70, width: 760, top: 20, height: 240 };
 
 /** Where a batch and a byte count fall on the curve's axes. */
 interface CurveScale {
@@ -231,7 +231,7 @@ function usableAndAnswerMarks(report: MemoryReport, { x, y }: CurveScale): strin
  * measured trials (peak reserved, a cross where they failed), the usable line and the answer.
  * Batches on a log2 axis, bytes linear from 0.
  */
-export function batchCurve(report: MemoryReport): string {
+function batchCurve(report: MemoryReport): string {
   const points = report.estimates
     .filter((e) => e.tier !== "measured" && e.tier !== "scaled-rule")
     .sort((a, b) => a.batch - b.batch);
@@ -261,7 +261,7 @@ function alternativesTable(report: MemoryReport): string {
 }
 
 /** The memory section alone, for embedding in a larger report. */
-export function renderMemorySection(report: MemoryReport): string {
+function renderMemorySection(report: MemoryReport): string {
   const w = report.work;
   const workLine = [
     w.task,

@@ -9,7 +9,7 @@ import type { Style } from "./style.js";
 
 const GIB = 1024 ** 3;
 
-export function formatBytes(bytes: number | null): string {
+function formatBytes(bytes: number | null): string {
   if (bytes === null) return "-";
   const abs = Math.abs(bytes);
   if (abs >= GIB) return `${(bytes / GIB).toFixed(2)} GiB`;

@@ -15,7 +15,7 @@ import { pathToFileURL } from "node:url";
 import type { Facts } from "../facts/schema.js";
 import type { Finding } from "../rule-helpers/types.js";
 
-export interface FindingLocation {
+interface FindingLocation {
   /** Absolute path of the file or directory. */
   path: string;
   /** 1-based; null when the finding names no line (a directory, an interpreter, a whole file). */

@@ -60,7 +60,7 @@ function packageHeader(pkg: PackageReport): string {
   return `${name}${cuda}${fetched}${variant}${pkg.note ? `; ${pkg.note}` : ""}`;
 }
 
-export interface ScanTextInput {
+interface ScanTextInput {
   reports: LibraryReport[];
   device: ScanDevice | null;
   examined: number;

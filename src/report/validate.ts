@@ -41,7 +41,7 @@ function sharedRule(item: ValidationItem): string {
 }
 
 /** "bf16 GEMM  yes  ran  710 TFLOP/s  72%": the feature matrix as rows of cells. */
-export function featureRows(report: ValidateReport): string[][] {
+function featureRows(report: ValidateReport): string[][] {
   return (report.featureMatrix ?? []).map((cell) => [
     cell.feature,
     cell.arch === "not-on-arch" ? "not on this architecture" : cell.arch === "yes" ? "yes" : "no figure",
@@ -54,14 +54,14 @@ export function featureRows(report: ValidateReport): string[][] {
 }
 
 /** Items that carry the kernels their operation ran: title, backend, busiest kernel. */
-export function provenanceRows(report: ValidateReport): string[][] {
+function provenanceRows(report: ValidateReport): string[][] {
   return report.items
     .filter((i) => i.provenance)
     .map((i) => [i.title, i.provenance?.backend ?? "", (i.provenance?.kernels ?? []).join(" | ")]);
 }
 
 /** Each JIT smoke: first call with and without driver JIT, and the verdict. */
-export function jitTableRows(report: ValidateReport): string[][] {
+function jitTableRows(report: ValidateReport): string[][] {
   const ms = (smoke: { ok: boolean; firstCallMs?: number | null; error?: string | null } | null) =>
     !smoke ? "not run" : `${smoke.ok ? "ok" : "FAILED"} ${smoke.firstCallMs?.toFixed(1) ?? "?"} ms`;
   return jitRows(report.payload).map((row) => [

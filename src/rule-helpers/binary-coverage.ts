@@ -6,7 +6,7 @@ import type { BinaryCoverage, Facts } from "../facts/schema.js";
 import { coverageFor, type ComputeCapability, type CoverageVerdict } from "../kb/compat.js";
 import { deviceCapabilities } from "./view.js";
 
-export interface BinaryVerdict {
+interface BinaryVerdict {
   file: BinaryCoverage;
   /** "torch" for torch's own libraries, else the top-level package directory (xformers, nvidia). */
   owner: string;

@@ -20,7 +20,7 @@ function edit(origin: string, from: string, to: string): string {
 }
 
 /** The resolver's best wheel for this GPU; one the project's pin accepts when there is one. */
-export function bestWheel(
+function bestWheel(
   facts: Facts,
   kb: KnowledgeBase,
   cc: ComputeCapability,

@@ -14,7 +14,7 @@ import type { ComputeCapability } from "../kb/compat.js";
 import { normalizeName } from "../util/package-name.js";
 import { pythonCmd } from "./view.js";
 
-export type Installer = "pip" | "uv" | "conda" | "pixi";
+type Installer = "pip" | "uv" | "conda" | "pixi";
 
 /**
  * A pixi workspace's environment (.pixi/envs/NAME): a pip install there is undone by the next
@@ -36,7 +36,7 @@ export function installerFor(facts: Facts, distribution: string | null): Install
   return "pip";
 }
 
-export interface Reinstall {
+interface Reinstall {
   /** The distribution as pip names it (flash-attn, not flash_attn). */
   name: string;
   /** Its installed version: a source build rebuilds the same release (the local +tag dropped). */
@@ -61,7 +61,7 @@ function archEnv(name: string, gpu: ComputeCapability | "ask-torch" | null, pyth
   return `TORCH_CUDA_ARCH_LIST="${gpu === "ask-torch" ? asked("%d.%d") : `${gpu.major}.${gpu.minor}`}" `;
 }
 
-export interface InstallOptions {
+interface InstallOptions {
   /** Flags for both installers, first (--no-build-isolation, --no-deps). */
   flags?: string[];
   /** Reinstall the packages even if installed: pip --force-reinstall, uv --reinstall-package each. */

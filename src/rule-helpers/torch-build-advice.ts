@@ -17,7 +17,7 @@ import { versionParts } from "../util/version.js";
 import { deviceCapabilities, pythonCmd, shellQuote } from "./view.js";
 import type { Fix } from "./types.js";
 
-export interface TorchAdvice {
+interface TorchAdvice {
   summary: string;
   commands: string[];
 }
@@ -225,7 +225,7 @@ function releasesBehind(older: string, newer: string): number {
 }
 
 /** The one torch install for this machine, for pip, uv and a container, from the `kb resolve` resolver. */
-export interface TorchInstallAdvice {
+interface TorchInstallAdvice {
   summary: string;
   /** pip, uv pip, then the NGC container (when an image covers the GPU), then a check. */
   commands: string[];

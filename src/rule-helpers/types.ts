@@ -5,7 +5,7 @@ import type { Fix, Severity } from "../judge/vocabulary.js";
 
 // One vocabulary with validate's checks (src/judge/vocabulary.ts); re-exported where rules import them.
 export type { Fix, Severity } from "../judge/vocabulary.js";
-export { docsPath, ruleDocsUrl } from "../judge/vocabulary.js";
+export { ruleDocsUrl } from "../judge/vocabulary.js";
 
 export interface Evidence {
   /** What the fact is ("torch.cuda.get_arch_list()", "nvidia-smi driver"). */

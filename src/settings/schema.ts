@@ -75,7 +75,7 @@ export const SettingsSchema = z
   })
   .partial();
 
-export type Settings = z.infer<typeof SettingsSchema>;
+type Settings = z.infer<typeof SettingsSchema>;
 export type SettingKey = keyof Settings;
 export const SETTING_KEYS = Object.keys(SettingsSchema.shape) as SettingKey[];
 

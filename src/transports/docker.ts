@@ -18,7 +18,7 @@ export function imageCommand(image: string, python: string, args: string[], gpus
  * `--gpus all` fails on hosts without the NVIDIA container toolkit, so ask for GPUs only when the
  * engine has the nvidia runtime registered or the toolkit's hook is installed.
  */
-export async function hostHasNvidiaRuntime(): Promise<boolean> {
+async function hostHasNvidiaRuntime(): Promise<boolean> {
   const info = await runCommand(DOCKER, ["info", "--format", "{{json .Runtimes}}"], {
     timeoutMs: 15000,
   }).catch(() => null);

@@ -8,7 +8,7 @@ import type { RunResult } from "./types.js";
  * hung: it started but did not finish within the per-node limit and was killed or abandoned;
  * failed: the node itself failed while the command ran (the scheduler's "node failure").
  */
-export type NodeRunState = "ran" | "down" | "unreachable" | "hung" | "failed";
+type NodeRunState = "ran" | "down" | "unreachable" | "hung" | "failed";
 
 export interface NodeRun {
   node: string;

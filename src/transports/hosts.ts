@@ -21,7 +21,7 @@ import { CommandNotFoundError, runCommand, shellQuote } from "./spawn.js";
 import { firstMeaningfulLine } from "./tool-error.js";
 import type { RunResult } from "./types.js";
 
-export type HostsLauncher = "auto" | "ssh" | "pdsh" | "clush";
+type HostsLauncher = "auto" | "ssh" | "pdsh" | "clush";
 
 export interface HostsSelection {
   /** Host names, expanded from the hostlist the user gave. */
@@ -33,14 +33,14 @@ export interface HostsSelection {
   sshConfig?: string;
 }
 
-export interface HostsTransportOptions {
+interface HostsTransportOptions {
   selection: HostsSelection;
   python: string;
   /** Extra seconds beyond the per-node limit for the connection and the frames. */
   connectGraceSeconds?: number;
 }
 
-export function onPath(command: string, env: NodeJS.ProcessEnv = process.env): boolean {
+function onPath(command: string, env: NodeJS.ProcessEnv = process.env): boolean {
   return (env["PATH"] ?? "").split(delimiter).some((dir) => {
     try {
       accessSync(join(dir || ".", command), constants.X_OK);
@@ -52,7 +52,7 @@ export function onPath(command: string, env: NodeJS.ProcessEnv = process.env): b
 }
 
 /** auto: pdsh, else clush, else plain ssh; a named launcher that is missing is an error. */
-export function pickLauncher(
+function pickLauncher(
   wanted: HostsLauncher,
   env: NodeJS.ProcessEnv = process.env,
 ): Exclude<HostsLauncher, "auto"> {
@@ -70,7 +70,7 @@ export function pickLauncher(
 }
 
 /** ssh's options: never prompt (a password prompt would hang the run), fail fast on a dead host. */
-export function sshOptions(selection: HostsSelection): string[] {
+function sshOptions(selection: HostsSelection): string[] {
   return [
     ...(selection.sshConfig ? ["-F", selection.sshConfig] : []),
     "-o",

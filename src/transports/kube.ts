@@ -29,12 +29,12 @@ export interface KubeSelection {
 }
 
 /** The probe's user by default: any non-root UID works, the probe reads and never writes the image. */
-export const DEFAULT_RUN_AS_USER = 1000;
+const DEFAULT_RUN_AS_USER = 1000;
 
 /** Jobs created at once; the API server's 429 answers are waited out (kube-api.ts). */
 const CREATE_CONCURRENCY = 8;
 
-export interface KubeNode {
+interface KubeNode {
   name: string;
   labels: Record<string, string>;
   gpuCapacity: number;
@@ -51,7 +51,7 @@ interface ApiNode {
   };
 }
 
-export function toKubeNode(node: ApiNode): KubeNode {
+function toKubeNode(node: ApiNode): KubeNode {
   const ready = node.status?.conditions?.find((c) => c.type === "Ready");
   return {
     name: node.metadata.name,
@@ -63,7 +63,7 @@ export function toKubeNode(node: ApiNode): KubeNode {
 }
 
 /** GPU nodes: the device plugin advertises nvidia.com/gpu, or GFD / the operator labelled them. */
-export function isGpuNode(node: KubeNode): boolean {
+function isGpuNode(node: KubeNode): boolean {
   return (
     node.gpuCapacity > 0 ||
     node.labels["nvidia.com/gpu.present"] === "true" ||
@@ -74,7 +74,7 @@ export function isGpuNode(node: KubeNode): boolean {
 const RUN_LABEL = "gpuprep.dev/fleet-run";
 
 /** A DNS-1123 name for the node's Job: gpuprep-fleet-<run>-<index>. */
-export function jobName(nonce: string, index: number): string {
+function jobName(nonce: string, index: number): string {
   return `gpuprep-fleet-${nonce.slice(0, 8)}-${index}`;
 }
 
@@ -148,11 +148,11 @@ export function jobManifest(
 }
 
 /** All of a node's GPUs: its advertised nvidia.com/gpu capacity (none where GFD labels it without one). */
-export function gpusFor(node: KubeNode): number {
+function gpusFor(node: KubeNode): number {
   return node.gpuCapacity;
 }
 
-export interface KubeTransportOptions {
+interface KubeTransportOptions {
   selection: KubeSelection;
   python: string;
   /** Tests: an API client for a given server. */
@@ -218,7 +218,7 @@ async function createJobs(
   return jobs;
 }
 
-export async function listGpuNodes(api: KubeApi, selection: KubeSelection): Promise<KubeNode[]> {
+async function listGpuNodes(api: KubeApi, selection: KubeSelection): Promise<KubeNode[]> {
   const query = selection.selector ? `?labelSelector=${encodeURIComponent(selection.selector)}` : "";
   const list = await api.get<{ items?: ApiNode[] }>(`/api/v1/nodes${query}`);
   const nodes = (list.items ?? []).map(toKubeNode);
@@ -387,13 +387,7 @@ function unfinishedRun(node: KubeNode, pod: ApiPod | undefined, limitSeconds: nu
   };
 }
 
-export function runFromLog(
-  node: KubeNode,
-  log: string,
-  nonce: string,
-  limitSeconds: number,
-  pod: ApiPod,
-): NodeRun {
+function runFromLog(node: KubeNode, log: string, nonce: string, limitSeconds: number, pod: ApiPod): NodeRun {
   const frame = parseFrames(log, nonce, false).frames.get("0");
   const base = { node: node.name, labels: node.labels };
   if (!frame || !frame.complete || frame.exitCode === null) {

@@ -30,7 +30,7 @@ export function newNonce(): string {
  * Always exits 0: a node's failure is reported in its frame, so the carrier never stops the
  * other nodes because of it (srun --kill-on-bad-exit).
  */
-export const NODE_WRAPPER = `nonce=$1; limit=$2; shift 2
+const NODE_WRAPPER = `nonce=$1; limit=$2; shift 2
 node=\${SLURMD_NODENAME:-\${GPUPREP_NODE:-$(uname -n)}}
 say() { printf '@gpuprep %s %s\\n' "$nonce" "$*"; }
 now() { t=$(date +%s%3N 2>/dev/null); case $t in ''|*[!0-9]*) t=0;; esac; echo "$t"; }
@@ -87,7 +87,7 @@ export function pythonBootstrap(script: string): string {
 }
 
 /** One node's output, as its wrapper framed it. */
-export interface NodeFrame {
+interface NodeFrame {
   /** The node's own name (SLURMD_NODENAME, the pod's node, uname -n). */
   node: string | null;
   /** The command's exit status; null when the frame was cut off before it finished. */
@@ -119,7 +119,7 @@ interface Partial {
  * host name ("gpu07: "), or none (one node per stream: ssh, a pod log).
  */
 const LABELS = { rank: /^\s*(\d+): /, host: /^([^\s:]+): / } as const;
-export type FrameLabel = keyof typeof LABELS | "none";
+type FrameLabel = keyof typeof LABELS | "none";
 
 /**
  * Frames by key: the srun task rank or the host name the carrier prefixed, else "0" (one node per

@@ -11,12 +11,12 @@ import { newNonce } from "./node-frame.js";
 import type { PythonRunOptions, Transport } from "./types.js";
 
 export const FRAME_TAG = "@gpuprep-frame";
-export type PayloadName = "probe" | "validate" | "memory";
+type PayloadName = "probe" | "validate" | "memory";
 
 /** The fd the local transport hands the nonce on (stdin, stdout, stderr come first). */
-export const SECRET_FD = 3;
+const SECRET_FD = 3;
 
-export interface FrameChannel {
+interface FrameChannel {
   nonce: string;
   /** The first line of the payload's script: where frame.py finds the nonce. */
   header: string;
@@ -68,7 +68,7 @@ export function readFrame(
   return null;
 }
 
-export interface PayloadErrorKind {
+interface PayloadErrorKind {
   /** The user's input is wrong: the command stops with `hint`. Otherwise it is one run's failure. */
   input: boolean;
   hint: string | null;

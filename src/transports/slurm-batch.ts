@@ -92,7 +92,7 @@ export function sbatchArgv(
   return ["--parsable", "--job-name=gpuprep-fleet", `--output=${output}`, ...allocation, scriptPath];
 }
 
-export interface SubmitOptions {
+interface SubmitOptions {
   exec: Exec;
   env: NodeJS.ProcessEnv;
   selection: SlurmSelection;
@@ -180,11 +180,11 @@ export async function submitBatch(options: SubmitOptions): Promise<BatchJob> {
   return job;
 }
 
-export function jobMetaPath(jobDir: string, jobId: string): string {
+function jobMetaPath(jobDir: string, jobId: string): string {
   return join(resolve(jobDir), `gpuprep-fleet-${jobId}.json`);
 }
 
-export function readBatchJob(jobDir: string, jobId: string): BatchJob {
+function readBatchJob(jobDir: string, jobId: string): BatchJob {
   const path = jobMetaPath(jobDir, jobId);
   const hint = "pass the --job-dir the job was submitted with";
   let data: Partial<BatchJob> | null;
@@ -215,7 +215,7 @@ export function readBatchJob(jobDir: string, jobId: string): BatchJob {
 }
 
 /** What `scontrol show job -o` says of a job, or null when Slurm no longer knows it (then its output decides). */
-export interface JobStatus {
+interface JobStatus {
   state: string;
   /** Slurm's reason a pending job waits: "ReqNodeNotAvail,_UnavailableNodes:n2", "Resources", ... */
   reason: string | null;
@@ -223,7 +223,7 @@ export interface JobStatus {
   requested: string[];
 }
 
-export async function jobStatus(exec: Exec, jobId: string): Promise<JobStatus | null> {
+async function jobStatus(exec: Exec, jobId: string): Promise<JobStatus | null> {
   try {
     const result = await exec("scontrol", ["show", "job", jobId, "-o"], 30_000);
     if (result.code !== 0) return null;

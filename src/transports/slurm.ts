@@ -180,7 +180,7 @@ export function srunArgv(
   return [...args, ...stepOptions(selection, nodes), ...nodeCommand];
 }
 
-export interface SlurmTransportOptions {
+interface SlurmTransportOptions {
   selection: SlurmSelection;
   python: string;
   env?: NodeJS.ProcessEnv;
@@ -189,19 +189,19 @@ export interface SlurmTransportOptions {
   launchGraceSeconds?: number;
 }
 
-export function insideAllocation(env: NodeJS.ProcessEnv): boolean {
+function insideAllocation(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env["SLURM_JOB_ID"] ?? env["SLURM_JOBID"]);
 }
 
 /** An active reservation as `scontrol show reservation -o` lists it. */
-export interface SlurmReservation {
+interface SlurmReservation {
   name: string;
   /** The hostlist expression of its nodes (expanded by scontrol when needed). */
   nodes: string;
   maint: boolean;
 }
 
-export function parseReservations(stdout: string): SlurmReservation[] {
+function parseReservations(stdout: string): SlurmReservation[] {
   const out: SlurmReservation[] = [];
   for (const line of stdout.split("\n")) {
     const name = /ReservationName=(\S+)/.exec(line)?.[1];
@@ -214,7 +214,7 @@ export function parseReservations(stdout: string): SlurmReservation[] {
 }
 
 /** The reservation the user asked srun to run in (-- --reservation=NAME), if any. */
-export function reservationOf(selection: SlurmSelection): string | null {
+function reservationOf(selection: SlurmSelection): string | null {
   const args = selection.extraSrunArgs ?? [];
   for (const [i, arg] of args.entries()) {
     const inline = /^--reservation=(.+)$/.exec(arg);
@@ -284,7 +284,7 @@ export async function checkPartition(exec: Exec, selection: SlurmSelection): Pro
   }
 }
 
-export interface NodePlan {
+interface NodePlan {
   /** The nodes to ask (null: --nodes N, Slurm picks). */
   ask: string[] | null;
   /** Nodes not asked, each with why. */
@@ -412,7 +412,7 @@ export function nodeRunsFromOutput(
  * resources: ...") and what it said before it ("Partition in DOWN state", "Required node not
  * available (down, drained or reserved)"), joined on one line.
  */
-export function srunRefusal(result: RunResult): string {
+function srunRefusal(result: RunResult): string {
   const lines = `${result.stderr}\n${result.stdout}`
     .split("\n")
     .map((l) => l.trim().replace(/^srun: (error: )?/, ""))

@@ -18,14 +18,14 @@ export class CommandNotFoundError extends Error {
 }
 
 /** A probe result is 50-200 KB and a validate payload less; 8 MB leaves room for huge environments. */
-export const STDOUT_CAP_BYTES = 8 * 1024 * 1024;
-export const STDERR_CAP_BYTES = 1024 * 1024;
+const STDOUT_CAP_BYTES = 8 * 1024 * 1024;
+const STDERR_CAP_BYTES = 1024 * 1024;
 /** After the child exits, how long its pipes may take to deliver what is still buffered. */
 const DRAIN_GRACE_MS = 300;
 /** After SIGKILL, how long to wait for 'exit' before giving up on a process stuck in the kernel. */
 const KILL_GRACE_MS = 3000;
 
-export interface RunOptions {
+interface RunOptions {
   timeoutMs: number;
   /** Written to stdin, then stdin is closed; without it stdin is /dev/null. */
   input?: string;
@@ -44,7 +44,7 @@ export interface RunOptions {
 }
 
 /** The environment variable that marks a run's processes; the value is random per run. */
-export const RUN_MARK_VARIABLE = "GPUPREP_RUN_MARK";
+const RUN_MARK_VARIABLE = "GPUPREP_RUN_MARK";
 
 /**
  * SIGKILL to every process whose environment holds `NAME=mark`, found in /proc/PID/environ (Linux;
@@ -53,7 +53,7 @@ export const RUN_MARK_VARIABLE = "GPUPREP_RUN_MARK";
  * start_new_session and double forks do not do. Rounds repeat while some are found, since a
  * daemon may fork again. Costs one read per process of /proc: ~6 ms for 90 processes here.
  */
-export function reapMarked(mark: string): number {
+function reapMarked(mark: string): number {
   const needle = Buffer.from(`${RUN_MARK_VARIABLE}=${mark}\0`);
   let killed = 0;
   for (let round = 0; round < 5; round++) {

@@ -7,7 +7,7 @@
 import { UserError, errorMessage } from "../errors.js";
 
 /** Real snapshots nest about 8 deep; 256 leaves room for any free-form field. */
-export const MAX_JSON_DEPTH = 256;
+const MAX_JSON_DEPTH = 256;
 
 /**
  * V8's reason without any of the input, and where: "unexpected character at line 2, column 1".
@@ -48,7 +48,7 @@ const JSON_REASONS: [RegExp, string][] = [
 ];
 
 /** The deepest nesting of arrays and objects in `value`, counted without recursion, stopping past `limit`. */
-export function nestingDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
+function nestingDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
   let deepest = 0;
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {

@@ -20,7 +20,7 @@ import {
 } from "./pep508-parser.js";
 
 /** Every variable packaging's default environment has, plus `extra`. */
-export const MARKER_VARIABLES = [
+const MARKER_VARIABLES = [
   "implementation_name",
   "implementation_version",
   "os_name",
@@ -35,7 +35,7 @@ export const MARKER_VARIABLES = [
   "extra",
 ] as const;
 
-export type MarkerVariable = (typeof MARKER_VARIABLES)[number];
+type MarkerVariable = (typeof MARKER_VARIABLES)[number];
 
 /** The machine a marker is judged for; a variable left out or null is unknown. */
 export type MarkerEnvironment = { readonly [K in MarkerVariable]?: string | null };
@@ -69,7 +69,7 @@ export class Marker {
   }
 }
 
-export interface InvalidMarker {
+interface InvalidMarker {
   readonly error: "invalid-marker";
   readonly text: string;
   readonly message: string;

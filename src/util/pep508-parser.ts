@@ -16,7 +16,7 @@ export interface MarkerItem {
 /** packaging's MarkerList: items, nested lists (parentheses) and the words "and" / "or" between them. */
 export type MarkerList = (MarkerItem | MarkerList | "and" | "or")[];
 
-export interface ParsedRequirement {
+interface ParsedRequirement {
   name: string;
   url: string;
   extras: string[];
@@ -305,7 +305,7 @@ function hexEscape(body: string, at: number, digits: number): string {
  * packaging reads a quoted string with ast.literal_eval: Python's escapes apply, an unknown
  * escape stays as written, a line break ends the literal too early (a syntax error).
  */
-export function pythonStringLiteral(token: string): string {
+function pythonStringLiteral(token: string): string {
   if (token.includes("\0")) throw new Pep508SyntaxError("a string literal cannot hold a null character");
   const body = token.slice(1, -1).replace(/\r\n?/g, "\n");
   let out = "";

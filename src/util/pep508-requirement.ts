@@ -28,7 +28,7 @@ export interface Requirement {
   toString(): string;
 }
 
-export interface InvalidRequirement {
+interface InvalidRequirement {
   readonly error: "invalid-requirement";
   readonly text: string;
   /** packaging's reason: "Expected end or semicolon (after version specifier) ...", "Invalid URL: ..." */

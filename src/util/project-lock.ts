@@ -13,7 +13,7 @@ import { UserError } from "../errors.js";
 import { readTextFile } from "./safe-read.js";
 import { type HeldDirectory, ProjectTree, writeFailure } from "./safe-write.js";
 
-export const LOCK_PATH = ".gpuprep/lock";
+const LOCK_PATH = ".gpuprep/lock";
 
 /** Whether `pid` is a live process (EPERM: it runs, as another user). */
 export function isRunning(pid: number): boolean {

@@ -63,7 +63,7 @@ export function isInside(root: string, path: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
-export interface ReadOptions {
+interface ReadOptions {
   /** Largest size accepted, in bytes. */
   maxBytes: number;
   /** The hint for a file that cannot be read (what the user should check). */

@@ -353,21 +353,12 @@ export function withProjectTree<T>(root: string, work: (tree: ProjectTree) => T)
   }
 }
 
-/**
- * Checks `relPath` under `root`, one component at a time, without following a link. Returns
- * whether the file exists; throws a UserError for a link, a non-directory on the way or a
- * non-regular file.
- */
-export function checkProjectPath(root: string, relPath: string): boolean {
-  return withProjectTree(root, (tree) => tree.isFile(relPath));
-}
-
 /** Creates the directories of `relDir` under `root` one by one, refusing links (also ones made meanwhile). */
 export function makeProjectDirs(root: string, relDir: string): void {
   withProjectTree(root, (tree) => tree.directory(relDir, true));
 }
 
-export interface AtomicWriteOptions {
+interface AtomicWriteOptions {
   /** Permission bits for the file; default: the existing file's, else 0o666 less the umask. */
   mode?: number;
 }

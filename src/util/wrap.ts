@@ -5,11 +5,11 @@
  */
 
 /** Where prose is wrapped: well under the 300 characters a line may have, and readable in a terminal. */
-export const WRAP_WIDTH = 100;
+const WRAP_WIDTH = 100;
 /** A parenthesised part longer than this is a list of details, not part of the sentence. */
 const DETAIL_MIN = 160;
 
-export interface Prose {
+interface Prose {
   /** The text without its long parenthesised lists, each replaced by "(…)". */
   text: string;
   /** The items of those lists (split at their "; "), in order. */
@@ -17,7 +17,7 @@ export interface Prose {
 }
 
 /** The top-level parts of `text` split at `separator`, never inside parentheses or brackets. */
-export function splitOutside(text: string, separator: string): string[] {
+function splitOutside(text: string, separator: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let start = 0;
@@ -42,7 +42,7 @@ const ITEM_LABEL = /^[^\s:;,()]{1,40}: /;
  * The items of a parenthesised list, split at its "; ". Where the items are labelled ("26.09: ...;
  * 26.08: ...; driver 580 ..."), an item's own "; " does not start a new one: only a label does.
  */
-export function detailItems(inner: string): string[] {
+function detailItems(inner: string): string[] {
   const parts = splitOutside(inner, "; ")
     .map((part) => part.trim())
     .filter(Boolean);
@@ -86,7 +86,7 @@ export function separateDetails(text: string): Prose {
  * Words into lines of at most `width` characters (a longer word stands alone). The spaces between
  * words on one line are kept as they were: "torch==2.5.1  ->  torch==2.7.*" keeps its arrows apart.
  */
-export function wrapWords(text: string, width = WRAP_WIDTH): string[] {
+function wrapWords(text: string, width = WRAP_WIDTH): string[] {
   const lines: string[] = [];
   let line = "";
   for (const [, gap, word] of text.trim().matchAll(/(\s*)(\S+)/g)) {

@@ -29,7 +29,7 @@ export interface ComparedFigure {
   statusB: Status | null;
 }
 
-export interface ReportSide {
+interface ReportSide {
   file: string;
   createdAt: string;
   gpu: string;

@@ -22,7 +22,7 @@ import {
 import { describeRun } from "./judge-checks.js";
 import { judgeFeatures } from "./judge-features.js";
 
-export interface BenchContext {
+interface BenchContext {
   peak: GpuPeak | null;
   ccMajor: number | null;
 }

@@ -9,9 +9,9 @@ import type { JitSmoke, Payload } from "./payload.js";
 import type { ValidationItem } from "./report.js";
 import { describeRun } from "./judge-checks.js";
 
-export type JitVerdict = "native" | "jit-dependent" | "fails" | "unchecked";
+type JitVerdict = "native" | "jit-dependent" | "fails" | "unchecked";
 
-export interface JitRow {
+interface JitRow {
   name: string;
   what: string;
   verdict: JitVerdict;

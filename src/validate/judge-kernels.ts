@@ -19,7 +19,7 @@ type SdpaCase = SdpaData["cases"][number];
 
 const FUSED = new Set(["flash", "cudnn", "efficient"]);
 
-export function kernelOps(payload: Payload): KernelOp[] {
+function kernelOps(payload: Payload): KernelOp[] {
   const result = payload.benchmarks.results.find((r) => r.name === "kernels" && r.data);
   const parsed = result ? KernelsDataSchema.safeParse(result.data) : null;
   return parsed?.success ? parsed.data.ops : [];

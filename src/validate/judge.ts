@@ -18,7 +18,7 @@ import { judgeJit } from "./judge-jit.js";
 import { judgeMfu } from "./judge-mfu.js";
 import { featureMatrix } from "./judge-features.js";
 
-export interface JudgeOptions {
+interface JudgeOptions {
   transport: string;
   /** The capture's own time, when a saved run is judged again (--from): kept, and judgedAt added. */
   createdAt?: string;

@@ -15,13 +15,13 @@ import { importChecks } from "../kb/import-checks.js";
 import { loadKnowledgeBase } from "../kb/index.js";
 import { formatsByCapability } from "./peaks.js";
 
-export const PAYLOAD_SCHEMA_ID = "gpuprep.validate.payload";
-export const PAYLOAD_SCHEMA_VERSION = 1;
+const PAYLOAD_SCHEMA_ID = "gpuprep.validate.payload";
+const PAYLOAD_SCHEMA_VERSION = 1;
 
 const num = z.number().nullable().optional();
 const str = z.string().nullable().optional();
 
-export const ChildRunSchema = z.object({
+const ChildRunSchema = z.object({
   status: z.enum(["ok", "error", "crash", "timeout"]),
   durationMs: z.number(),
   exitCode: z.number().nullable(),
@@ -77,7 +77,7 @@ const ModelSchema = z.looseObject({
   config: z.object({ modelType: z.unknown(), architectures: z.unknown() }).nullable(),
 });
 
-export const MatmulCaseSchema = TimingSchema.partial().extend({
+const MatmulCaseSchema = TimingSchema.partial().extend({
   dtype: z.string(),
   m: z.number(),
   n: z.number(),
@@ -98,7 +98,7 @@ const BackendRunSchema = TimingSchema.partial().extend({
   error: str,
 });
 
-export const SdpaCaseSchema = z.looseObject({
+const SdpaCaseSchema = z.looseObject({
   dtype: z.string(),
   batch: z.number(),
   heads: z.number(),
@@ -142,13 +142,13 @@ export const NcclDataSchema = z.looseObject({
 });
 
 /** One op's kernels as torch.profiler saw them (the CPU test mode: aten operators). */
-export const KernelListSchema = z.object({
+const KernelListSchema = z.object({
   kernels: z.array(z.object({ name: z.string(), count: z.number(), us: z.number() })).optional(),
   distinct: num,
   error: str,
 });
 
-export const KernelOpSchema = KernelListSchema.extend({
+const KernelOpSchema = KernelListSchema.extend({
   op: z.enum(["matmul", "sdpa", "feature"]),
   dtype: str,
   n: num,
@@ -164,7 +164,7 @@ export const KernelsDataSchema = z.looseObject({
   profiler: str,
 });
 
-export const FeatureCellSchema = TimingSchema.partial().extend({
+const FeatureCellSchema = TimingSchema.partial().extend({
   feature: z.string(),
   format: z.string(),
   /** The knowledge base says this compute capability has no such format: not called. */
@@ -186,7 +186,7 @@ export const FeaturesDataSchema = z.looseObject({
   cells: z.array(FeatureCellSchema),
 });
 
-export const JitSmokeSchema = z.object({
+const JitSmokeSchema = z.object({
   name: z.string(),
   what: z.string(),
   ok: z.boolean(),
@@ -202,9 +202,9 @@ const JitRunSchema = z.object({
   smokes: z.array(JitSmokeSchema),
 });
 
-export const JitSchema = z.object({ normal: JitRunSchema, noJit: JitRunSchema });
+const JitSchema = z.object({ normal: JitRunSchema, noJit: JitRunSchema });
 
-export const MfuResultSchema = z.looseObject({
+const MfuResultSchema = z.looseObject({
   error: str,
   kind: str,
   path: z.string().optional(),
@@ -229,7 +229,7 @@ export const MfuResultSchema = z.looseObject({
   kernels: KernelListSchema.optional(),
 });
 
-export const MfuSchema = z.object({
+const MfuSchema = z.object({
   run: ChildRunSchema.nullable(),
   result: MfuResultSchema.nullable(),
   skipped: str,
@@ -292,16 +292,8 @@ export type FeatureCellData = z.infer<typeof FeatureCellSchema>;
 export type JitSmoke = z.infer<typeof JitSmokeSchema>;
 export type MfuResult = z.infer<typeof MfuResultSchema>;
 
-export const BENCHMARK_NAMES = [
-  "sdpa",
-  "matmul",
-  "features",
-  "membw",
-  "transfer",
-  "nccl",
-  "kernels",
-] as const;
-export const CHECK_NAMES = ["extensions", "model", "jit", "mfu"] as const;
+const BENCHMARK_NAMES = ["sdpa", "matmul", "features", "membw", "transfer", "nccl", "kernels"] as const;
+const CHECK_NAMES = ["extensions", "model", "jit", "mfu"] as const;
 export const ONLY_NAMES = [...BENCHMARK_NAMES, ...CHECK_NAMES, "checks", "benchmarks"] as const;
 
 export interface PayloadOptions {
@@ -346,7 +338,7 @@ export function parsePayload(data: unknown, origin: string): Payload {
   return parsed.data;
 }
 
-export const PAYLOAD_PATH = fileURLToPath(new URL("./validate.py", import.meta.url));
+const PAYLOAD_PATH = fileURLToPath(new URL("./validate.py", import.meta.url));
 
 /**
  * Runs validate.py with `python` on this machine, through the local transport like every other

@@ -21,7 +21,7 @@ export function gpuPeakFor(kb: KnowledgeBase, deviceName: string): GpuPeak | nul
   return row ? peakFromRow(row) : null;
 }
 
-export function peakFromRow(row: GpuRow): GpuPeak {
+function peakFromRow(row: GpuRow): GpuPeak {
   return {
     name: row.name,
     tflops: { ...row.peakTflops },
@@ -43,7 +43,7 @@ export function densePeak(peak: GpuPeak | null, format: PeakFormat): number | "n
 }
 
 /** The formats the feature matrix calls (matmul's four are always called). */
-export const FEATURE_FORMATS = ["fp8", "int8", "mxfp8", "nvfp4"] as const satisfies readonly PeakFormat[];
+const FEATURE_FORMATS = ["fp8", "int8", "mxfp8", "nvfp4"] as const satisfies readonly PeakFormat[];
 
 /**
  * Per compute capability, whether its tensor cores have each feature format: false when every GPU

@@ -51,7 +51,7 @@ export function gemmLibrary(name: string): string | null {
 }
 
 /** The library of the busiest GEMM kernel of an operation. */
-export function gemmBackend(names: string[]): string {
+function gemmBackend(names: string[]): string {
   for (const name of names) {
     const library = gemmLibrary(name);
     if (library) return library;

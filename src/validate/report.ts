@@ -7,7 +7,7 @@ import type { GpuPeak } from "./peaks.js";
 // One vocabulary with doctor's severities (src/judge/vocabulary.ts maps one to the other).
 export type { Status } from "../judge/vocabulary.js";
 
-export interface Figure {
+interface Figure {
   value: number;
   unit: string;
 }

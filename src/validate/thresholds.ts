@@ -4,7 +4,7 @@
  */
 import type { Status } from "./report.js";
 
-export interface RatioLimits {
+interface RatioLimits {
   /** At or above: pass. */
   pass: number;
   /** At or above (and below pass): warn. Below: fail. */

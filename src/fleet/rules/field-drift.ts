@@ -34,7 +34,7 @@ export function referencePhrase(expected: Expectation, values: Array<[string, st
   return `the ${values[0]?.[1].length ?? 0} with ${shortValue(expected.text)}`;
 }
 
-export function driftMessage(
+function driftMessage(
   view: FleetView,
   field: FingerprintField,
   drift: NonNullable<ReturnType<typeof fieldDrift>>,
@@ -47,7 +47,7 @@ export function driftMessage(
 }
 
 /** A rule that fires when one field differs. */
-export function differs(
+function differs(
   id: string,
   title: string,
   severity: Severity,

@@ -5,7 +5,7 @@ import type { FindingSummary } from "../../diagnose/diagnose.js";
 import type { MachineSummary } from "../machine-summary.js";
 import type { Same } from "../../util/same-type.js";
 
-export const SeveritySchema = z.enum(["error", "warning", "info"]);
+const SeveritySchema = z.enum(["error", "warning", "info"]);
 
 export const FindingSchema = z.object({
   ruleId: z.string(),

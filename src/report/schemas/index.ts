@@ -32,7 +32,7 @@ import {
   SCAN_SCHEMA_VERSION,
 } from "../document-ids.js";
 
-export interface JsonDocument {
+interface JsonDocument {
   /** The document's `schema` field. */
   id: string;
   /** Its `schemaVersion`. */

@@ -21,7 +21,7 @@ const ProtectedPackageSchema = z.object({
   why: z.string(),
 });
 
-export const PlanSchema = z.object({
+const PlanSchema = z.object({
   lineChanges: z.array(z.object({ origin: z.string(), from: z.string(), to: z.string() })),
   project: z.object({
     dir: z.string(),

@@ -7,7 +7,7 @@ import type { CoverageVerdict } from "../../kb/compat.js";
 import type { Same } from "../../util/same-type.js";
 import type { PackageReport, SourceReport } from "../../remote/scan-result.js";
 
-export const CoverageVerdictSchema = z.object({
+const CoverageVerdictSchema = z.object({
   /** sass: a cubin runs natively; ptx-jit: only through the driver's JIT; none: no code can run. */
   how: z.enum(["sass", "ptx-jit", "none"]),
   via: z.array(z.string()),
@@ -16,7 +16,7 @@ export const CoverageVerdictSchema = z.object({
 const howSchema = z.enum(["sass", "ptx-jit", "none"]);
 
 /** A wheel scanned (a path, a URL, an index's pick, a lock's), or a lock entry that was not. */
-export const ScanPackageSchema = z.object({
+const ScanPackageSchema = z.object({
   name: z.string(),
   version: z.string().nullable(),
   filename: z.string().nullable(),
@@ -45,7 +45,7 @@ export const ScanPackageSchema = z.object({
   note: z.string().optional(),
 });
 
-export const ScanSourceSchema = z.object({
+const ScanSourceSchema = z.object({
   ref: z.string(),
   kind: z.enum(["wheel", "lock", "index", "image"]),
   transfer: z.enum(["file", "ranges", "stream", "registry"]).nullable(),

@@ -16,7 +16,7 @@ import { PEAK_FORMATS } from "../../kb/schema.js";
 const StatusSchema = z.enum(["pass", "warn", "fail", "skip", "info"]);
 const FigureSchema = z.object({ value: z.number(), unit: z.string() });
 
-export const ValidationItemSchema = z.object({
+const ValidationItemSchema = z.object({
   id: z.string(),
   group: z.enum(["check", "benchmark"]),
   category: z.string(),
@@ -38,7 +38,7 @@ const PrecisionPeakSchema = z.union([
   z.literal("not-on-arch"),
 ]);
 
-export const FeatureCellSchema = z.object({
+const FeatureCellSchema = z.object({
   feature: z.string(),
   format: z.string().nullable(),
   arch: z.enum(["yes", "not-on-arch", "unknown"]),
@@ -51,7 +51,7 @@ export const FeatureCellSchema = z.object({
   note: z.string(),
 });
 
-export const GpuPeakSchema = z.object({
+const GpuPeakSchema = z.object({
   name: z.string(),
   tflops: z.object({
     bf16: z.number().nullable(),

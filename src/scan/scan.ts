@@ -1,11 +1,12 @@
 /**
  * `gpuprep scan`'s core: the binaries on this machine (files, directories, an interpreter's
  * site-packages) and what is not installed (wheels, images, a lock, an index's pick), read and
- * judged for one GPU. The CLI (cli/scan.ts) parses the flags, names the GPU and renders.
+ * judged for one GPU. The CLI (cli/scan.ts) parses the flags, names the GPU and renders; a library
+ * caller (src/index.ts) names what it needs and takes the CLI's defaults for the rest.
  */
 import { findBinaries, scanFiles, type FileScan } from "../fatbin/index.js";
-import type { HttpClient } from "./http.js";
-import { readsRemote, type ScanInput, type ScanTarget } from "./scan-inputs.js";
+import type { HttpClient } from "../remote/http.js";
+import { readsRemote, type ScanInput, type ScanTarget } from "../remote/scan-inputs.js";
 import {
   libraryReport,
   newResult,
@@ -15,7 +16,7 @@ import {
   type ScanDevice,
   type ScanFinding,
   type SourceReport,
-} from "./scan-result.js";
+} from "../remote/scan-result.js";
 
 export interface ScanRequest {
   /** Files and directories on this machine (directories searched recursively). */
@@ -32,7 +33,7 @@ export interface ScanRequest {
   findLinks: string[];
   target: ScanTarget;
   /** The GPU judged for: a named one, or the local one once nvidia-smi answers (null: none). */
-  device: Promise<ScanDevice | null>;
+  device: ScanDevice | null | Promise<ScanDevice | null>;
   /** The paths named on the command line. */
   named: ReadonlySet<string>;
   /** Also list libraries without CUDA code. */
@@ -56,11 +57,53 @@ export interface ScanOutcome {
 
 type Progress = (text: string) => void;
 
+/**
+ * What a library caller gives scanPaths: any part of a request. The rest is what `gpuprep scan`
+ * takes without flags, but no local GPU (device null: no verdicts) and no download limits of its own.
+ */
+export type ScanOptions = Partial<ScanRequest>;
+
+/** The machine `gpuprep scan` judges for without flags: this CPU, Python 3.12, glibc 2.39. */
+async function defaultTarget(remote: boolean): Promise<ScanTarget> {
+  // The KB loads only where a variant label may be judged, as the CLI does.
+  const { knownCapabilities } = await import("./device.js");
+  return {
+    capability: null,
+    platform: { arch: process.arch === "arm64" ? "aarch64" : "x86_64", python: "3.12", glibc: [2, 39] },
+    driverCuda: null,
+    knownCapabilities: remote ? await knownCapabilities() : [],
+  };
+}
+
+/** The request with every part the caller left out filled in (the CLI gives all of them). */
+async function completeRequest(options: ScanOptions): Promise<ScanRequest> {
+  const inputs = options.inputs ?? [];
+  const lock = options.lock ?? null;
+  const packages = options.packages ?? [];
+  const roots = options.roots ?? [];
+  return {
+    roots,
+    inputs,
+    lock,
+    offline: options.offline ?? false,
+    packages,
+    indexes: options.indexes ?? [],
+    findLinks: options.findLinks ?? [],
+    target: options.target ?? (await defaultTarget(readsRemote({ inputs, lock, packages }))),
+    device: options.device ?? null,
+    named: options.named ?? new Set(roots),
+    all: options.all ?? false,
+    timeoutSeconds: options.timeoutSeconds ?? null,
+    maxBytes: options.maxBytes ?? null,
+  };
+}
+
 /** Reads and judges everything the request names; `onProgress` hears what is being read. */
-export async function scanPaths(request: ScanRequest, onProgress: Progress = () => {}): Promise<ScanOutcome> {
+export async function scanPaths(options: ScanOptions, onProgress: Progress = () => {}): Promise<ScanOutcome> {
+  const request = await completeRequest(options);
   // The readers of remote inputs (HTTP, zip, tar) load only when asked for: a plain scan's start-up
   // is measured against cuobjdump (docs/benchmarks.md).
-  const reader = readsRemote(request) ? await import("./scan-remote.js") : null;
+  const reader = readsRemote(request) ? await import("../remote/scan-remote.js") : null;
   // Made first: its deadline covers all downloads together.
   const client = reader?.httpClient(request.timeoutSeconds, request.maxBytes) ?? null;
   const { files, scans } = await scanLocalFiles(request.roots, onProgress);
@@ -113,7 +156,7 @@ function localReports(scans: FileScan[], request: ScanRequest, device: ScanDevic
   );
 }
 
-type Reader = typeof import("./scan-remote.js");
+type Reader = typeof import("../remote/scan-remote.js");
 
 /** The wheels and images named, then the lock, then each --package's pick, in that order. */
 async function readRemoteInputs(
