@@ -12,6 +12,7 @@ import { loadPackagedData, mergeOverlay } from "../src/kb/load.js";
 import { readOverlay } from "../src/kb/overlay.js";
 import { filesFromIndexPage, parseWheelName } from "../src/kb/update.js";
 import { schemaErrors } from "./support/json-schemas.js";
+import { asCapability } from "./support/capability.js";
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL("../..", import.meta.url));
@@ -95,7 +96,7 @@ for (const htmlOnly of [false, true]) {
       assert.deepEqual(unknown.archList, []);
       assert.equal(unknown.sources[0]?.url, `${base}/torch/`);
       const evaluation = kb.evaluateTorchBuilds({
-        computeCapability: "9.0",
+        computeCapability: asCapability("9.0"),
         driverVersion: "580.95.05",
         cpuArch: "x86_64",
       });

@@ -156,7 +156,7 @@ function requireGpu(kb: KnowledgeBase, name: string): GpuRow {
 
 function showGpu(kb: KnowledgeBase, name: string, json: boolean): number {
   const gpu = requireGpu(kb, name);
-  const arch = kb.arch(gpu.computeCapability);
+  const arch = kb.arch(kb.capabilityOf(gpu));
   const variants = kb.gpuVariants(gpu);
   const driverFloor = kb.minimumDriverFor(gpu)!;
   return emit(json, "gpu", { gpu, arch, variants, driverFloor }, (style) =>
@@ -264,10 +264,12 @@ function resolve(kb: KnowledgeBase, flags: ResolveFlags, json: boolean): number 
     cpuArch: arch,
     ...(flags.python ? { python: flags.python } : {}),
   } as const;
-  const evaluation = kb.evaluateTorchBuilds(query);
-  const images = kb.judgeNgcImages(query);
+  // The query as the KB takes it: the capability as a value (the JSON's query keeps the row's text).
+  const asked = { ...query, computeCapability: kb.capabilityOf(gpu) };
+  const evaluation = kb.evaluateTorchBuilds(asked);
+  const images = kb.judgeNgcImages(asked);
   return emit(json, "resolve", { gpu, query, torch: evaluation, ngc: images }, (style) =>
-    renderKbResolve(kb, gpu, query, evaluation, images, style),
+    renderKbResolve(kb, gpu, asked, evaluation, images, style),
   );
 }
 

@@ -6,6 +6,7 @@
  * made beside the conda environment.
  */
 import type { NativePlan } from "../plan/types.js";
+import { smName } from "../vocabulary/compute-capability.js";
 import { VERSION_AT_LEAST } from "./shell.js";
 import { shellDoubleQuoted, shellQuote } from "./quote.js";
 import { header } from "./paths.js";
@@ -17,7 +18,7 @@ import { driverCheck, tritonPtxasBlock } from "./setup-native.js";
  */
 export function renderSetupConda(plan: NativePlan, file: string, envName: string | null): string {
   const build = plan.native.build;
-  const sm = `sm_${plan.target.computeCapability.replace(".", "")}`;
+  const sm = smName(plan.target.capability);
   const name = envName ?? plan.project.name;
   // conda env update takes the environment's name from the file; a file without one needs --name.
   const nameFlag = envName === null ? ` --name ${shellQuote(name)}` : "";

@@ -5,6 +5,7 @@
  * build has no code for the GPU (a conda dependency that pulls its own torch would do that).
  */
 import type { NativePlan } from "../plan/types.js";
+import { smName } from "../vocabulary/compute-capability.js";
 import { VERSION_AT_LEAST } from "./shell.js";
 import { shellDoubleQuoted } from "./quote.js";
 import { header } from "./paths.js";
@@ -12,7 +13,7 @@ import { driverCheck, tritonPtxasBlock } from "./setup-native.js";
 
 export function renderSetupPixi(plan: NativePlan): string {
   const build = plan.native.build;
-  const sm = `sm_${plan.target.computeCapability.replace(".", "")}`;
+  const sm = smName(plan.target.capability);
   return `#!/usr/bin/env bash
 ${header(plan, "#")}#
 # usage: scripts/setup-pixi.sh   (GPUPREP_SKIP_DRIVER_CHECK=1 to set up where the GPU is not)

@@ -15,11 +15,18 @@
  *   https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html
  */
 import { compareVersions, versionParts } from "../util/version.js";
+import type { ComputeCapability } from "../vocabulary/compute-capability.js";
 
-export interface ComputeCapability {
-  major: number;
-  minor: number;
-}
+// The capability type and its parse and format live in the vocabulary; re-exported here, where the
+// library's users and the KB's modules have always found them.
+export {
+  compareCapability,
+  type ComputeCapability,
+  formatComputeCapability,
+  parseComputeCapability,
+  smDigits,
+  smName,
+} from "../vocabulary/compute-capability.js";
 
 export interface CodeTarget {
   kind: "sass" | "ptx";
@@ -29,28 +36,6 @@ export interface CodeTarget {
   suffix: "" | "a" | "f";
   /** As written: sm_90a, compute_120 ... */
   name: string;
-}
-
-/** "9.0", "12.1", "sm_121" or (9, 0) into a ComputeCapability; null when it is not one. */
-export function parseComputeCapability(text: string): ComputeCapability | null {
-  const trimmed = text.trim().toLowerCase();
-  const dotted = /^(\d{1,2})\.(\d)$/.exec(trimmed);
-  if (dotted) return { major: Number(dotted[1]), minor: Number(dotted[2]) };
-  const sm = /^(?:sm_|compute_)?(\d{2,3})[af]?$/.exec(trimmed);
-  if (sm) {
-    const digits = sm[1] as string;
-    return { major: Number(digits.slice(0, -1)), minor: Number(digits.slice(-1)) };
-  }
-  return null;
-}
-
-export function formatComputeCapability(cc: ComputeCapability): string {
-  return `${cc.major}.${cc.minor}`;
-}
-
-/** The sm_ name of a capability: 9.0 -> sm_90, 12.1 -> sm_121. */
-export function smName(cc: ComputeCapability, suffix: "" | "a" | "f" = ""): string {
-  return `sm_${cc.major}${cc.minor}${suffix}`;
 }
 
 /** "sm_90a" / "compute_120" / "sm_100f" into a CodeTarget; null for anything else. */

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { loadKnowledgeBase } from "./index.js";
 import { loadPackagedData } from "./load.js";
 import { findContradictions } from "./integrity.js";
+import { asCapability } from "../../test/support/capability.js";
 
 const kb = loadKnowledgeBase();
 
@@ -24,15 +25,15 @@ test("conda-forge torch 2.5.1 (CUDA 12.6, aarch64) runs on GB10 only through com
     "sm_90",
     "compute_90",
   ]);
-  const verdict = kb.judgeCondaTorchBuild(build, "12.1", "580.95.05");
+  const verdict = kb.judgeCondaTorchBuild(build, asCapability("12.1"), "580.95.05");
   assert.equal(verdict.runs, "ptx-jit");
   assert.deepEqual(verdict.via, ["compute_90"]);
-  assert.equal(kb.judgeCondaTorchBuild(build, "9.0", "580.95.05").runs, "sass");
+  assert.equal(kb.judgeCondaTorchBuild(build, asCapability("9.0"), "580.95.05").runs, "sass");
 });
 
 test("the best conda-forge builds for GB10 carry sm_120 SASS; __cuda 12 excludes the CUDA 13 builds", () => {
   const query = {
-    computeCapability: "12.1",
+    computeCapability: asCapability("12.1"),
     driverVersion: "580.95.05",
     platform: "linux-aarch64" as const,
     channel: "conda-forge" as const,
@@ -57,7 +58,7 @@ test("the pytorch channel: x86_64 only, nothing after 2.5, no code for Blackwell
   assert.deepEqual([...new Set(rows.map((r) => r.torch))], ["2.5", "2.4", "2.3", "2.2"]);
   assert.deepEqual(
     kb.condaTorchBuildsFor({
-      computeCapability: "12.0",
+      computeCapability: asCapability("12.0"),
       driverVersion: "580.95.05",
       platform: "linux-x86_64",
       channel: "pytorch",

@@ -9,6 +9,7 @@ import { KnowledgeBase } from "./index.js";
 import { loadPackagedData } from "./load.js";
 import { findContradictions } from "./integrity.js";
 import type { ExtensionPlatform } from "./types.js";
+import { asCapability } from "../../test/support/capability.js";
 
 const data = loadPackagedData();
 const kb = new KnowledgeBase(data);
@@ -18,7 +19,7 @@ function verdictsOn(gpuName: string, platform?: ExtensionPlatform) {
   const gpu = kb.gpu(gpuName);
   assert.ok(gpu, `${gpuName} is in the GPU table`);
   const query = {
-    computeCapability: gpu.computeCapability,
+    computeCapability: asCapability(gpu.computeCapability),
     platform: platform ?? (gpu.hostCpuArch === "aarch64" ? "linux-aarch64" : "linux-x86_64"),
   } as const;
   return Object.fromEntries(kb.extensionVerdicts(query).map((v) => [v.name, v]));
@@ -125,7 +126,9 @@ test("Jetson Orin (8.7): mamba-ssm's wheels carry sm_87; causal-conv1d's too, bu
 
 test("flashinfer compiles at run time for the capabilities its README lists", () => {
   const query = (cc: string) =>
-    kb.extensionVerdicts({ computeCapability: cc, platform: "linux-x86_64" }, ["flashinfer-python"])[0]!;
+    kb.extensionVerdicts({ computeCapability: asCapability(cc), platform: "linux-x86_64" }, [
+      "flashinfer-python",
+    ])[0]!;
   assert.equal(query("12.1").verdict, "jit");
   assert.equal(query("11.0").verdict, "jit");
   assert.equal(query("10.7").verdict, "unknown", "Rubin is not in the README table");
@@ -136,7 +139,10 @@ test("an older release: xformers 0.0.32.post2 reaches Blackwell only through PTX
   const row = structuredClone(kb.extension("xformers")!);
   row.builds = row.builds!.filter((build) => build.version === "0.0.32.post2");
   const local = new KnowledgeBase({ ...data, extensions: [row] });
-  const [verdict] = local.extensionVerdicts({ computeCapability: "12.0", platform: "linux-x86_64" });
+  const [verdict] = local.extensionVerdicts({
+    computeCapability: asCapability("12.0"),
+    platform: "linux-x86_64",
+  });
   assert.equal(verdict!.verdict, "prebuilt");
   assert.equal(verdict!.how, "ptx-jit");
 });

@@ -8,6 +8,7 @@ import { KnowledgeBase } from "./index.js";
 import { loadPackagedData } from "./load.js";
 import { findContradictions } from "./integrity.js";
 import { satisfies } from "../util/pep440.js";
+import { asCapability } from "../../test/support/capability.js";
 
 const data = loadPackagedData();
 const kb = new KnowledgeBase(data);
@@ -45,7 +46,7 @@ test("a driver below the GPU's floor is too old for it, whatever CUDA (and Volta
   assert.equal(kb.checkDriverForGpu(v100, "595.58.03").verdict, "too-new");
   // The same floor turns torch wheels down: nothing runs on an RTX 5070 Ti with 535.
   const evaluation = kb.evaluateTorchBuilds({
-    computeCapability: "12.0",
+    computeCapability: asCapability("12.0"),
     driverVersion: "535.104.05",
     cpuArch: "x86_64",
   });
@@ -131,7 +132,7 @@ test("torch 1.12 and 1.13: builds per CUDA variant; 1.13.1 runs on an RTX 4090 t
   assert.deepEqual(cu117.pythons, ["3.7", "3.8", "3.9", "3.10"]);
   assert.equal(cu117.pypiDefault, true);
   const choices = kb.torchBuildsFor({
-    computeCapability: "8.9",
+    computeCapability: asCapability("8.9"),
     driverVersion: "535.104.05",
     cpuArch: "x86_64",
     python: "3.10",
@@ -141,7 +142,7 @@ test("torch 1.12 and 1.13: builds per CUDA variant; 1.13.1 runs on an RTX 4090 t
   assert.equal(old.via[0], "sm_86");
   // cu102 stops at sm_70 with no PTX: nothing for Ada.
   const rejected = kb.evaluateTorchBuilds({
-    computeCapability: "8.9",
+    computeCapability: asCapability("8.9"),
     driverVersion: "535.104.05",
     cpuArch: "x86_64",
   }).rejected;

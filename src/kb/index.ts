@@ -17,9 +17,16 @@ import type {
   SystemRow,
   WheelPythonsRow,
 } from "./types.js";
-import { driverSupport, parseComputeCapability, type DriverSupport } from "./compat.js";
+import {
+  driverSupport,
+  formatComputeCapability,
+  smDigits,
+  type ComputeCapability,
+  type DriverSupport,
+} from "./compat.js";
+import { rowCapability } from "./capability.js";
 import { compareVersions, majorMinor } from "../util/version.js";
-import { resolveGpu, type GpuResolution } from "./queries/gpu.js";
+import { firstGpuWith, resolveGpu, type GpuResolution } from "./queries/gpu.js";
 import {
   evaluateTorchBuilds,
   type TorchBuildChoice,
@@ -93,11 +100,15 @@ export { DRIVER_FACTS, toolkitSources } from "./queries/toolkit-sources.js";
 export class KnowledgeBase {
   constructor(readonly data: KnowledgeBaseData) {}
 
-  /** The row for a compute capability ("9.0", "sm_90"), or null when we have none. */
-  arch(computeCapability: string): ArchRow | null {
-    const cc = parseComputeCapability(computeCapability);
-    if (!cc) return null;
-    return this.data.archs.find((row) => row.computeCapability === `${cc.major}.${cc.minor}`) ?? null;
+  /** The arch row for a compute capability, or null when we have none. */
+  arch(cc: ComputeCapability): ArchRow | null {
+    const key = formatComputeCapability(cc);
+    return this.data.archs.find((row) => row.computeCapability === key) ?? null;
+  }
+
+  /** The capability a GPU row (or any KB row) names, parsed once per text (kb/capability.ts). */
+  capabilityOf(row: { computeCapability: string }): ComputeCapability {
+    return rowCapability(row.computeCapability);
   }
 
   /** The toolkit row for a CUDA version ("12.8", "12.8.1"), or null when unknown. */
@@ -128,6 +139,11 @@ export class KnowledgeBase {
   /** A GPU by name (nvidia-smi, torch or user spelling) or capability ("12.1", "sm_120"). */
   gpu(nameOrCc: string): GpuRow | null {
     return this.resolveGpu(nameOrCc).match;
+  }
+
+  /** The first GPU row of a capability (the row a capability typed as a name stands for), or null. */
+  firstGpuWith(cc: ComputeCapability): GpuRow | null {
+    return firstGpuWith(this.data.gpus, cc);
   }
 
   /** Like gpu(), plus the closest rows when nothing matches (for error messages). */
@@ -171,11 +187,9 @@ export class KnowledgeBase {
    * HGX B200: 570.133.20) and the architecture's (the first CUDA toolkit's GA driver, e.g. 12.0:
    * 570.26); null where neither is known or the capability is a Jetson's (JetPack brings its driver).
    */
-  minDriverForCapability(computeCapability: string): string | null {
-    const cc = parseComputeCapability(computeCapability);
-    if (!cc) return null;
-    const key = `${cc.major}.${cc.minor}`;
-    const arch = this.arch(key);
+  minDriverForCapability(cc: ComputeCapability): string | null {
+    const key = formatComputeCapability(cc);
+    const arch = this.arch(cc);
     if (arch?.tegra) return null;
     const floors = this.data.gpus
       .filter((row) => row.computeCapability === key && row.minDriverLinux)
@@ -199,12 +213,12 @@ export class KnowledgeBase {
   minimumDriverFor(gpu: GpuRow | string): GpuDriverFloor | null {
     const row = typeof gpu === "string" ? this.gpu(gpu) : gpu;
     if (!row) return null;
-    return minimumDriverFor(row, this.arch(row.computeCapability), this.gpuVariants(row));
+    return minimumDriverFor(row, this.arch(this.capabilityOf(row)), this.gpuVariants(row));
   }
 
   /** Is this driver too old (or, for Volta on R590+, too new) for this GPU, independent of CUDA. */
   checkDriverForGpu(gpu: GpuRow, driverVersion: string): GpuDriverCheck {
-    const floor = minimumDriverFor(gpu, this.arch(gpu.computeCapability), this.gpuVariants(gpu));
+    const floor = minimumDriverFor(gpu, this.arch(this.capabilityOf(gpu)), this.gpuVariants(gpu));
     return checkDriverForGpu(floor, driverVersion);
   }
 
@@ -242,7 +256,7 @@ export class KnowledgeBase {
   /** How one conda build fares on a GPU and driver (SASS, PTX JIT, no code, CPU-only). */
   judgeCondaTorchBuild(
     build: CondaTorchBuildRow,
-    computeCapability: string,
+    computeCapability: ComputeCapability,
     driverVersion: string | null,
   ): CondaTorchVerdict {
     return judgeCondaTorchBuild(build, this.data.cudaToolkits, computeCapability, driverVersion);
@@ -279,7 +293,7 @@ export class KnowledgeBase {
   }
 
   /** What judging an NGC image needs from the other tables for this GPU. */
-  private ngcContext(computeCapability: string, gpuName?: string): NgcJudgeContext {
+  private ngcContext(computeCapability: ComputeCapability, gpuName?: string): NgcJudgeContext {
     return {
       tegraCapabilities: this.data.archs.filter((row) => row.tegra).map((row) => row.computeCapability),
       gpuMinDriver: this.gpuFloor(computeCapability, gpuName),
@@ -290,7 +304,7 @@ export class KnowledgeBase {
    * The driver floor to hold builds to: the named GPU's own (GB200: 570.26, not HGX B200's
    * 570.133.20, which NVIDIA states for that system), else the highest of its capability's rows.
    */
-  private gpuFloor(computeCapability: string, gpuName?: string): string | null {
+  private gpuFloor(computeCapability: ComputeCapability, gpuName?: string): string | null {
     const row = gpuName ? this.gpu(gpuName) : null;
     if (row) {
       const floor = this.minimumDriverFor(row);
@@ -389,10 +403,8 @@ export class KnowledgeBase {
    * The oldest CUDA toolkit whose nvcc compiles SASS for exactly this capability (12.1 -> 12.9),
    * from the toolkits' sourced target lists; null where none lists it.
    */
-  oldestCudaCompiling(computeCapability: string): CudaToolkitRow | null {
-    const cc = parseComputeCapability(computeCapability);
-    if (!cc) return null;
-    const sm = `${cc.major}${cc.minor}`;
+  oldestCudaCompiling(cc: ComputeCapability): CudaToolkitRow | null {
+    const sm = smDigits(cc);
     return (
       [...this.data.cudaToolkits]
         .sort((a, b) => compareVersions(a.version, b.version))

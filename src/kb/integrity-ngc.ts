@@ -4,7 +4,8 @@
  * could not have served (a CUDA 12 image "running" Thor as 11.0), a run on a platform the row says
  * is not published, a warning without the exception it implies. One line per problem.
  */
-import { coverageFor, driverBranch, parseComputeCapability } from "./compat.js";
+import { coverageFor, driverBranch } from "./compat.js";
+import { rowCapability } from "./capability.js";
 import type { KnowledgeBaseData } from "./load.js";
 import type { ArchRow, CudaToolkitRow, NgcArchList, NgcGpuRun, NgcImageRow } from "./types.js";
 import { resolveGpu } from "./queries/gpu.js";
@@ -121,8 +122,7 @@ function runResultProblems(run: NgcGpuRun, what: string, ctx: GpuContext): strin
   const listed = ctx.exceptions.has(run.computeCapability);
   if (run.result === "ran") {
     if (listed) problems.push(`${what}: ran, yet ${run.computeCapability} is listed as an exception`);
-    const cc = parseComputeCapability(run.computeCapability);
-    if (cc && ctx.sass && coverageFor(ctx.sass, cc).how !== "sass")
+    if (ctx.sass && coverageFor(ctx.sass, rowCapability(run.computeCapability)).how !== "sass")
       problems.push(`${what}: ran, but CUDA ${ctx.toolkit!.version} compiles no SASS for it`);
   } else if ((run.result === "warned" || run.result === "failed") && !listed)
     problems.push(`${what}: ${run.result}, but ${run.computeCapability} is not listed as an exception`);
@@ -140,9 +140,7 @@ function gpuProblems(image: NgcImageRow, data: KnowledgeBaseData): string[] {
     exceptions: new Set(image.gpus.exceptions.map((entry) => entry.computeCapability)),
     sass: toolkit?.sassTargets?.map((sm) => `sm_${sm}`),
   };
-  const floorCc = image.gpus.minComputeCapability
-    ? parseComputeCapability(image.gpus.minComputeCapability)
-    : null;
+  const floorCc = image.gpus.minComputeCapability ? rowCapability(image.gpus.minComputeCapability) : null;
   const floorProblem =
     floorCc && ctx.sass && coverageFor(ctx.sass, floorCc).how !== "sass"
       ? [
@@ -198,10 +196,7 @@ function exceptionsWithSass(image: NgcImageRow, list: NgcArchList, what: string)
   const sass = list.archList.filter((target) => target.startsWith("sm_"));
   return image.gpus.exceptions
     .filter((exception) => warnedHere(exception.computeCapability))
-    .filter((entry) => {
-      const cc = parseComputeCapability(entry.computeCapability);
-      return cc && coverageFor(sass, cc).how === "sass";
-    })
+    .filter((entry) => coverageFor(sass, rowCapability(entry.computeCapability)).how === "sass")
     .map((entry) => `${what}: has SASS for ${entry.computeCapability}, a known exception`);
 }
 
@@ -217,7 +212,7 @@ function runsWithoutCode(image: NgcImageRow, data: KnowledgeBaseData): string[] 
       image,
       platform,
       data.cudaToolkits,
-      { computeCapability: run.computeCapability, cpuArch: run.cpuArch },
+      { computeCapability: rowCapability(run.computeCapability), cpuArch: run.cpuArch },
       { tegraCapabilities: tegra },
     );
     if (choice.code.how === "none")

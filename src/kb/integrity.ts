@@ -5,7 +5,8 @@
  * its marketed size. Returns one line per problem.
  */
 import { existsSync } from "node:fs";
-import { coverageFor, parseCodeTarget, parseComputeCapability } from "./compat.js";
+import { coverageFor, parseCodeTarget } from "./compat.js";
+import { rowCapability } from "./capability.js";
 import { currentBuilds } from "./queries/extensions.js";
 import { ngcContradictions } from "./integrity-ngc.js";
 import { gpuContradictions } from "./integrity-gpus.js";
@@ -251,7 +252,7 @@ function extensionCoverageProblems(ext: ExtensionRow): string[] {
   const problems: string[] = [];
   const name = `extension ${ext.name}`;
   for (const cc of ext.buildFromSourceFor) {
-    const device = parseComputeCapability(cc)!;
+    const device = rowCapability(cc);
     const serving = current.find((build) => coverageFor(build.targets, device).how !== "none");
     if (serving)
       problems.push(
@@ -259,7 +260,7 @@ function extensionCoverageProblems(ext: ExtensionRow): string[] {
       );
   }
   for (const cc of ext.supportedComputeCapabilities) {
-    const device = parseComputeCapability(cc)!;
+    const device = rowCapability(cc);
     if (!current.some((build) => coverageFor(build.targets, device).how === "sass"))
       problems.push(
         `${name}: ${cc} is listed as supported, but no ${current[0]!.version} build carries SASS for it`,

@@ -10,6 +10,7 @@ import { loadPackagedData } from "./load.js";
 import { findContradictions } from "./integrity.js";
 import { judgeNgcImageOn, ngcImageVerdicts } from "./queries/ngc.js";
 import type { NgcImageRow } from "./types.js";
+import { asCapability } from "../../test/support/capability.js";
 
 const data = loadPackagedData();
 const kb = new KnowledgeBase(data);
@@ -33,14 +34,22 @@ function verdict(
   driverVersion?: string,
 ) {
   const choice = kb
-    .ngcImageVerdicts({ computeCapability, cpuArch, driverVersion: driverVersion ?? null })
+    .ngcImageVerdicts({
+      computeCapability: asCapability(computeCapability),
+      cpuArch,
+      driverVersion: driverVersion ?? null,
+    })
     .find((entry) => entry.image.tag === tag && entry.platform !== "igpu");
   assert.ok(choice, `no verdict for ${tag}`);
   return choice;
 }
 
 test("an A100 gets a current image: the newest its driver runs natively, and the newest at all", () => {
-  const query = { computeCapability: "8.0", cpuArch: "x86_64", driverVersion: "610.43.03" } as const;
+  const query = {
+    computeCapability: asCapability("8.0"),
+    cpuArch: "x86_64",
+    driverVersion: "610.43.03",
+  } as const;
   const newest = kb.newestRunningNgcImage(query)!;
   assert.equal(newest.image.tag, "26.07", "CUDA 13.3's own driver is 610.43.02");
   assert.equal(newest.code.how, "sass");
@@ -80,12 +89,12 @@ test("PTX only: runs through JIT with the CUDA's own driver, not under minor-ver
     image.archLists = [{ ...image.archLists[0]!, archList: ["sm_80", "compute_90"] }];
   });
   const toolkits = data.cudaToolkits;
-  const context = { gpuMinDriver: kb.minDriverForCapability("9.0") };
+  const context = { gpuMinDriver: kb.minDriverForCapability(asCapability("9.0")) };
   const native = judgeNgcImageOn(
     ptxOnly,
     "amd64",
     toolkits,
-    { computeCapability: "9.0", cpuArch: "x86_64", driverVersion: "610.43.03" },
+    { computeCapability: asCapability("9.0"), cpuArch: "x86_64", driverVersion: "610.43.03" },
     context,
   );
   assert.equal(native.code.how, "ptx-jit");
@@ -94,7 +103,7 @@ test("PTX only: runs through JIT with the CUDA's own driver, not under minor-ver
     ptxOnly,
     "amd64",
     toolkits,
-    { computeCapability: "9.0", cpuArch: "x86_64", driverVersion: "580.95.05" },
+    { computeCapability: asCapability("9.0"), cpuArch: "x86_64", driverVersion: "580.95.05" },
     context,
   );
   assert.equal(minor.runs, false);
@@ -103,7 +112,7 @@ test("PTX only: runs through JIT with the CUDA's own driver, not under minor-ver
 
 test("a driver below the GPU's own floor is refused for every image (RTX 5070 Ti on 535)", () => {
   const on535 = kb.ngcImageVerdicts({
-    computeCapability: "12.0",
+    computeCapability: asCapability("12.0"),
     cpuArch: "x86_64",
     driverVersion: "535.104.05",
   });
@@ -115,7 +124,7 @@ test("a driver below the GPU's own floor is refused for every image (RTX 5070 Ti
   );
   // Silent: the R570 branch runs the CUDA 12.8 images.
   const on570 = kb.ngcImageVerdicts({
-    computeCapability: "12.0",
+    computeCapability: asCapability("12.0"),
     cpuArch: "x86_64",
     driverVersion: "570.124.06",
   });
@@ -140,14 +149,14 @@ test("without a driver: the verdict is about the code, and names the driver each
 test("Jetson -igpu images: Orin gets the JetPack 6 tags, Thor the JetPack 7 ones, a GB10 none", () => {
   const igpu = (cc: string) =>
     kb
-      .ngcImageVerdicts({ computeCapability: cc, cpuArch: "aarch64" })
+      .ngcImageVerdicts({ computeCapability: asCapability(cc), cpuArch: "aarch64" })
       .filter((choice) => choice.platform === "igpu" && choice.runs)
       .map((choice) => choice.image.tag);
   assert.deepEqual(igpu("8.7"), ["25.06", "25.05", "25.04", "25.03", "25.02", "25.01", "24.12", "24.11"]);
   assert.deepEqual(igpu("11.0"), ["26.02", "26.01", "25.12", "25.11", "25.10", "25.09", "25.08"]);
   assert.deepEqual(igpu("12.1"), []);
   const orin = kb
-    .ngcImageVerdicts({ computeCapability: "8.7", cpuArch: "aarch64" })
+    .ngcImageVerdicts({ computeCapability: asCapability("8.7"), cpuArch: "aarch64" })
     .find((choice) => choice.platform === "igpu" && choice.image.tag === "25.06")!;
   assert.equal(orin.ref, "nvcr.io/nvidia/pytorch:25.06-py3-igpu");
   assert.equal(orin.code.how, "jetpack");
@@ -161,7 +170,7 @@ test("Jetson -igpu images: Orin gets the JetPack 6 tags, Thor the JetPack 7 ones
   // A discrete GPU is never offered an -igpu image.
   assert.ok(
     kb
-      .ngcImageVerdicts({ computeCapability: "12.1", cpuArch: "aarch64" })
+      .ngcImageVerdicts({ computeCapability: asCapability("12.1"), cpuArch: "aarch64" })
       .every((choice) => choice.platform !== "igpu"),
   );
 });
@@ -172,7 +181,7 @@ test("an image whose CUDA does not know the GPU cannot run it, even with PTX for
   assert.equal(gb10.runs, false);
   const noException = derived("24.11", (image) => (image.gpus.exceptions = []));
   const choice = judgeNgcImageOn(noException, "arm64", data.cudaToolkits, {
-    computeCapability: "12.1",
+    computeCapability: asCapability("12.1"),
     cpuArch: "aarch64",
     driverVersion: "580.95.05",
   });
@@ -188,8 +197,8 @@ test("an image whose CUDA does not know the GPU cannot run it, even with PTX for
 
 test("every verdict carries the sources it rests on, and the row's own", () => {
   for (const query of [
-    { computeCapability: "8.0", cpuArch: "x86_64" as const },
-    { computeCapability: "11.0", cpuArch: "aarch64" as const },
+    { computeCapability: asCapability("8.0"), cpuArch: "x86_64" as const },
+    { computeCapability: asCapability("11.0"), cpuArch: "aarch64" as const },
   ])
     for (const choice of ngcImageVerdicts(data.ngcImages, data.cudaToolkits, query)) {
       assert.ok(choice.sources.length > 0, choice.ref);

@@ -8,6 +8,7 @@ import { judgeNgcImage, ngcGpuCoverage } from "./queries/ngc.js";
 import { satisfies } from "../util/pep440.js";
 import { versionParts } from "../util/version.js";
 import type { NgcGpuRun, NgcImageRow } from "./types.js";
+import { asCapability } from "../../test/support/capability.js";
 
 const data = loadPackagedData();
 const kb = new KnowledgeBase(data);
@@ -28,7 +29,7 @@ function derived(tag: string, change: (image: NgcImageRow) => void): NgcImageRow
 
 function coverage(tag: string, cc: string, cpuArch: "x86_64" | "aarch64") {
   const image = row(tag);
-  return ngcGpuCoverage(image, data.cudaToolkits, cc, cpuArch, tegra);
+  return ngcGpuCoverage(image, data.cudaToolkits, asCapability(cc), cpuArch, tegra);
 }
 
 test("every monthly tag from 24.11 to 26.09 is answered except 25.07, each with torch as it prints", () => {
@@ -81,7 +82,7 @@ test("25.01 covers 12.0 on x86_64 through a first-hand run, and nothing on aarch
 test("25.09 covers GB10 (12.1) on aarch64; an image with no sourced arm64 build is not offered to GB10", () => {
   assert.equal(coverage("25.09", "12.1", "aarch64").covered, true);
   const verdicts = kb.judgeNgcImages({
-    computeCapability: "12.1",
+    computeCapability: asCapability("12.1"),
     driverVersion: "580.95.05",
     cpuArch: "aarch64",
   });
@@ -90,7 +91,7 @@ test("25.09 covers GB10 (12.1) on aarch64; an image with no sourced arm64 build 
   assert.match(v2502.reason, /no source says a linux\/arm64 image is published for 25\.02/);
   const noArm = derived("25.09", (image) => (image.platforms.arm64 = false));
   const verdict = judgeNgcImage(noArm, data.cudaToolkits, {
-    computeCapability: "12.1",
+    computeCapability: asCapability("12.1"),
     driverVersion: "580.95.05",
     cpuArch: "aarch64",
   });
@@ -102,7 +103,11 @@ test("25.09 covers GB10 (12.1) on aarch64; an image with no sourced arm64 build 
   assert.match(early.reason, /known exception for compute capability 12\.1: .*not yet supported/);
   assert.deepEqual(
     kb
-      .ngcImagesFor({ computeCapability: "12.1", driverVersion: "580.95.05", cpuArch: "aarch64" })
+      .ngcImagesFor({
+        computeCapability: asCapability("12.1"),
+        driverVersion: "580.95.05",
+        cpuArch: "aarch64",
+      })
       .map((i) => i.tag),
     // 26.08 and 25.10 by their read arm64 arch list, the tags between them by the derived one,
     // 25.09 by a first-hand run; 26.01 is left out (no source says it has an arm64 image).
@@ -116,7 +121,11 @@ test("no CUDA 12 image covers Jetson Thor, and a Thor run on one is refused by i
       assert.equal(coverage(image.tag, cc, "aarch64").covered, false, `${image.tag} ${cc}`);
   assert.deepEqual(
     kb
-      .ngcImagesFor({ computeCapability: "11.0", driverVersion: "580.95.05", cpuArch: "aarch64" })
+      .ngcImagesFor({
+        computeCapability: asCapability("11.0"),
+        driverVersion: "580.95.05",
+        cpuArch: "aarch64",
+      })
       .map((i) => i.tag),
     [
       "26.09",
@@ -152,25 +161,25 @@ test("no CUDA 12 image covers Jetson Thor, and a Thor run on one is refused by i
 test("a Jetson part is covered only by a run on it, never by a floor", () => {
   // CUDA 12: the arm64 image's SBSA CUDA does not run on a Jetson at all (it has its -igpu image).
   const floored = derived("25.05", (image) => (image.gpus.minComputeCapability = "7.5"));
-  const orin = ngcGpuCoverage(floored, data.cudaToolkits, "8.7", "aarch64", tegra);
+  const orin = ngcGpuCoverage(floored, data.cudaToolkits, asCapability("8.7"), "aarch64", tegra);
   assert.equal(orin.covered, false);
   assert.match(
     orin.detail,
     /25\.05's linux\/arm64 image carries SBSA CUDA 12\.9, which does not run on a Jetson \(8\.7\)/,
   );
-  const a10 = ngcGpuCoverage(floored, data.cudaToolkits, "8.6", "aarch64", tegra);
+  const a10 = ngcGpuCoverage(floored, data.cudaToolkits, asCapability("8.6"), "aarch64", tegra);
   assert.equal(a10.covered && a10.rule, "stated-floor");
   // CUDA 13: SBSA CUDA runs on Thor only (NVIDIA keeps Orin on its own CUDA), and on Thor only a
   // run on it (or an arch list) counts, never the floor.
   const floored13 = derived("26.09", (image) => (image.gpus.minComputeCapability = "7.5"));
-  const orin13 = ngcGpuCoverage(floored13, data.cudaToolkits, "8.7", "aarch64", tegra);
+  const orin13 = ngcGpuCoverage(floored13, data.cudaToolkits, asCapability("8.7"), "aarch64", tegra);
   assert.equal(orin13.covered, false);
   assert.match(orin13.detail, /unified SBSA and Jetson CUDA from 13\.0 for Thor \(11\.0\) only/);
   const noThorRun = derived("26.09", (image) => {
     image.gpus.minComputeCapability = "7.5";
     image.gpus.runs = image.gpus.runs.filter((run) => run.computeCapability !== "11.0");
   });
-  const thor13 = ngcGpuCoverage(noThorRun, data.cudaToolkits, "11.0", "aarch64", tegra);
+  const thor13 = ngcGpuCoverage(noThorRun, data.cudaToolkits, asCapability("11.0"), "aarch64", tegra);
   assert.equal(thor13.covered, false);
   assert.match(thor13.detail, /11\.0 is a Jetson \(Tegra iGPU\) part/);
 });
@@ -184,7 +193,7 @@ test("23.02's stated floor covers Hopper on x86_64 but no Blackwell its CUDA 12.
 });
 
 test("RTX 5090 on driver 570 gets CUDA 12.8 images only; 12.9 and 13.x images say which driver they need", () => {
-  const query = { computeCapability: "12.0", driverVersion: "570", cpuArch: "x86_64" as const };
+  const query = { computeCapability: asCapability("12.0"), driverVersion: "570", cpuArch: "x86_64" as const };
   assert.deepEqual(
     kb.ngcImagesFor(query).map((image) => image.tag),
     ["25.03", "25.02", "25.01"],
@@ -212,7 +221,7 @@ test("RTX 5090 on driver 570 gets CUDA 12.8 images only; 12.9 and 13.x images sa
 
 test("CUDA 13 images: 575 is refused, 580 runs 13.0 natively and 13.1 under minor-version compatibility", () => {
   const gb10 = (driverVersion: string) =>
-    kb.judgeNgcImages({ computeCapability: "12.1", driverVersion, cpuArch: "aarch64" });
+    kb.judgeNgcImages({ computeCapability: asCapability("12.1"), driverVersion, cpuArch: "aarch64" });
   assert.ok(gb10("575.57.08").every((v) => !v.runs || versionParts(v.image.cuda)[0] === 12));
   assert.match(gb10("575.57.08").find((v) => v.image.tag === "25.09")!.reason, /older than 580/);
   const on580 = gb10("580.65.06");
@@ -230,13 +239,21 @@ test("CUDA 13 images: 575 is refused, 580 runs 13.0 natively and 13.1 under mino
 
 test("the GPU's own driver floor applies to NGC images too (HGX B200 needs 570.133.20)", () => {
   const verdict = kb
-    .judgeNgcImages({ computeCapability: "10.0", driverVersion: "570.86.10", cpuArch: "x86_64" })
+    .judgeNgcImages({
+      computeCapability: asCapability("10.0"),
+      driverVersion: "570.86.10",
+      cpuArch: "x86_64",
+    })
     .find((v) => v.image.tag === "25.03")!;
   assert.equal(verdict.runs, false);
   assert.match(verdict.reason, /older than 570\.133\.20, the first driver that supports this GPU/);
   assert.equal(
     kb
-      .judgeNgcImages({ computeCapability: "10.0", driverVersion: "570.133.20", cpuArch: "x86_64" })
+      .judgeNgcImages({
+        computeCapability: asCapability("10.0"),
+        driverVersion: "570.133.20",
+        cpuArch: "x86_64",
+      })
       .find((v) => v.image.tag === "25.03")!.runs,
     true,
   );

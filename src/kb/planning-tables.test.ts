@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { KnowledgeBase, describeWheelPythons, hasWheelFor } from "./index.js";
 import { loadPackagedData } from "./load.js";
 import { findContradictions } from "./integrity.js";
+import { asCapability } from "../../test/support/capability.js";
 
 const data = loadPackagedData();
 const kb = new KnowledgeBase(data);
@@ -55,11 +56,11 @@ test("named systems: DGX Spark ships driver 580.82.09 (NVIDIA's playbook capture
 });
 
 test("the oldest CUDA whose nvcc compiles a capability, from the toolkits' target lists", () => {
-  assert.equal(kb.oldestCudaCompiling("12.1")?.version, "12.9");
-  assert.equal(kb.oldestCudaCompiling("12.0")?.version, "12.8");
-  assert.equal(kb.oldestCudaCompiling("11.0")?.version, "13.0");
-  assert.equal(kb.oldestCudaCompiling("9.0")?.version, "11.8");
-  assert.equal(kb.oldestCudaCompiling("10.7")?.version, "13.4");
+  assert.equal(kb.oldestCudaCompiling(asCapability("12.1"))?.version, "12.9");
+  assert.equal(kb.oldestCudaCompiling(asCapability("12.0"))?.version, "12.8");
+  assert.equal(kb.oldestCudaCompiling(asCapability("11.0"))?.version, "13.0");
+  assert.equal(kb.oldestCudaCompiling(asCapability("9.0"))?.version, "11.8");
+  assert.equal(kb.oldestCudaCompiling(asCapability("10.7"))?.version, "13.4");
 });
 
 test("integrity: a system on an unknown GPU or below its CUDA's driver, a release in two rows", () => {

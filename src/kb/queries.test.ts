@@ -4,6 +4,7 @@ import { KnowledgeBase } from "./index.js";
 import { loadPackagedData } from "./load.js";
 import { docsUrl } from "../docs-url.js";
 import { coverageFor, parseComputeCapability } from "./compat.js";
+import { asCapability } from "../../test/support/capability.js";
 
 const kb = new KnowledgeBase(loadPackagedData());
 
@@ -49,7 +50,7 @@ test("H100 SXM peaks are the dense datasheet figures (half the sparse ones)", ()
 
 test("GB10 + driver 580 + aarch64 + Python 3.12: a CUDA 13 aarch64 wheel with sm_120 SASS", () => {
   const choices = kb.torchBuildsFor({
-    computeCapability: "12.1",
+    computeCapability: asCapability("12.1"),
     driverVersion: "580",
     cpuArch: "aarch64",
     python: "3.12",
@@ -82,7 +83,7 @@ test("RTX 5070 Ti + torch 2.5.1 cu124: no kernel image (the crash in the field)"
   assert.equal(build.archList.includes("sm_120"), false);
   assert.equal(coverageFor(build.archList, parseComputeCapability(gpu.computeCapability)!).how, "none");
   const evaluation = kb.evaluateTorchBuilds({
-    computeCapability: gpu.computeCapability,
+    computeCapability: asCapability(gpu.computeCapability),
     driverVersion: "570.133.07",
     cpuArch: "x86_64",
   });
@@ -102,7 +103,7 @@ test("H100 + torch 2.11.0+cu130 on driver 580.159.04: native sm_90 SASS (our cap
   assert.ok(build.sources.some((source) => source.url === docsUrl("docs/measurements/2026-11-22-h100.md")));
   const choice = kb
     .torchBuildsFor({
-      computeCapability: "9.0",
+      computeCapability: asCapability("9.0"),
       driverVersion: "580.159.04",
       cpuArch: "x86_64",
       python: "3.12",
@@ -118,7 +119,7 @@ test("B200 with driver 535: no build runs, the driver predates the GPU", () => {
   assert.equal(b200.minDriverLinux, "570.133.20");
   assert.equal(kb.driverTooOldForGpu(b200, "535.230.02"), true);
   const evaluation = kb.evaluateTorchBuilds({
-    computeCapability: "10.0",
+    computeCapability: asCapability("10.0"),
     driverVersion: "535.230.02",
     cpuArch: "x86_64",
   });
@@ -129,14 +130,17 @@ test("B200 with driver 535: no build runs, the driver predates the GPU", () => {
   assert.match(cu128.reason, /older than 570\.133\.20, the first driver that supports this GPU/);
   // with a supported driver the cu128/cu130 builds come back
   assert.ok(
-    kb.torchBuildsFor({ computeCapability: "10.0", driverVersion: "580.95.05", cpuArch: "x86_64" }).length >
-      0,
+    kb.torchBuildsFor({
+      computeCapability: asCapability("10.0"),
+      driverVersion: "580.95.05",
+      cpuArch: "x86_64",
+    }).length > 0,
   );
 });
 
 test("driver rules: too old for CUDA 13, and PTX JIT refused under minor-version compatibility", () => {
   const evaluation = kb.evaluateTorchBuilds({
-    computeCapability: "8.0",
+    computeCapability: asCapability("8.0"),
     driverVersion: "550.54.14",
     cpuArch: "x86_64",
   });
@@ -146,7 +150,7 @@ test("driver rules: too old for CUDA 13, and PTX JIT refused under minor-version
   assert.equal(cu128.driver, "minor-compat");
   // A 13.x GPU has no SASS in 2.7 cu128; only compute_120 PTX, which a 12.x-minor-compat driver cannot JIT.
   const future = kb.evaluateTorchBuilds({
-    computeCapability: "13.0",
+    computeCapability: asCapability("13.0"),
     driverVersion: "560.35.03",
     cpuArch: "x86_64",
   });
@@ -200,7 +204,7 @@ test("Rubin is 10.7 with its own arch row; CUDA 13.4 is the first toolkit that c
   assert.equal(rubin.computeCapability, "10.7");
   assert.equal(kb.gpu("10.7")?.name, rubin.name);
   assert.equal(kb.gpu("sm_107")?.name, rubin.name);
-  const arch = kb.arch(rubin.computeCapability)!;
+  const arch = kb.arch(asCapability(rubin.computeCapability))!;
   assert.equal(arch.architecture, "Rubin");
   assert.equal(arch.tegra, false);
   assert.deepEqual(
@@ -223,7 +227,7 @@ test("Jetson Orin modules are 8.7 and Tegra; a family name without the module is
     assert.equal(row.computeCapability, "8.7", name);
     assert.equal(row.tegra, true, name);
     assert.equal(row.hostCpuArch, "aarch64", name);
-    assert.equal(kb.arch(row.computeCapability)?.tegra, true);
+    assert.equal(kb.arch(asCapability(row.computeCapability))?.tegra, true);
   }
   assert.equal(kb.gpu("Orin NX 8GB")?.memoryBandwidthGBs, 102);
   assert.equal(kb.gpu("Jetson Orin Nano 4GB")?.memoryGB, 4);
@@ -240,7 +244,7 @@ test("Jetson Orin modules are 8.7 and Tegra; a family name without the module is
 
 test("RTX 5090 on driver 570: cu128 natively and cu129 under minor-version compatibility, no cu130", () => {
   const evaluation = kb.evaluateTorchBuilds({
-    computeCapability: kb.gpu("RTX 5090")!.computeCapability,
+    computeCapability: asCapability(kb.gpu("RTX 5090")!.computeCapability),
     driverVersion: "570",
     cpuArch: "x86_64",
   });

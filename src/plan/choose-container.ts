@@ -313,7 +313,7 @@ function baseImageDecision(
 function imageVerdicts(kb: KnowledgeBase, target: TargetMachine): NgcImageVerdict[] {
   return kb
     .ngcImageVerdicts({
-      computeCapability: target.computeCapability,
+      computeCapability: target.capability,
       gpuName: target.gpuName,
       driverVersion: target.driverVersion,
       cpuArch: target.cpuArch,

@@ -77,7 +77,7 @@ function nativeCandidates(
   target: TargetMachine,
 ): { native: TorchBuildChoice[]; rejections: string[] } {
   const evaluation = kb.evaluateTorchBuilds({
-    computeCapability: target.computeCapability,
+    computeCapability: target.capability,
     gpuName: target.gpuName,
     driverVersion: target.driverVersion ?? NEWEST_DRIVER,
     cpuArch: target.cpuArch,

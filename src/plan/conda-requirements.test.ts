@@ -11,6 +11,7 @@ import { linuxMarkers } from "../project/markers.js";
 import { makePlan } from "./index.js";
 import { targetFromName } from "./target.js";
 import { initOptions } from "../../test/support/init-options.js";
+import { asCapability } from "../../test/support/capability.js";
 
 const FIXTURES = resolve("test/fixtures/projects");
 test("pixi.toml: the default environment's conda and PyPI deps as PyPI requirements, pytorch -> torch with its pin", () => {
@@ -70,7 +71,11 @@ test("seed 000: init --target dgx-spark for the pixi project plans a torch with 
   // No 2.5 build has code for 12.1: the pin moves to the nearest series that runs (the pin
   // policy), and that build is one the KB says runs natively.
   const verdict = kb
-    .torchBuildsFor({ computeCapability: "12.1", driverVersion: "580.95.05", cpuArch: "aarch64" })
+    .torchBuildsFor({
+      computeCapability: asCapability("12.1"),
+      driverVersion: "580.95.05",
+      cpuArch: "aarch64",
+    })
     .find((c) => c.build.torch === build.torch && c.build.variant === build.variant);
   assert.equal(verdict?.runs, "sass");
   assert.equal(build.torch, "2.9");
@@ -95,7 +100,11 @@ test("seed 000: init --target dgx-spark for the pixi project plans a torch with 
   );
   const image = containerOf(container)!.image;
   const imageVerdict = kb
-    .judgeNgcImages({ computeCapability: "12.1", driverVersion: "580.95.05", cpuArch: "aarch64" })
+    .judgeNgcImages({
+      computeCapability: asCapability("12.1"),
+      driverVersion: "580.95.05",
+      cpuArch: "aarch64",
+    })
     .find((v) => v.image.tag === image.tag);
   assert.equal(imageVerdict?.runs, true, imageVerdict?.reason);
   assert.ok(container.install.some((r) => r.normalizedName === "biopython"));

@@ -18,6 +18,7 @@ import { torchIndexFromUrl } from "../vocabulary/torch-variant.js";
 import { nvccNeeded } from "./nvcc.js";
 import type { InitOptions, Plan } from "./types.js";
 import { initOptions } from "../../test/support/init-options.js";
+import { asCapability } from "../../test/support/capability.js";
 
 const kb = loadKnowledgeBase();
 
@@ -222,15 +223,18 @@ test("source builds: flash-attn (GitHub-release wheels only) is built without as
 
 test("nvcc for source builds: torch's CUDA major, at least its minor, and what the GPU's arch needs", () => {
   assert.deepEqual(
-    [nvccNeeded(kb, "13.0", "12.1")?.major, nvccNeeded(kb, "13.0", "12.1")?.minimum],
+    [
+      nvccNeeded(kb, "13.0", asCapability("12.1"))?.major,
+      nvccNeeded(kb, "13.0", asCapability("12.1"))?.minimum,
+    ],
     ["13", "13.0"],
   );
   // torch cu128 on GB10: sm_121 first compiles with CUDA 12.9.
-  const cu128 = nvccNeeded(kb, "12.8", "12.1");
+  const cu128 = nvccNeeded(kb, "12.8", asCapability("12.1"));
   assert.equal(cu128?.minimum, "12.9");
   assert.match(cu128?.reason ?? "", /sm_121 needs CUDA 12\.9 or newer/);
-  assert.equal(nvccNeeded(kb, "12.6", "7.0")?.minimum, "12.6");
-  assert.equal(nvccNeeded(kb, null, "9.0"), null);
+  assert.equal(nvccNeeded(kb, "12.6", asCapability("7.0"))?.minimum, "12.6");
+  assert.equal(nvccNeeded(kb, null, asCapability("9.0")), null);
   // A plan with a source build carries it; triton (compiles at run time, its own ptxas) needs none.
   const xformers = plan({ "requirements.txt": "torch\nxformers\n" }, "dgx-spark", "580", {
     strategy: "native",

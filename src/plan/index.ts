@@ -301,7 +301,7 @@ function lockedVersions(project: ProjectFacts): Map<string, string> {
 /** What runs on the target, for the pin policy: native builds' series and running images' torch. */
 function runnableTorch(kb: KnowledgeBase, target: TargetMachine): RunnableTorch {
   const query = {
-    computeCapability: target.computeCapability,
+    computeCapability: target.capability,
     gpuName: target.gpuName,
     driverVersion: target.driverVersion ?? NEWEST_DRIVER,
     cpuArch: target.cpuArch,
@@ -496,7 +496,7 @@ function sourceBuildsFor(
     kb,
     inputs.requirements,
     options.buildFromSource,
-    target.computeCapability,
+    target.capability,
     target.cpuArch,
     strategy === "container" ? new Set(guarded.packages.map((p) => p.name)) : new Set(),
   );
@@ -511,11 +511,11 @@ function toolchainsFor(
 ): { buildToolkit: BuildToolkit | null; jit: ReturnType<typeof decideJitToolchain> } {
   const baseCuda = base.strategy === "container" ? base.choice.image.cuda : base.choice.build.cuda;
   const buildToolkit = sourceBuilds.builds.some((b) => b.needsNvcc)
-    ? nvccNeeded(kb, baseCuda, target.computeCapability)
+    ? nvccNeeded(kb, baseCuda, target.capability)
     : null;
   const jit = decideJitToolchain(
     kb,
-    target.computeCapability,
+    target.capability,
     base.strategy,
     sourceBuilds.askedJitPackages.length > 0,
   );

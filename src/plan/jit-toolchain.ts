@@ -7,6 +7,7 @@
  */
 import { toolkitSources, type KnowledgeBase } from "../kb/index.js";
 import type { Decision, JitToolchain } from "./types.js";
+import { smDigits, type ComputeCapability } from "../vocabulary/compute-capability.js";
 
 /** The ptxas triton's wheels bundle, as the KB's triton row reads it (cmake/nvidia-toolchain-version.json). */
 export const TRITON_BUNDLED_PTXAS = {
@@ -19,8 +20,8 @@ const KNOBS_SOURCE =
   "https://github.com/triton-lang/triton/blob/00c7dbd4070eb07192dd047bc88f19ba310f9dfd/python/triton/knobs.py";
 
 /** Triton's target name: sm_<cc>, with the 'a' suffix from 9.0 on (compiler.py, KB triton row). */
-function tritonTarget(computeCapability: string): { sm: string; target: string } {
-  const sm = computeCapability.replace(".", "");
+function tritonTarget(cc: ComputeCapability): { sm: string; target: string } {
+  const sm = smDigits(cc);
   return { sm, target: Number(sm) >= 90 ? `sm_${sm}a` : `sm_${sm}` };
 }
 
@@ -30,7 +31,7 @@ function tritonTarget(computeCapability: string): { sm: string; target: string }
  */
 export function decideJitToolchain(
   kb: KnowledgeBase,
-  computeCapability: string,
+  computeCapability: ComputeCapability,
   strategy: "container" | "native",
   asked: boolean,
 ): { toolchain: JitToolchain; decision: Decision } | null {

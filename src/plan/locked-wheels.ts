@@ -6,7 +6,7 @@
  * an image provides) are the plan's own and not judged from the lock. Pure: the scan is an input.
  */
 import type { LockScanFacts } from "../facts/schema.js";
-import { parseComputeCapability, smName } from "../kb/compat.js";
+import { smName, type ComputeCapability } from "../kb/compat.js";
 import { libraryVerdicts, packageVerdict } from "../project/locked-wheels.js";
 import { normalizeName } from "../util/package-name.js";
 import type { Decision, Plan } from "./types.js";
@@ -40,7 +40,7 @@ interface SortedPackages {
 /** The lock's packages by verdict for `cc`, those the plan installs itself (`skip`) left out. */
 function sortLockedPackages(
   scan: LockScanFacts,
-  cc: ReturnType<typeof parseComputeCapability>,
+  cc: ComputeCapability,
   skip: ReadonlySet<string>,
 ): SortedPackages {
   const sorted: SortedPackages = { cannot: [], jit: [], unread: [], read: 0 };
@@ -49,7 +49,7 @@ function sortLockedPackages(
       if (skip.has(normalizeName(pkg.name))) continue;
       if (pkg.status === "unreachable" || pkg.status === "failed")
         sorted.unread.push(`${pkg.name} (${pkg.reason})`);
-      if (pkg.status !== "scanned" || !cc) continue;
+      if (pkg.status !== "scanned") continue;
       sorted.read++;
       const verdicts = libraryVerdicts(pkg, cc);
       const how = packageVerdict(verdicts);
@@ -77,9 +77,9 @@ export function lockedWheelsDecision(
       reason: `${unscanned ?? "the project has no lock"}${imageNote(plan)}`,
       sources: [],
     };
-  const cc = parseComputeCapability(plan.target.computeCapability);
+  const cc = plan.target.capability;
   const { cannot, jit, unread, read } = sortLockedPackages(scan, cc, plannedElsewhere(plan));
-  const sm = cc ? smName(cc) : plan.target.computeCapability;
+  const sm = smName(cc);
   const locks = scan.locks.map((l) => l.path.split("/").pop()).join(", ");
   const where = `${scan.platform.arch}, Python ${scan.platform.python}, glibc ${scan.platform.glibc}${scan.platform.glibcAssumed ? " (assumed)" : ""}`;
   const fetched = scan.locks.reduce((sum, l) => sum + l.bytesFetched, 0);

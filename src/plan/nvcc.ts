@@ -7,16 +7,17 @@
 import { toolkitSources, type KnowledgeBase } from "../kb/index.js";
 import { compareVersions, majorMinor, versionParts } from "../util/version.js";
 import type { BuildToolkit } from "./types.js";
+import { smDigits, type ComputeCapability } from "../vocabulary/compute-capability.js";
 
 export function nvccNeeded(
   kb: KnowledgeBase,
   torchCuda: string | null,
-  computeCapability: string,
+  cc: ComputeCapability,
 ): BuildToolkit | null {
   if (!torchCuda) return null;
   const torchSeries = majorMinor(torchCuda);
   const major = String(versionParts(torchSeries)[0] ?? "");
-  const sm = computeCapability.replace(".", "");
+  const sm = smDigits(cc);
   const sameMajor = kb.data.cudaToolkits
     .filter((row) => String(versionParts(row.version)[0]) === major)
     .sort((a, b) => compareVersions(a.version, b.version));

@@ -5,7 +5,7 @@
 import type { Requirement } from "../facts/schema.js";
 import type { CpuArch, KnowledgeBase } from "../kb/index.js";
 import type { ExtensionBuildEnv, ExtensionRow } from "../kb/types.js";
-import { coverageFor, parseComputeCapability } from "../kb/compat.js";
+import { coverageFor, formatComputeCapability, type ComputeCapability } from "../kb/compat.js";
 import { platformOf } from "../kb/queries/torch.js";
 import { normalizeName } from "../util/package-name.js";
 import { UserError } from "../errors.js";
@@ -27,6 +27,8 @@ function compilesAtRunTime(row: ExtensionRow | null): boolean {
 /** What the builds are decided for. */
 interface BuildTarget {
   kb: KnowledgeBase;
+  capability: ComputeCapability;
+  /** The capability as messages and TORCH_CUDA_ARCH_LIST write it ("12.1"). */
   computeCapability: string;
   platform: ReturnType<typeof platformOf>;
   providedByBase: Set<string>;
@@ -52,7 +54,7 @@ function planBuild(
 ): void {
   const { name, requirement, row } = candidate;
   const { computeCapability } = target;
-  const env = row?.buildEnv ? ownBuildEnv(row.buildEnv, computeCapability) : {};
+  const env = row?.buildEnv ? ownBuildEnv(row.buildEnv, target.capability) : {};
   if (row?.buildEnv && !(row.buildEnv.archVariable in env)) {
     // A build that cannot serve the GPU is not planned: it would take an hour and fail at run time.
     out.warnings.push(
@@ -89,7 +91,7 @@ function weighExtension(
   candidate: { name: string; requirement: Requirement | undefined; row: ExtensionRow },
 ): void {
   const { name, row } = candidate;
-  const { kb, computeCapability, platform } = target;
+  const { kb, capability, computeCapability, platform } = target;
   if (target.providedByBase.has(name)) {
     out.decisions.push({
       topic: `build ${name}`,
@@ -101,7 +103,7 @@ function weighExtension(
   }
   // The KB's verdict weighs the GPU and the platform: a package with no aarch64 wheel needs a
   // build on DGX Spark even where its x86_64 wheels carry the right kernels.
-  const verdict = kb.extensionVerdicts({ computeCapability, platform }, [row.name])[0];
+  const verdict = kb.extensionVerdicts({ computeCapability: capability, platform }, [row.name])[0];
   if (!verdict) return;
   const offIndex = offIndexOnly(row);
   if (verdict.verdict !== "source-build" && verdict.verdict !== "jit" && offIndex) {
@@ -123,11 +125,17 @@ export function decideSourceBuilds(
   kb: KnowledgeBase,
   requirements: Requirement[],
   asked: string[],
-  computeCapability: string,
+  capability: ComputeCapability,
   cpuArch: CpuArch,
   providedByBase: Set<string>,
 ): SourceBuildDecision {
-  const target: BuildTarget = { kb, computeCapability, platform: platformOf(cpuArch), providedByBase };
+  const target: BuildTarget = {
+    kb,
+    capability,
+    computeCapability: formatComputeCapability(capability),
+    platform: platformOf(cpuArch),
+    providedByBase,
+  };
   const byName = new Map(requirements.map((r) => [r.normalizedName, r]));
   const askedNames = asked.map(normalizeName);
   refuseUnknownAsked(kb, askedNames, byName);
@@ -169,11 +177,8 @@ function offIndexOnly(row: ExtensionRow): string | null {
  * highest whose SASS the GPU runs: 12.1 -> "120"), plus the variables that force a local compile.
  * The arch variable is left out when no value runs here.
  */
-function ownBuildEnv(buildEnv: ExtensionBuildEnv, computeCapability: string): Record<string, string> {
-  const cc = parseComputeCapability(computeCapability);
-  const runs = cc
-    ? buildEnv.archValues.filter((value) => coverageFor([`sm_${value}`], cc).how === "sass")
-    : [];
+function ownBuildEnv(buildEnv: ExtensionBuildEnv, cc: ComputeCapability): Record<string, string> {
+  const runs = buildEnv.archValues.filter((value) => coverageFor([`sm_${value}`], cc).how === "sass");
   const best = runs.sort((a, b) => Number(b) - Number(a))[0];
   return { ...(best ? { [buildEnv.archVariable]: best } : {}), ...buildEnv.force };
 }

@@ -5,6 +5,8 @@ import { UserError } from "../errors.js";
 import { quotedForMessage, singleLine } from "../util/single-line.js";
 import { printablePrefix } from "../util/safe-read.js";
 import type { SystemRow } from "../kb/types.js";
+import { smiCapability, torchCapability } from "../facts/capability.js";
+import type { ComputeCapability } from "../vocabulary/compute-capability.js";
 import type { Decision, TargetMachine } from "./types.js";
 
 export interface NamedTarget {
@@ -65,6 +67,7 @@ export function targetFromName(kb: KnowledgeBase, named: NamedTarget): TargetMac
     origin: `${named.flag} ${named.gpu}`,
     gpuName: row.name,
     computeCapability: row.computeCapability,
+    capability: kb.capabilityOf(row),
     cpuArch: requestedArch ?? row.hostCpuArch ?? "x86_64",
     driverVersion: driver ?? shipped?.driver ?? null,
     unifiedMemory: row.unifiedMemory,
@@ -108,6 +111,23 @@ function snapshotValue(value: string, what: string, origin: string): void {
   );
 }
 
+type SnapshotGpu = Facts["host"]["nvidia"]["gpus"][number];
+type TorchDevice = NonNullable<Facts["python"]["torchLive"]["result"]>["devices"][number];
+
+/**
+ * The edge where a snapshot's capability becomes the value the planner carries: nvidia-smi's text
+ * where it gave one, else torch's pair; null when the text (`cc`, as the plan writes it) is not MAJOR.MINOR.
+ */
+function snapshotCapability(
+  cc: string,
+  gpu: SnapshotGpu,
+  torchDevice: TorchDevice | undefined,
+): ComputeCapability | null {
+  if (!/^\d{1,2}\.\d{1,2}$/.test(cc)) return null;
+  if (gpu.computeCapability) return smiCapability(gpu);
+  return torchDevice ? torchCapability(torchDevice) : null;
+}
+
 export function targetFromFacts(kb: KnowledgeBase, facts: Facts, origin: string): TargetMachine {
   const nvidia = facts.host.nvidia;
   const gpu = nvidia.gpus[0];
@@ -126,7 +146,8 @@ export function targetFromFacts(kb: KnowledgeBase, facts: Facts, origin: string)
   const cpuArch = parseCpuArch(facts.host.cpuArch, "the target's CPU architecture");
   // A snapshot may come from anywhere (--from): what it says is written into generated files,
   // so the compute capability and driver must have their shapes and names lose control characters.
-  if (!/^\d{1,2}\.\d{1,2}$/.test(cc))
+  const capability = snapshotCapability(cc, gpu, torchDevice);
+  if (!capability)
     throw new UserError(
       `${singleLine(origin)}: compute capability ${quotedForMessage(cc)} is not MAJOR.MINOR`,
       "save the snapshot again with `gpuprep doctor --save`",
@@ -137,7 +158,7 @@ export function targetFromFacts(kb: KnowledgeBase, facts: Facts, origin: string)
       `${singleLine(origin)}: driver version ${quotedForMessage(driverVersion)} is not a version`,
       "save the snapshot again with `gpuprep doctor --save`",
     );
-  const row = kb.gpu(gpu.name) ?? kb.gpu(cc);
+  const row = kb.gpu(gpu.name) ?? kb.firstGpuWith(capability);
   const kinds = new Set(nvidia.gpus.map((g) => singleLine(g.name)));
   const first = singleLine(gpu.name);
   return {
@@ -149,6 +170,7 @@ export function targetFromFacts(kb: KnowledgeBase, facts: Facts, origin: string)
           ? `${first} (and ${[...kinds].slice(1).join(", ")})`
           : first,
     computeCapability: cc,
+    capability,
     cpuArch,
     driverVersion,
     unifiedMemory: row?.unifiedMemory ?? false,

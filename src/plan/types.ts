@@ -6,6 +6,7 @@
 import type { Requirement } from "../facts/schema.js";
 import type { CpuArch } from "../kb/index.js";
 import type { NgcImageRow, TorchBuildRow } from "../kb/types.js";
+import type { ComputeCapability } from "../vocabulary/compute-capability.js";
 
 export type Strategy = "container" | "native";
 
@@ -26,8 +27,13 @@ export interface TargetMachine {
   /** How we know it: "this machine", "facts.json (captured ...)", "profile dgx-spark". */
   origin: string;
   gpuName: string;
-  /** "12.1" */
+  /** "12.1", as the plan document and generated files write it. */
   computeCapability: string;
+  /**
+   * The same capability as a value, parsed once where the target is made (plan/target.ts): what the
+   * knowledge-base queries and the planner take. Left out of the plan document (planDocument).
+   */
+  capability: ComputeCapability;
   cpuArch: CpuArch;
   /** null when not known (a profile without --driver): the plan then states the driver it needs. */
   driverVersion: string | null;
@@ -207,7 +213,9 @@ export interface NativePlan extends PlanBase {
 export type Plan = ContainerPlan | NativePlan;
 
 /** The plan as `init --json` writes it (schema gpuprep.init v2): both keys, the unused one null. */
-export type PlanDocument = PlanBase & {
+export type PlanDocument = Omit<PlanBase, "target"> & {
+  /** The target as text only: the parsed capability is the planner's, not the document's. */
+  target: Omit<TargetMachine, "capability">;
   strategy: Strategy;
   container: ContainerChoice | null;
   native: NativeChoice | null;
@@ -224,5 +232,8 @@ export function nativeOf(plan: Plan): NativeChoice | null {
 }
 
 export function planDocument(plan: Plan): PlanDocument {
-  return plan.strategy === "container" ? { ...plan, native: null } : { ...plan, container: null };
+  const { capability: _parsed, ...target } = plan.target;
+  return plan.strategy === "container"
+    ? { ...plan, target, native: null }
+    : { ...plan, target, container: null };
 }

@@ -31,7 +31,7 @@ function bestWheel(
   if (!driver || (cpuArch !== "x86_64" && cpuArch !== "aarch64")) return null;
   const choices = kb
     .torchBuildsFor({
-      computeCapability: formatComputeCapability(cc),
+      computeCapability: cc,
       driverVersion: driver,
       cpuArch,
       python: facts.python.interpreter.version,
@@ -154,7 +154,7 @@ function condaBuildFor(facts: Facts, kb: KnowledgeBase, cc: ComputeCapability) {
   return driver
     ? kb
         .condaTorchBuildsFor({
-          computeCapability: formatComputeCapability(cc),
+          computeCapability: cc,
           driverVersion: driver,
           platform,
           channel: "conda-forge",

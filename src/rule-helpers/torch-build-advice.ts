@@ -12,7 +12,6 @@ import { routedVariant, torchRoutes } from "../project/torch-routes.js";
 import { linuxMarkers } from "../project/markers.js";
 import { installCommand, installerFor } from "./reinstall-fix.js";
 import type { KnowledgeBase } from "../kb/index.js";
-import { formatComputeCapability } from "../kb/compat.js";
 import { installCommands } from "../kb/queries/torch.js";
 import { versionParts } from "../util/version.js";
 import { deviceCapabilities, pythonCmd, shellQuote } from "./view.js";
@@ -45,7 +44,7 @@ function bestBuild(facts: Facts, kb: KnowledgeBase) {
   const cpuArch = facts.host.cpuArch;
   if (!device || !driver || (cpuArch !== "x86_64" && cpuArch !== "aarch64")) return null;
   const choices = kb.torchBuildsFor({
-    computeCapability: formatComputeCapability(device.cc),
+    computeCapability: device.cc,
     driverVersion: driver,
     cpuArch,
     python: facts.python.interpreter.version,
@@ -250,7 +249,7 @@ export function torchInstallAdvice(facts: Facts, kb: KnowledgeBase): TorchInstal
   const python = pythonCmd(facts);
   const cpuArch = facts.host.cpuArch === "aarch64" ? "aarch64" : "x86_64";
   const preferred = kb.preferredNgcImage({
-    computeCapability: formatComputeCapability(best.device.cc),
+    computeCapability: best.device.cc,
     driverVersion: facts.host.nvidia.driverVersion ?? "",
     cpuArch,
   });

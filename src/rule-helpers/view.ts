@@ -1,6 +1,7 @@
 /** Small read-only views over Facts that many rules share, so each rule reads like its check. */
 import type { Facts, GpuFacts, TorchLiveResult } from "../facts/schema.js";
-import { parseComputeCapability, type ComputeCapability } from "../kb/compat.js";
+import type { ComputeCapability } from "../kb/compat.js";
+import { smiCapability, torchCapability } from "../facts/capability.js";
 
 /** GPUs nvidia-smi listed (empty when there is no working driver). */
 export function smiGpus(facts: Facts): GpuFacts[] {
@@ -41,11 +42,11 @@ export function deviceCapabilities(facts: Facts): { cc: ComputeCapability; name:
   const seen = new Map<string, { cc: ComputeCapability; name: string }>();
   const live = torchLive(facts);
   for (const device of live?.devices ?? []) {
-    const cc = { major: device.capability[0], minor: device.capability[1] };
+    const cc = torchCapability(device);
     seen.set(`${cc.major}.${cc.minor}`, { cc, name: device.name });
   }
   for (const gpu of smiGpus(facts)) {
-    const cc = gpu.computeCapability ? parseComputeCapability(gpu.computeCapability) : null;
+    const cc = smiCapability(gpu);
     if (cc && !seen.has(`${cc.major}.${cc.minor}`))
       seen.set(`${cc.major}.${cc.minor}`, { cc, name: gpu.name });
   }

@@ -14,7 +14,6 @@ import type { Rule } from "../rule-helpers/types.js";
 import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { evaluateMarker } from "../util/pep508-marker.js";
 import { majorMinor } from "../util/version.js";
-import { formatComputeCapability } from "../kb/compat.js";
 import { platformOfCpu, predictTorchInstalls } from "../project/install-prediction.js";
 import { deviceCapabilities } from "../rule-helpers/view.js";
 import { describeToolkit } from "../rule-helpers/toolkit-view.js";
@@ -52,10 +51,7 @@ function sourceBuilds(
     .filter((r) => r.marker === null || evaluateMarker(r.marker, markers) === true)
     .filter((r) => !installed.has(r.normalizedName))
     .flatMap((r) => {
-      const [verdict] = kb.extensionVerdicts(
-        { computeCapability: formatComputeCapability(device.cc), platform },
-        [r.name],
-      );
+      const [verdict] = kb.extensionVerdicts({ computeCapability: device.cc, platform }, [r.name]);
       return verdict?.verdict === "source-build" ? [{ requirement: r, reason: verdict.reason }] : [];
     });
 }

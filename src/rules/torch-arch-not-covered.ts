@@ -17,8 +17,7 @@ export const torchArchNotCovered: Rule = {
     if (!live) return [];
     const findings: Finding[] = [];
     for (const { cc, name } of deviceCapabilities(facts)) {
-      const ccText = formatComputeCapability(cc);
-      const arch = kb.arch(ccText);
+      const arch = kb.arch(cc);
       // Judged with validate's check.arch in src/judge/torch-arch.ts: the same verdict and words.
       const judgment = judgeTorchArch({
         torchVersion: live.version,
@@ -27,7 +26,7 @@ export const torchArchNotCovered: Rule = {
         architecture: arch?.architecture ?? null,
       });
       if (judgment.verdict === "pass" || judgment.verdict === "skip") continue;
-      const gpu = `${name} (compute capability ${ccText}${arch ? `, ${arch.architecture}` : ""})`;
+      const gpu = `${name} (compute capability ${formatComputeCapability(cc)}${arch ? `, ${arch.architecture}` : ""})`;
       const evidence = [
         ev("GPU", gpu),
         ev("torch", `${live.version} (CUDA ${live.cudaBuilt})`),

@@ -143,7 +143,7 @@ function archCoverage(env: PayloadEnv, kb: KnowledgeBase): ValidationItem[] {
       torchVersion: env.torch.version,
       archList: env.archList,
       gpu: { name: device.name, cc },
-      architecture: kb.arch(key)?.architecture ?? null,
+      architecture: kb.arch(cc)?.architecture ?? null,
     });
     const torchWarning = env.warnings.find((w) => /compatible|capability|sm_\d+/i.test(w));
     // The judgment's message ends a sentence (it is doctor's finding message too).

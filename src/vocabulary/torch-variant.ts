@@ -5,7 +5,7 @@
  * and test channels, download.pytorch.org and its download-r2 mirror, two- and three-digit CUDA tags
  * (cu92 ... cu130).
  */
-import { parseCudaVersion, type CudaVersion } from "./cuda-version.js";
+import type { CudaVersion } from "./cuda-version.js";
 
 export type TorchVariant =
   | { readonly kind: "cuda"; readonly tag: string; readonly cuda: CudaVersion }
@@ -31,9 +31,14 @@ export function parseTorchVariant(tag: string): TorchVariant | null {
   const cuda = /^cu(\d{2,3})$/.exec(text);
   if (!cuda) return null;
   const digits = cuda[1]!;
-  // The last digit is the minor release: cu92 = 9.2, cu118 = 11.8, cu130 = 13.0.
-  const version = parseCudaVersion(`${digits.slice(0, -1)}.${digits.slice(-1)}`);
-  return version ? { kind: "cuda", tag: text, cuda: version } : null;
+  // The last digit is the minor release: cu92 = 9.2, cu118 = 11.8, cu130 = 13.0 (the digits are
+  // read as numbers here, not written out as "11.8" for parseCudaVersion to read again).
+  const version: CudaVersion = {
+    major: Number(digits.slice(0, -1)),
+    minor: Number(digits.slice(-1)),
+    patch: null,
+  };
+  return { kind: "cuda", tag: text, cuda: version };
 }
 
 const PYTORCH_INDEX =

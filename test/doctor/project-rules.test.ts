@@ -15,6 +15,7 @@ import { projectReplacesTorch } from "../../src/rules/project-replaces-torch.js"
 import { torchNotInstalled } from "../../src/rules/torch-not-installed.js";
 import { cpuOnlyTorch } from "../../src/rules/cpu-only-torch.js";
 import { DERIVED, derive, loadCapture, onGb10 } from "./captures.js";
+import { asCapability } from "../support/capability.js";
 
 const kb = loadKnowledgeBase();
 const labels = (finding: Finding) => finding.evidence.map((e) => e.label);
@@ -28,7 +29,7 @@ const only = (rule: Rule, facts: Facts): Finding => {
 function resolverChoices(facts: Facts) {
   const gpu = facts.host.nvidia.gpus[0]!;
   return kb.torchBuildsFor({
-    computeCapability: gpu.computeCapability!,
+    computeCapability: asCapability(gpu.computeCapability!),
     driverVersion: facts.host.nvidia.driverVersion!,
     cpuArch: facts.host.cpuArch as "x86_64" | "aarch64",
     python: facts.python.interpreter.version,
@@ -69,7 +70,7 @@ test("seed 000: pixi + conda-forge torch 2.5.1 on GB10 is predicted, with the pi
   assert.ok(labels(finding).includes("pixi.toml:17"));
   assert.ok(labels(finding).includes("pixi.toml:13"));
   const best = kb.condaTorchBuildsFor({
-    computeCapability: "12.1",
+    computeCapability: asCapability("12.1"),
     driverVersion: facts.host.nvidia.driverVersion!,
     platform: "linux-aarch64",
     channel: "conda-forge",
@@ -232,7 +233,7 @@ test("torch-not-installed and cpu-only-torch give the resolver's build for pip, 
   const facts = DERIVED["pixi-gb10-conda-forge-on-gb10"]!();
   const best = resolverBest(facts);
   const image = kb.preferredNgcImage({
-    computeCapability: "12.1",
+    computeCapability: asCapability("12.1"),
     driverVersion: facts.host.nvidia.driverVersion!,
     cpuArch: "aarch64",
   });

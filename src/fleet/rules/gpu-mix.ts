@@ -1,5 +1,6 @@
 /** Mixed GPUs: fine only if every torch arch list in the fleet covers every GPU in it. */
-import { coverageFor, parseComputeCapability } from "../../kb/compat.js";
+import { coverageFor, formatComputeCapability, type ComputeCapability } from "../../kb/compat.js";
+import { smiCapability, torchCapability } from "../../facts/capability.js";
 import {
   fleetFinding,
   nodeListText,
@@ -10,17 +11,25 @@ import {
 } from "../rule-kit.js";
 import { fieldDrift } from "./field-drift.js";
 
-function capabilities(nodes: readonly OkNode[]): Map<string, string[]> {
-  const byCapability = new Map<string, string[]>();
+/** The capabilities in the fleet (nvidia-smi's as it wrote them, torch's as X.Y), with their nodes. */
+function capabilities(nodes: readonly OkNode[]): Map<string, { cc: ComputeCapability; nodes: string[] }> {
+  const byCapability = new Map<string, { cc: ComputeCapability; nodes: string[] }>();
   for (const n of nodes) {
-    const ccs = new Set<string>();
-    for (const gpu of n.facts.host.nvidia.gpus) if (gpu.computeCapability) ccs.add(gpu.computeCapability);
+    const ccs = new Map<string, ComputeCapability>();
+    for (const gpu of n.facts.host.nvidia.gpus) {
+      const cc = smiCapability(gpu);
+      if (cc && gpu.computeCapability && !ccs.has(gpu.computeCapability)) ccs.set(gpu.computeCapability, cc);
+    }
     const live = n.facts.python.torchLive.status === "ok" ? n.facts.python.torchLive.result : null;
-    for (const d of live?.devices ?? []) ccs.add(`${d.capability[0]}.${d.capability[1]}`);
-    for (const cc of ccs) {
-      const list = byCapability.get(cc);
-      if (list) list.push(n.node);
-      else byCapability.set(cc, [n.node]);
+    for (const d of live?.devices ?? []) {
+      const cc = torchCapability(d);
+      const text = formatComputeCapability(cc);
+      if (!ccs.has(text)) ccs.set(text, cc);
+    }
+    for (const [text, cc] of ccs) {
+      const entry = byCapability.get(text);
+      if (entry) entry.nodes.push(n.node);
+      else byCapability.set(text, { cc, nodes: [n.node] });
     }
   }
   return byCapability;
@@ -34,9 +43,8 @@ function uncoveredPairs(nodes: readonly OkNode[]): { sentences: string[]; affect
   for (const [archList, listNodes] of spread(nodes, "torchArchList")) {
     const targets = archList.split(" ").filter((t) => /^(sm|compute)_\d+/.test(t));
     if (targets.length === 0) continue;
-    for (const [ccText, gpuNodes] of present) {
-      const cc = parseComputeCapability(ccText);
-      if (!cc || coverageFor(targets, cc).how !== "none") continue;
+    for (const [ccText, { cc, nodes: gpuNodes }] of present) {
+      if (coverageFor(targets, cc).how !== "none") continue;
       sentences.push(
         `the torch arch list of ${nodeListText(listNodes, 3)} (${archList}) has no kernels for compute capability ${ccText} (${nodeListText(gpuNodes, 3)})`,
       );

@@ -2,13 +2,20 @@
  * Conda builds of PyTorch (conda-forge, the `pytorch` channel) on a GPU + driver + platform: which
  * carry code the GPU runs, best first. The same CUDA rules as the wheels (kb/compat.ts).
  */
-import { coverageFor, driverSupport, parseComputeCapability, type DriverSupport } from "../compat.js";
+import {
+  coverageFor,
+  driverSupport,
+  formatComputeCapability,
+  smName,
+  type ComputeCapability,
+  type DriverSupport,
+} from "../compat.js";
 import type { CondaTorchBuildRow, CudaToolkitRow } from "../types.js";
 import { versionParts } from "../../util/version.js";
 import { effectiveDriver, rankBuilds } from "./torch.js";
 
 export interface CondaTorchQuery {
-  computeCapability: string;
+  computeCapability: ComputeCapability;
   driverVersion: string;
   platform: CondaTorchBuildRow["platform"];
   channel?: CondaTorchBuildRow["channel"];
@@ -31,15 +38,14 @@ export interface CondaTorchVerdict {
 export function judgeCondaTorchBuild(
   build: CondaTorchBuildRow,
   toolkits: CudaToolkitRow[],
-  computeCapability: string,
+  cc: ComputeCapability,
   driverVersion: string | null,
 ): CondaTorchVerdict {
-  const cc = parseComputeCapability(computeCapability);
-  if (!build.cuda || !cc) return { build, runs: "cpu", via: [], driver: null, reason: "a CPU-only build" };
+  if (!build.cuda) return { build, runs: "cpu", via: [], driver: null, reason: "a CPU-only build" };
   const toolkit = toolkits.find((row) => row.version === build.cuda);
   const driver = toolkit && driverVersion ? driverSupport(effectiveDriver(driverVersion), toolkit) : null;
   const coverage = coverageFor(build.archList, cc);
-  const sm = `sm_${cc.major}${cc.minor}`;
+  const sm = smName(cc);
   const archs = build.archList.join(", ");
   if (coverage.how === "none")
     return { build, runs: "none", via: [], driver, reason: `no code for ${sm}: the build has ${archs}` };
@@ -56,7 +62,7 @@ export function judgeCondaTorchBuild(
     runs: "sass",
     via: coverage.via,
     driver,
-    reason: `${coverage.via[0]} SASS runs natively on ${cc.major}.${cc.minor}`,
+    reason: `${coverage.via[0]} SASS runs natively on ${formatComputeCapability(cc)}`,
   };
 }
 

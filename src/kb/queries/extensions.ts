@@ -4,12 +4,11 @@
  * supportedComputeCapabilities / buildFromSourceFor, and always its `platforms` and
  * `installHazards`.
  */
-import { coverageFor, parseComputeCapability, type ComputeCapability } from "../compat.js";
+import { coverageFor, formatComputeCapability, type ComputeCapability } from "../compat.js";
 import type { ExtensionBuild, ExtensionPlatform, ExtensionRow } from "../types.js";
 
 export interface ExtensionQuery {
-  /** "12.1", "sm_121" ... */
-  computeCapability: string;
+  computeCapability: ComputeCapability;
   platform: ExtensionPlatform;
 }
 
@@ -130,9 +129,8 @@ export function extensionVerdict(row: ExtensionRow, query: ExtensionQuery): Exte
     builds,
     reason,
   });
-  const cc = parseComputeCapability(query.computeCapability);
-  if (!cc) return verdict("unknown", `"${query.computeCapability}" is not a compute capability`);
-  const sourceBuild = rowSourceBuildReason(row, `${cc.major}.${cc.minor}`, query.platform);
+  const cc = query.computeCapability;
+  const sourceBuild = rowSourceBuildReason(row, formatComputeCapability(cc), query.platform);
   if (sourceBuild) return verdict("source-build", sourceBuild);
   const current = currentBuilds(row);
   return current.length > 0

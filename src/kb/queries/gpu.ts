@@ -1,5 +1,5 @@
 /** What a GPU name (as nvidia-smi, torch or a user writes it) or a capability refers to. */
-import { parseComputeCapability } from "../compat.js";
+import { formatComputeCapability, parseComputeCapability, type ComputeCapability } from "../compat.js";
 import type { GpuRow } from "../types.js";
 
 export interface GpuResolution {
@@ -47,15 +47,20 @@ function editDistance(a: string, b: string): number {
   return row[b.length] as number;
 }
 
+/** The first row listed with this capability, or null. */
+export function firstGpuWith(rows: GpuRow[], cc: ComputeCapability): GpuRow | null {
+  const key = formatComputeCapability(cc);
+  return rows.find((row) => row.computeCapability === key) ?? null;
+}
+
 export function resolveGpu(rows: GpuRow[], text: string): GpuResolution {
   const query = text.trim();
   if (query === "") return { match: null, candidates: [] };
   // A capability ("12.1", "sm_120") stands for the first GPU listed with it.
   if (/^(sm_)?\d{2,3}[af]?$|^\d{1,2}\.\d$/i.test(query)) {
     const cc = parseComputeCapability(query);
-    const key = cc ? `${cc.major}.${cc.minor}` : "";
-    const same = rows.filter((row) => row.computeCapability === key);
-    if (same.length > 0) return { match: same[0] as GpuRow, candidates: [] };
+    const first = cc ? firstGpuWith(rows, cc) : null;
+    if (first) return { match: first, candidates: [] };
   }
   const wanted = compactName(query);
   if (wanted === "") return { match: null, candidates: [] };

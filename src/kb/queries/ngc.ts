@@ -6,13 +6,21 @@
  * are written out in docs/knowledge-base.md ("NGC images"). Also: which image an installed torch
  * came from.
  */
-import { coverageFor, driverSupport, parseComputeCapability, type DriverSupport } from "../compat.js";
+import {
+  compareCapability,
+  coverageFor,
+  driverSupport,
+  formatComputeCapability,
+  type ComputeCapability,
+  type DriverSupport,
+} from "../compat.js";
+import { rowCapability } from "../capability.js";
 import type { CudaToolkitRow, NgcArchList, NgcCpuArch, NgcGpuRun, NgcImageRow, Source } from "../types.js";
 import { compareVersions, majorMinor, versionParts } from "../../util/version.js";
 import { effectiveDriver, type CpuArch } from "./torch.js";
 
 export interface NgcImageQuery {
-  computeCapability: string;
+  computeCapability: ComputeCapability;
   driverVersion: string;
   cpuArch: CpuArch;
 }
@@ -53,7 +61,7 @@ export type NgcGpuCoverage =
 export type NgcPlatform = "amd64" | "arm64" | "igpu";
 
 export interface NgcVerdictQuery {
-  computeCapability: string;
+  computeCapability: ComputeCapability;
   /** The GPU by name, where known: its own driver floor applies. */
   gpuName?: string;
   cpuArch: CpuArch;
@@ -121,11 +129,6 @@ export function platformPublished(image: NgcImageRow, cpuArch: CpuArch): boolean
   return image.platforms[DOCKER_PLATFORM[cpuArch]];
 }
 
-function ccKey(computeCapability: string): string {
-  const cc = parseComputeCapability(computeCapability);
-  return cc ? `${cc.major}.${cc.minor}` : computeCapability;
-}
-
 function describeRun(run: NgcGpuRun): string {
   const where =
     run.cpuArchBasis === "assumed"
@@ -157,9 +160,9 @@ function codeVerdict(
 }
 
 /** The code verdict from an arch list: SASS, PTX the driver can JIT, or none (Tegra rules in compat.ts). */
-function fromArchList(list: NgcArchList, key: string, tag: string): NgcCodeVerdict {
-  const cc = parseComputeCapability(key);
-  const coverage = cc ? coverageFor(list.archList, cc) : { how: "none" as const, via: [] };
+function fromArchList(list: NgcArchList, cc: ComputeCapability, tag: string): NgcCodeVerdict {
+  const key = formatComputeCapability(cc);
+  const coverage = coverageFor(list.archList, cc);
   const what = `${tag} linux/${list.platform} torch arch list ${list.archList.join(" ")} (${list.basis === "derived" ? "derived" : list.basis})`;
   const detail =
     coverage.how === "sass"
@@ -178,11 +181,11 @@ function fromArchList(list: NgcArchList, key: string, tag: string): NgcCodeVerdi
 function fromStatedFloor(
   image: NgcImageRow,
   toolkit: CudaToolkitRow | undefined,
-  key: string,
+  cc: ComputeCapability,
 ): NgcCodeVerdict {
   const floor = image.gpus.minComputeCapability as string;
-  const cc = parseComputeCapability(key);
-  if (!cc || compareVersions(key, floor) < 0)
+  const key = formatComputeCapability(cc);
+  if (compareCapability(cc, rowCapability(floor)) < 0)
     return codeVerdict(
       "none",
       "stated-floor",
@@ -261,10 +264,11 @@ function sbsaOnJetsonVerdict(
 function withoutArchList(
   image: NgcImageRow,
   toolkit: CudaToolkitRow | undefined,
-  key: string,
+  cc: ComputeCapability,
   cpuArch: CpuArch,
   tegraCapabilities: string[],
 ): NgcCodeVerdict {
+  const key = formatComputeCapability(cc);
   const platform = DOCKER_PLATFORM[cpuArch];
   const ran = ranOn(image, key, cpuArch);
   if (ran)
@@ -279,7 +283,7 @@ function withoutArchList(
       null,
       `${key} is a Jetson (Tegra iGPU) part: no arch list for ${image.tag} linux/${platform} and no run on it on ${cpuArch}${runsSeen(image, key)}`,
     );
-  if (image.gpus.minComputeCapability) return fromStatedFloor(image, toolkit, key);
+  if (image.gpus.minComputeCapability) return fromStatedFloor(image, toolkit, cc);
   return codeVerdict(
     "unknown",
     null,
@@ -291,10 +295,11 @@ function withoutArchList(
 function plainImageCode(
   image: NgcImageRow,
   toolkit: CudaToolkitRow | undefined,
-  key: string,
+  cc: ComputeCapability,
   cpuArch: CpuArch,
   tegraCapabilities: string[],
 ): NgcCodeVerdict {
+  const key = formatComputeCapability(cc);
   const platform = DOCKER_PLATFORM[cpuArch];
   const unpublished = unpublishedVerdict(image, cpuArch);
   if (unpublished) return unpublished;
@@ -308,8 +313,8 @@ function plainImageCode(
   const sbsa = platform === "arm64" ? sbsaOnJetsonVerdict(image, key, tegraCapabilities) : null;
   if (sbsa) return sbsa;
   const list = image.archLists.find((entry) => entry.platform === platform);
-  if (list) return fromArchList(list, key, image.tag);
-  return withoutArchList(image, toolkit, key, cpuArch, tegraCapabilities);
+  if (list) return fromArchList(list, cc, image.tag);
+  return withoutArchList(image, toolkit, cc, cpuArch, tegraCapabilities);
 }
 
 /** The code verdict for the tag's Jetson (-igpu) image: built for one JetPack, which runs some Jetsons. */
@@ -346,12 +351,9 @@ function jetsonImageCode(image: NgcImageRow, key: string): NgcCodeVerdict {
 export function cudaKnowsArch(
   toolkits: CudaToolkitRow[],
   cuda: string,
-  computeCapability: string,
+  cc: ComputeCapability,
 ): NgcCudaVerdict {
-  const cc = parseComputeCapability(computeCapability);
-  const key = ccKey(computeCapability);
-  if (!cc)
-    return { knows: null, derived: false, detail: `"${computeCapability}" is not a compute capability` };
+  const key = formatComputeCapability(cc);
   const knows = (row: CudaToolkitRow) =>
     coverageFor(
       (row.sassTargets ?? []).map((sm) => `sm_${sm}`),
@@ -510,7 +512,8 @@ export function judgeNgcImageOn(
   query: NgcVerdictQuery,
   context: NgcJudgeContext = {},
 ): NgcImageChoice {
-  const key = ccKey(query.computeCapability);
+  const cc = query.computeCapability;
+  const key = formatComputeCapability(cc);
   const toolkit = toolkits.find((row) => row.version === majorMinor(image.cuda));
   const code =
     platform === "igpu"
@@ -518,11 +521,11 @@ export function judgeNgcImageOn(
       : plainImageCode(
           image,
           toolkit,
-          key,
+          cc,
           platform === "amd64" ? "x86_64" : "aarch64",
           context.tegraCapabilities ?? [],
         );
-  const cuda = cudaKnowsArch(toolkits, image.cuda, key);
+  const cuda = cudaKnowsArch(toolkits, image.cuda, cc);
   const driver: NgcDriverVerdict =
     platform === "igpu"
       ? {
@@ -565,7 +568,7 @@ export function ngcImageVerdicts(
   query: NgcVerdictQuery,
   context: NgcJudgeContext = {},
 ): NgcImageChoice[] {
-  const tegra = (context.tegraCapabilities ?? []).includes(ccKey(query.computeCapability));
+  const tegra = (context.tegraCapabilities ?? []).includes(formatComputeCapability(query.computeCapability));
   const sorted = [...images].sort((a, b) => compareVersions(b.tag, a.tag));
   return sorted.flatMap((image) =>
     platformsFor(query.cpuArch, tegra).map((platform) =>
@@ -592,7 +595,7 @@ export function newestRunningNgcImage(choices: NgcImageChoice[], preferNative = 
 export function ngcGpuCoverage(
   image: NgcImageRow,
   toolkits: CudaToolkitRow[],
-  computeCapability: string,
+  computeCapability: ComputeCapability,
   cpuArch: CpuArch = "x86_64",
   tegraCapabilities: string[] = [],
 ): NgcGpuCoverage {
@@ -678,7 +681,7 @@ export function ngcRunsOn(
         image,
         platform,
         toolkits,
-        { computeCapability, cpuArch },
+        { computeCapability: rowCapability(computeCapability), cpuArch },
         { tegraCapabilities },
       );
       const coverage = coverageOf(choice);
@@ -706,7 +709,13 @@ export function ngcCoverageSummary(
   };
   for (const cpuArch of ["x86_64", "aarch64"] as const)
     for (const computeCapability of capabilities) {
-      const coverage = ngcGpuCoverage(image, toolkits, computeCapability, cpuArch, tegraCapabilities);
+      const coverage = ngcGpuCoverage(
+        image,
+        toolkits,
+        rowCapability(computeCapability),
+        cpuArch,
+        tegraCapabilities,
+      );
       if (coverage.covered) summary[cpuArch].push({ computeCapability, rule: coverage.rule });
     }
   return summary;

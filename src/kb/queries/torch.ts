@@ -6,7 +6,8 @@
 import {
   coverageFor,
   driverSupport,
-  parseComputeCapability,
+  formatComputeCapability,
+  smName,
   type ComputeCapability,
   type DriverSupport,
 } from "../compat.js";
@@ -16,7 +17,7 @@ import { compareVersions, majorMinor, versionParts } from "../../util/version.js
 export type CpuArch = "x86_64" | "aarch64";
 
 export interface TorchBuildQuery {
-  computeCapability: string;
+  computeCapability: ComputeCapability;
   /** The GPU by name, where known: its own driver floor applies, not its capability's highest. */
   gpuName?: string;
   driverVersion: string;
@@ -115,7 +116,7 @@ export function evaluateTorchBuilds(
   query: TorchBuildQuery,
   gpuMinDriver: string | null = null,
 ): TorchBuildEvaluation {
-  const cc = parseComputeCapability(query.computeCapability);
+  const cc = query.computeCapability;
   const platform = platformOf(query.cpuArch);
   const driver = effectiveDriver(query.driverVersion);
   const choices: TorchBuildChoice[] = [];
@@ -134,11 +135,10 @@ function rejectionReason(
   build: TorchBuildRow,
   toolkits: CudaToolkitRow[],
   query: TorchBuildQuery,
-  cc: ComputeCapability | null,
+  cc: ComputeCapability,
   driver: string,
   gpuMinDriver: string | null,
 ): TorchBuildChoice | string {
-  if (!cc) return `"${query.computeCapability}" is not a compute capability`;
   if (!build.cuda) return "CPU-only build";
   if (!pythonMatches(build, query.python))
     return `no wheel for Python ${query.python} (wheels: ${build.pythons.join(", ")})`;
@@ -148,7 +148,7 @@ function rejectionReason(
   const coverage = coverageFor(build.archList, cc);
   const archs = build.archList.join(", ");
   if (coverage.how === "none")
-    return `no kernel image for sm_${cc.major}${cc.minor}: the wheel has ${archs} and no PTX this GPU can JIT`;
+    return `no kernel image for ${smName(cc)}: the wheel has ${archs} and no PTX this GPU can JIT`;
   const toolkit = toolkits.find((row) => row.version === build.cuda);
   if (!toolkit) return `CUDA ${build.cuda} is not in the toolkit table`;
   const support = driverSupport(driver, toolkit);
@@ -158,7 +158,7 @@ function rejectionReason(
     return `only PTX (${coverage.via.join(", ")}) covers this GPU, and JIT of CUDA ${build.cuda} PTX needs driver ${toolkit.minDriverLinux} or newer`;
   const reasons = [
     coverage.how === "sass"
-      ? `${coverage.via[0] ?? ""} SASS runs natively on compute capability ${cc.major}.${cc.minor}`
+      ? `${coverage.via[0] ?? ""} SASS runs natively on compute capability ${formatComputeCapability(cc)}`
       : `runs through PTX JIT of ${coverage.via[0] ?? ""} (slow first start, no tuned kernels)`,
     support === "native"
       ? `driver ${query.driverVersion} runs CUDA ${build.cuda} natively`
