@@ -70,14 +70,14 @@ const SOURCE_FIELDS = new Set(["url", "source"]);
  * query, text, JSON document and generated file then cites a link that works where gpuprep is
  * installed, and a row's parts that name one of its sources still name it by the same string.
  */
-export function linkOwnPages(json: unknown, field = ""): unknown {
+function linkOwnPages(json: unknown, field = ""): unknown {
   if (Array.isArray(json)) return json.map((item) => linkOwnPages(item, field));
   if (json !== null && typeof json === "object")
     return Object.fromEntries(Object.entries(json).map(([key, value]) => [key, linkOwnPages(value, key)]));
   return typeof json === "string" && SOURCE_FIELDS.has(field) ? sourceUrl(json) : json;
 }
 
-export function readTable<K extends keyof KnowledgeBaseData>(name: K): KnowledgeBaseData[K] {
+function readTable<K extends keyof KnowledgeBaseData>(name: K): KnowledgeBaseData[K] {
   const { file, schema } = TABLES[name];
   const url = new URL(`./data/${file}`, import.meta.url);
   return parseTable(

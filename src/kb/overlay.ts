@@ -12,7 +12,7 @@ import { writeFileAtomic } from "../util/safe-write.js";
 import { torchBuildRowSchema } from "./schema.js";
 import type { TorchBuildRow } from "./types.js";
 
-export const overlaySchema = z.object({
+const overlaySchema = z.object({
   format: z.literal(1),
   fetchedAt: z.string(),
   indexUrl: z.string().url(),

@@ -28,7 +28,7 @@ const sources = z.array(sourceSchema).min(1, "every row needs at least one sourc
 const cudaToolkitFact = z.enum(["minDriverLinux", "minorCompatMinDriverLinux", "sassTargets", "ptxIsa"]);
 
 /** A toolkit row's source names the facts it states, so a decision cites only those behind it. */
-export const cudaToolkitSourceSchema = sourceSchema.extend({
+const cudaToolkitSourceSchema = sourceSchema.extend({
   backs: z.array(cudaToolkitFact).min(1, "name the facts of the row this source states"),
 });
 const confidence = z.enum(["primary", "measured", "secondary", "index"]);
@@ -147,7 +147,7 @@ export const condaTorchBuildRowSchema = z.object({
 
 const ngcCpuArch = z.enum(["x86_64", "aarch64"]);
 
-export const ngcGpuRunSchema = z.object({
+const ngcGpuRunSchema = z.object({
   computeCapability,
   gpu: z.string().min(1),
   cpuArch: ngcCpuArch.nullable(),
@@ -158,7 +158,7 @@ export const ngcGpuRunSchema = z.object({
   source: z.string().min(1),
 });
 
-export const ngcArchListSchema = z.object({
+const ngcArchListSchema = z.object({
   platform: z.enum(["amd64", "arm64"]),
   archList: z.array(archListEntry).min(1),
   written: z.string().min(1).nullable(),
@@ -168,7 +168,7 @@ export const ngcArchListSchema = z.object({
   source: z.string().min(1),
 });
 
-export const ngcJetsonImageSchema = z.object({
+const ngcJetsonImageSchema = z.object({
   jetpack: z.string().regex(/^\d+\.\d+$/),
   computeCapabilities: z.array(computeCapability).min(1),
   note: z.string().min(1),
@@ -216,7 +216,7 @@ export const ngcImageRowSchema = z.object({
 
 const extensionPlatform = z.enum(["linux-x86_64", "linux-aarch64", "windows-x86_64"]);
 
-export const extensionBuildSchema = z.object({
+const extensionBuildSchema = z.object({
   version: z.string().min(1),
   cuda: z
     .string()
@@ -228,7 +228,7 @@ export const extensionBuildSchema = z.object({
   source: z.string().url(),
 });
 
-export const extensionBuildEnvSchema = z.object({
+const extensionBuildEnvSchema = z.object({
   archVariable: z.string().regex(/^[A-Z_][A-Z0-9_]*$/),
   archSeparator: z.string().min(1),
   archValues: z.array(sassTarget).min(1),
@@ -236,7 +236,7 @@ export const extensionBuildEnvSchema = z.object({
   source: z.string().url(),
 });
 
-export const extensionInstallHazardSchema = z.object({
+const extensionInstallHazardSchema = z.object({
   platform: extensionPlatform,
   problem: z.string().min(1),
   source: z.string().url(),

@@ -22,7 +22,7 @@
  */
 import { compareVersions, majorMinor } from "../util/version.js";
 
-export interface CppExtensionArchTable {
+interface CppExtensionArchTable {
   /** Which torch versions the table is for, for messages ("1.13", "2.9 and later"). */
   torch: string;
   /** Named arches in the order torch replaces them. */

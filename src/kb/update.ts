@@ -12,7 +12,7 @@ import type { Overlay } from "./overlay.js";
 
 export const DEFAULT_INDEX_URL = "https://download.pytorch.org/whl";
 
-export interface WheelFile {
+interface WheelFile {
   torch: string;
   variant: string;
   python: string;
@@ -74,7 +74,7 @@ export function filesFromIndexPage(body: string, contentType: string): string[] 
 }
 
 /** Group wheel files into torch-build rows (one per release x variant x platform). */
-export function buildsFromFiles(files: string[], indexUrl: string, pageUrl: string): TorchBuildRow[] {
+function buildsFromFiles(files: string[], indexUrl: string, pageUrl: string): TorchBuildRow[] {
   const rows = new Map<string, TorchBuildRow>();
   for (const file of files) {
     const wheel = parseWheelName(file);
@@ -108,9 +108,9 @@ export function buildsFromFiles(files: string[], indexUrl: string, pageUrl: stri
  * download.pytorch.org/whl/torch/ is about 2 MB of HTML (PEP 691 JSON a few times that); a body
  * past 64 MiB is not an index page, and reading stops there instead of filling memory.
  */
-export const MAX_INDEX_BODY_BYTES = 64 * 1024 * 1024;
+const MAX_INDEX_BODY_BYTES = 64 * 1024 * 1024;
 
-export async function readCappedBody(
+async function readCappedBody(
   response: Response,
   pageUrl: string,
   maxBytes: number = MAX_INDEX_BODY_BYTES,

@@ -57,7 +57,7 @@ export interface ContainerOutcome {
 }
 
 /** The image's packages (torch, numpy, bundled ones) with the versions the KB knows. */
-export function providedPackages(image: NgcImageRow): ProtectedPackage[] {
+function providedPackages(image: NgcImageRow): ProtectedPackage[] {
   const why = `${image.image} (knowledge base)`;
   const packages: ProtectedPackage[] = [
     { name: "torch", version: image.torch, why },
@@ -83,7 +83,7 @@ export function providedPackages(image: NgcImageRow): ProtectedPackage[] {
  * KB's ngc rows: "triton 3.8.0" in 25.10, "3.0.0" in 24.05), and where it lacks a GPU's ptxas the
  * plan points it at the toolkit's (jit-toolchain.ts) rather than replacing it.
  */
-export const TORCH_COMPANIONS = ["torchvision", "torchaudio", "triton"];
+const TORCH_COMPANIONS = ["torchvision", "torchaudio", "triton"];
 
 /** "2.9.0a0+145a3a7bda" -> "2.9.0": the release a pre-release build leads to. */
 function releaseOf(version: string): string {
@@ -91,7 +91,7 @@ function releaseOf(version: string): string {
 }
 
 /** The torch pin as the container candidates are held to it (the pin policy's specifier). */
-export interface ContainerPin {
+interface ContainerPin {
   requirement: Requirement | null;
   /** What the image's torch must satisfy, as pip judges an installed torch; "" for no pin. */
   specifier: string;

@@ -37,7 +37,7 @@ export interface NativeOutcome {
   pythonLineChanges: LineChange[];
 }
 
-export interface NativeInputs {
+interface NativeInputs {
   torchRequirement: Requirement | null;
   /** What a build's series must satisfy (the pin policy's: the pin's public part, or its change). */
   torchSpecifier: string;

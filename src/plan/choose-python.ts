@@ -22,7 +22,7 @@ export interface PythonChoice {
   sources: string[];
 }
 
-export interface PythonRefusal {
+interface PythonRefusal {
   python: null;
   /** Why no Python of this build fits: names the build's Pythons and what excluded each. */
   reason: string;
@@ -83,7 +83,7 @@ function limitName(limit: PythonLimit, style: "excluded" | "allowed"): string {
 }
 
 /** What the knowledge base says about each requirement's wheel Pythons on this platform. */
-export function pinnedWheelPythons(
+function pinnedWheelPythons(
   kb: KnowledgeBase,
   requirements: Requirement[],
   platform: TorchBuildRow["platform"],

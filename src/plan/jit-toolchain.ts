@@ -10,7 +10,7 @@ import type { Decision, JitToolchain } from "./types.js";
 import { smDigits, type ComputeCapability } from "../vocabulary/compute-capability.js";
 
 /** The ptxas triton's wheels bundle, as the KB's triton row reads it (cmake/nvidia-toolchain-version.json). */
-export const TRITON_BUNDLED_PTXAS = {
+const TRITON_BUNDLED_PTXAS = {
   cuda: "12.8",
   source:
     "https://github.com/triton-lang/triton/blob/01f1ba95acf5a34902f0107ea1f29a8c7ed7ab2c/cmake/nvidia-toolchain-version.json",

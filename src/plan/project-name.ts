@@ -9,14 +9,14 @@ import { UserError } from "../errors.js";
 import { quotedForMessage } from "../util/single-line.js";
 
 /** PEP 508's name grammar (case-insensitive), anchored. */
-export const PEP508_NAME = /^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])$/;
+const PEP508_NAME = /^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])$/;
 
 export function isPep508Name(text: string): boolean {
   return PEP508_NAME.test(text);
 }
 
 /** "my project\n" -> "my-project"; "" or nothing usable -> "project". */
-export function normalizedDirectoryName(dirName: string): string {
+function normalizedDirectoryName(dirName: string): string {
   const slug = dirName.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "");
   return slug || "project";
 }

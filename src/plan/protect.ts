@@ -6,7 +6,7 @@ import type { PinConflict, ProtectedPackage } from "./types.js";
 /** `provided` of a conflict whose base version the KB does not know: not a certain break, so auto does not weigh it. */
 export const UNKNOWN_VERSION = "the base's version";
 
-export interface ProtectionResult {
+interface ProtectionResult {
   /** Requirements left to install (protected packages are the base's already). */
   install: Requirement[];
   conflicts: PinConflict[];

@@ -45,7 +45,7 @@ export interface StrategyInputs {
   maxImageLag: number;
 }
 
-export type StrategyOutcome =
+type StrategyOutcome =
   { ok: true; strategy: Strategy; reason: StrategyReason } | { ok: false; failure: StrategyFailure };
 
 export function decideStrategy(input: StrategyInputs): StrategyOutcome {

@@ -27,7 +27,7 @@ export interface PinChange {
   series: string;
 }
 
-export interface TorchPinPolicy {
+interface TorchPinPolicy {
   requirement: Requirement | null;
   /** What every candidate must satisfy: the pin's public specifier, or the changed one ("" for none). */
   specifier: string;

@@ -6,7 +6,7 @@
 import { UserError } from "../errors.js";
 import { hasControlCharacters, quotedForMessage } from "../util/single-line.js";
 
-export interface VolumeFlag {
+interface VolumeFlag {
   host: string;
   container: string;
   readOnly: boolean;

@@ -22,13 +22,8 @@ export const PY_SPACE =
 /** `\s` of a Python str pattern. */
 export const S = `[${PY_SPACE}]`;
 
-const SPACE_CHAR = new RegExp(S);
 const LEADING_SPACE = new RegExp(`^${S}+`);
 const TRAILING_SPACE = new RegExp(`${S}+$`);
-
-export function pyIsSpace(char: string): boolean {
-  return SPACE_CHAR.test(char);
-}
 
 /** `text.strip()` with no argument. */
 export function pyStrip(text: string): string {

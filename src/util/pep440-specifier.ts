@@ -31,14 +31,14 @@ import {
 } from "./pep440-python-text.js";
 import { Pep440Version } from "./pep440-version.js";
 
-export type SpecifierOperator = "~=" | "==" | "!=" | "<=" | ">=" | "<" | ">" | "===";
+type SpecifierOperator = "~=" | "==" | "!=" | "<=" | ">=" | "<" | ">" | "===";
 
 /**
  * How `contains` treats a pre-release: true admits it (pip, for an installed version), false
  * refuses it, null lets the specifier decide (packaging's default: admitted only when one of the
  * specifiers names a pre-release).
  */
-export type PrereleaseMode = boolean | null;
+type PrereleaseMode = boolean | null;
 
 const SEP = "[-_.]";
 const LETTERS = `[${ALNUM_IGNORECASE}]`;
@@ -105,7 +105,7 @@ function padLeft(left: readonly string[], right: readonly string[]): string[] {
 }
 
 /** One specifier ("<2.8", "==2.9.*"), parsed once. */
-export class Specifier {
+class Specifier {
   /** What the operator compares against: the version (null for `==P.*`, `!=P.*` and a `===` that is none). */
   private readonly target: Pep440Version | null;
   /** The split parts of `==P.*` and `!=P.*`'s P, or of the prefix `~=` also demands. */

@@ -7,32 +7,13 @@
 import { Pep440Version, parsePep440Version } from "./pep440-version.js";
 import {
   type InvalidSpecifier,
-  type PrereleaseMode,
   SpecifierSet,
   isInvalidSpecifier,
   parseSpecifierSet,
 } from "./pep440-specifier.js";
 
 export { Pep440Version, parsePep440Version } from "./pep440-version.js";
-export {
-  type InvalidSpecifier,
-  type PrereleaseMode,
-  Specifier,
-  type SpecifierOperator,
-  SpecifierSet,
-  isInvalidSpecifier,
-  parseSpecifier,
-  parseSpecifierSet,
-} from "./pep440-specifier.js";
-
-/** Does `version` satisfy `specifier` in the given pre-release mode (packaging's SpecifierSet.contains)? */
-export function contains(
-  specifier: SpecifierSet,
-  version: Pep440Version,
-  prereleases: PrereleaseMode,
-): boolean {
-  return specifier.contains(version, prereleases);
-}
+export { SpecifierSet, isInvalidSpecifier, parseSpecifierSet } from "./pep440-specifier.js";
 
 /**
  * Would pip keep this already installed version for this requirement? (`prereleases=True`, as

@@ -19,17 +19,7 @@ export function parseCudaVersion(text: string): CudaVersion | null {
   };
 }
 
-/** "12.8" (major.minor): what a wheel variant or a compatibility rule is about. */
-export function cudaMajorMinor(version: CudaVersion): string {
-  return `${version.major}.${version.minor}`;
-}
-
 /** PyTorch's index/wheel tag for this CUDA: 12.8.1 -> "cu128", 9.2 -> "cu92". */
 export function cudaWheelTag(version: CudaVersion): string {
   return `cu${version.major}${version.minor}`;
-}
-
-/** Compare on major.minor (and the patch where both give one). */
-export function compareCuda(a: CudaVersion, b: CudaVersion): number {
-  return a.major - b.major || a.minor - b.minor || (a.patch ?? 0) - (b.patch ?? 0);
 }

@@ -14,7 +14,7 @@ export type TorchVariant =
   | { readonly kind: "xpu"; readonly tag: "xpu" };
 
 /** The release channel of a PyTorch index: /whl/X (stable), /whl/nightly/X, /whl/test/X (release candidates). */
-export type TorchChannel = "stable" | "nightly" | "test";
+type TorchChannel = "stable" | "nightly" | "test";
 
 export interface TorchIndex {
   variant: TorchVariant;
@@ -67,8 +67,4 @@ export function torchVariantOfLocal(version: string): TorchVariant | null {
 export function torchVariantOfCuda(cuda: CudaVersion | null): TorchVariant {
   if (cuda === null) return { kind: "cpu", tag: "cpu" };
   return { kind: "cuda", tag: `cu${cuda.major}${cuda.minor}`, cuda };
-}
-
-export function sameVariant(a: TorchVariant, b: TorchVariant): boolean {
-  return a.tag === b.tag;
 }

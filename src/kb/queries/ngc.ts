@@ -45,7 +45,7 @@ export interface NgcJudgeContext {
   gpuMinDriver?: string | null;
 }
 
-export type NgcCoverageRule = "arch-list" | "run" | "stated-floor" | "jetpack";
+type NgcCoverageRule = "arch-list" | "run" | "stated-floor" | "jetpack";
 
 export type NgcGpuCoverage =
   | {
@@ -348,11 +348,7 @@ function jetsonImageCode(image: NgcImageRow, key: string): NgcCodeVerdict {
  * Whether a CUDA version compiles SASS that runs on a capability ("knows" the architecture): read
  * from its nvcc target list, or derived when the toolkits below and above it (same major) agree.
  */
-export function cudaKnowsArch(
-  toolkits: CudaToolkitRow[],
-  cuda: string,
-  cc: ComputeCapability,
-): NgcCudaVerdict {
+function cudaKnowsArch(toolkits: CudaToolkitRow[], cuda: string, cc: ComputeCapability): NgcCudaVerdict {
   const key = formatComputeCapability(cc);
   const knows = (row: CudaToolkitRow) =>
     coverageFor(
@@ -552,7 +548,7 @@ export function judgeNgcImageOn(
 }
 
 /** The platform images a GPU on a CPU architecture could use: the plain tag's, and -igpu for a Jetson. */
-export function platformsFor(cpuArch: CpuArch, tegra: boolean): NgcPlatform[] {
+function platformsFor(cpuArch: CpuArch, tegra: boolean): NgcPlatform[] {
   if (cpuArch === "x86_64") return ["amd64"];
   return tegra ? ["arm64", "igpu"] : ["arm64"];
 }
@@ -743,7 +739,7 @@ function splitLocal(version: string): { public: string; local: string[] } {
  * ones), or 0 for no match. The installed side may carry a build id the row does not ("...nv26.01"
  * vs pip's "...nv26.1.42222806").
  */
-export function ngcTorchMatch(image: NgcImageRow, installed: string): number {
+function ngcTorchMatch(image: NgcImageRow, installed: string): number {
   const row = splitLocal(image.torch);
   const have = splitLocal(installed);
   if (row.public !== have.public || row.local.length === 0) return 0;

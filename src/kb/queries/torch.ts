@@ -61,7 +61,7 @@ export function effectiveDriver(driverVersion: string): string {
     : driverVersion;
 }
 
-export function pythonMatches(build: TorchBuildRow, python: string | undefined): boolean {
+function pythonMatches(build: TorchBuildRow, python: string | undefined): boolean {
   if (!python) return true;
   const wanted = python.endsWith("t") ? python : majorMinor(python);
   return build.pythons.includes(wanted);

@@ -32,10 +32,8 @@ const tableSchema = z.object({
   ),
 });
 
-export type TritonPtxasTable = z.infer<typeof tableSchema>;
-export type TritonRow = TritonPtxasTable["tritons"][number];
-export type PtxasRow = TritonPtxasTable["ptxas"][number];
-
+type TritonPtxasTable = z.infer<typeof tableSchema>;
+type TritonRow = TritonPtxasTable["tritons"][number];
 let cached: TritonPtxasTable | null = null;
 
 export function tritonPtxasTable(): TritonPtxasTable {
@@ -61,7 +59,7 @@ export function ptxasAccepts(cudaRelease: string, gpuName: string): boolean | nu
 }
 
 /** The ptxas a Triton release runs for this arch (by its bundled binaries), or null when not known. */
-export function bundledPtxasFor(row: TritonRow, arch: number): string {
+function bundledPtxasFor(row: TritonRow, arch: number): string {
   return arch >= 100 && row.ptxasBlackwell ? row.ptxasBlackwell : row.ptxas;
 }
 
