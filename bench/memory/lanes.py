@@ -18,6 +18,8 @@ usage:
   python3 bench/memory/lanes.py trace CELL_JSON EVENTS OUT     (one trace; the driver runs it)
 LANES_KERNEL_TRANSIENTS=0: traces without measuring kernels' own memory on the GPU (memory.py
 kernelTransients false: the trace tier before that measurement, for before/after tables).
+LANES_KERNEL_OPS=listed: only the ops of memory.py's KERNEL_OPS measured (memory.py kernelOps; the
+default measures every op of the step).
   python3 bench/memory/lanes.py truth CELL_JSON HISTORY GATE OUT  (one truth; the driver runs it)
 """
 import argparse
@@ -44,6 +46,8 @@ def trace_main(cell, events_path, out_path):
     request = dict(accuracy.cell_request(cell, DRY), eventsOut=events_path)
     if os.environ.get("LANES_KERNEL_TRANSIENTS") == "0":
         request["kernelTransients"] = False  # the trace as before kernels' own memory was measured
+    if os.environ.get("LANES_KERNEL_OPS"):
+        request["kernelOps"] = os.environ["LANES_KERNEL_OPS"]  # "listed": only memory.py's KERNEL_OPS measured
     try:
         accuracy.trace_into(record, memory, request, DEVICE)
         record["accelerate"] = accuracy.accelerate_estimate(accuracy.configs(DRY)[cell["model"]], cell["work"])

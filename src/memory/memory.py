@@ -1362,7 +1362,8 @@ def recorder_class(torch, device_type):
             self.marks = {}
             self.op = None  # the op whose outputs are being tracked (None: outside any op)
             self.ops = {}  # event index -> (op name, backward?, keys of the op's first input)
-            self.kernel_calls = None  # a list: the calls of KERNEL_OPS, to be measured on the GPU
+            self.kernel_calls = None  # a list: the calls to be measured on the GPU
+            self.kernel_filter = measurable_op  # which ops' calls go in it
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             nested = self.op is not None
@@ -1372,7 +1373,7 @@ def recorder_class(torch, device_type):
                 return mem_tracker.MemTracker.__torch_dispatch__(self, func, types, args, kwargs)
             finally:
                 self.op = None
-                if not nested and self.kernel_calls is not None and kernel_op_name(func) in KERNEL_OPS:
+                if not nested and self.kernel_calls is not None and self.kernel_filter(func):
                     self.kernel_calls.append(kernel_call(torch, func, args, kwargs or {}, start, len(self.events)))
 
         def _update_peak_stats(self, peak_state):
@@ -1494,6 +1495,103 @@ class Unmeasurable(Exception):
     pass
 
 
+# Ops never run again for real: their real call has effects beyond fresh tensors (collectives,
+# asserts, stream bookkeeping), reads values back to the host (a sync, no device memory), or takes
+# no memory by construction. Every other op of the step is measured (kernelOps "all", the default):
+# a fixed list of ops with own memory (KERNEL_OPS, kernelOps "listed") misses the next family's
+# op, as LeViT-128S's batch-norm backward and softmax backward did (docs/benchmarks.md, issue 24).
+NEVER_RUN_NAMESPACES = frozenset(("c10d", "_c10d_functional", "_c10d_functional_autograd", "_dtensor", "profiler",
+                                  "prims", "debugprims"))
+NEVER_RUN_OPS = frozenset((
+    "_local_scalar_dense", "item", "_assert_async", "_assert_scalar", "_assert_tensor_metadata",
+    "sym_constrain_range", "sym_constrain_range_for_size", "_functional_assert_async", "record_stream",
+    "_print", "set_", "is_same_size", "_has_compatible_shallow_copy_type", "is_pinned", "_pin_memory",
+    "lift_fresh", "lift_fresh_copy", "empty", "empty_strided", "empty_like", "new_empty", "new_empty_strided",
+    "resize_", "_resize_output_", "_to_cpu", "_nested_tensor_from_tensor_list",
+))
+
+
+def measurable_op(func):
+    """Whether a traced call of `func` is run for real to measure its kernel's own memory: every op
+    but views (they alias their input, no kernel runs) and NEVER_RUN_NAMESPACES/NEVER_RUN_OPS."""
+    name = getattr(func, "name", lambda: "")()
+    namespace = getattr(func, "namespace", name.split("::")[0] if "::" in name else "aten")
+    if namespace in NEVER_RUN_NAMESPACES or kernel_op_name(func) in NEVER_RUN_OPS:
+        return False
+    return not is_view_op(func)
+
+
+def is_view_op(func):
+    """A view op (its output aliases its input, read-only): OpOverload.is_view, or on torch
+    without it (< 2.1) the schema's alias annotation on the first return."""
+    flag = getattr(func, "is_view", None)
+    if flag is not None:
+        return bool(flag)
+    returns = getattr(getattr(func, "_schema", None), "returns", None) or []
+    alias = getattr(returns[0], "alias_info", None) if returns else None
+    return alias is not None and not alias.is_write
+
+
+def listed_op(func):
+    return kernel_op_name(func) in KERNEL_OPS
+
+
+def runs_on_gpu(signature):
+    """A rebuilt call worth running on the GPU: some argument is a CUDA tensor (or it makes one),
+    its first tensor is not a host tensor (copies to the host take no device memory of their
+    own), and nothing is sent to the host (device=cpu)."""
+    _, args, kwargs = signature
+    tensors = list(tensor_specs(args)) + list(tensor_specs(kwargs))
+    settings = dict((item[1][0][1], item[1][1][1]) for item in kwargs[1] if item[1][1][0] == "V")
+    device = settings.get("device")
+    if device is not None and str(device).startswith("cpu"):
+        return False
+    if tensors and tensors[0][5] != "cuda" and tensors[0][1] != ():
+        return False
+    return any(t[5] == "cuda" for t in tensors) or (device is not None and str(device).startswith("cuda"))
+
+
+def tensor_specs(spec):
+    if spec[0] == "T":
+        yield spec
+    elif spec[0] in ("L", "U"):
+        for value in spec[1]:
+            for inner in tensor_specs(value):
+                yield inner
+
+
+def split_signatures(signatures, input_limit):
+    """Distinct signatures as (to run, not on the GPU, inputs over input_limit bytes)."""
+    run, off_gpu, too_large = [], [], []
+    for signature in dict.fromkeys(signatures):
+        if not runs_on_gpu(signature):
+            off_gpu.append(signature)
+        elif spec_bytes(signature[1]) + spec_bytes(signature[2]) > input_limit:
+            too_large.append(signature)
+        else:
+            run.append(signature)
+    return run, off_gpu, too_large
+
+
+def spec_bytes(spec):
+    """Bytes a rebuilt argument takes (its storage's extent)."""
+    total = 0
+    for _, shape, stride, offset, dtype, _device in tensor_specs(spec):
+        if all(n > 0 for n in shape):
+            extent = offset + 1 + sum((n - 1) * s for n, s in zip(shape, stride))
+            total += extent * dtype_bytes(dtype)
+    return total
+
+
+def dtype_bytes(dtype):
+    size = getattr(dtype, "itemsize", None)
+    if size is None:  # torch < 2.1
+        import torch
+
+        size = torch.empty((), dtype=dtype).element_size()
+    return int(size)
+
+
 def kernel_op_name(func):
     packet = getattr(func, "overloadpacket", None)
     return getattr(packet, "__name__", None)
@@ -1514,7 +1612,7 @@ def arg_spec(torch, value):
 
 
 def kernel_call(torch, func, args, kwargs, start, end):
-    """One traced call of a KERNEL_OPS op: where its outputs sit in the traced events ([start, end))
+    """One traced call of a measured op: where its outputs sit in the traced events ([start, end))
     and its signature; None as signature where an argument cannot be rebuilt."""
     try:
         signature = (func, arg_spec(torch, tuple(args)), arg_spec(torch, tuple(sorted(kwargs.items()))))
@@ -1577,7 +1675,7 @@ def with_transients(events, ops, marks, spans, first_key):
             emit(index)
             index += 1
         starts[start] = len(out)  # a mark set before the call stays before its memory
-        for item in template:
+        for item in aligned_template(template, sum(1 for e in events[start:end] if e[0] == "a")):
             if item[0] == "out":
                 while index < end:
                     emit(index)
@@ -1600,6 +1698,18 @@ def with_transients(events, ops, marks, spans, first_key):
     return out, {moved[i]: op for i, op in ops.items()}, {name: starts.get(i, moved[i]) for name, i in marks.items()}
 
 
+def aligned_template(template, traced_outputs):
+    """The template as it applies to a traced call with `traced_outputs` allocations. Where the
+    real call kept another number of blocks than the trace allocated (its kernel returned a view
+    or an input, took a cache it keeps, or the fake kernel allocated differently), its kept blocks
+    cannot be matched to the traced ones: the traced outputs stay as traced, all of them first,
+    and only the blocks taken and given back inside the call are added, while the outputs are live."""
+    kept = sum(1 for item in template if item[0] == "out")
+    if kept == traced_outputs:
+        return template
+    return [("out",)] * traced_outputs + [item for item in template if item[0] != "out"]
+
+
 def kernel_spans(calls, templates):
     """(start, end, template) of the measured calls with memory of their own, sorted and apart."""
     spans, last = [], -1
@@ -1614,18 +1724,26 @@ def kernel_spans(calls, templates):
 def kernel_probe(torch, request, real_gpu):
     """A KernelProbe where the trace has a real GPU behind it and the request does not turn it off
     (kernelTransients: false, as the bench's "before" traces do); else None."""
-    return KernelProbe(torch) if real_gpu and request.get("kernelTransients", True) else None
+    if not real_gpu or not request.get("kernelTransients", True):
+        return None
+    return KernelProbe(torch, listed_op if request.get("kernelOps") == "listed" else measurable_op)
 
 
 class KernelProbe(object):
-    """Runs each distinct call of KERNEL_OPS once for real on the GPU, on tensors of the traced
-    shapes, strides and dtypes, with the allocator's history on: what it allocates and frees inside
-    is its own memory (workspaces, accumulators), cached by signature for every later trace."""
+    """Runs each distinct call of the step's ops (those `selects`) once for real on the GPU, on
+    tensors of the traced shapes, strides and dtypes, with the allocator's history on: what it
+    allocates and frees inside is its own memory (workspaces, accumulators, staging buffers),
+    cached by signature for every later trace. Calls whose arguments alone would take more than
+    INPUT_SHARE of the free memory are not run (their own memory is not counted)."""
 
-    def __init__(self, torch):
+    INPUT_SHARE = 0.25
+
+    def __init__(self, torch, selects=None):
         self.torch = torch
+        self.selects = selects or measurable_op
         self.templates = {}  # signature -> template, or None where the call could not be run
         self.failures = {}  # op name -> first error
+        self.too_large = 0
         self.seconds = 0.0
 
     def measure(self, calls):
@@ -1636,6 +1754,7 @@ class KernelProbe(object):
 
         started = time.time()
         with _disable_current_modes():
+            todo = self.runnable(todo)
             try:
                 self.start_recording()
             except Exception as error:  # no history to read: every call left to the fallbacks
@@ -1650,8 +1769,25 @@ class KernelProbe(object):
         self.seconds += time.time() - started
         return self.templates
 
+    def runnable(self, todo):
+        """The signatures worth running; the others are recorded as not measured (None)."""
+        run, off_gpu, too_large = split_signatures(todo, self.INPUT_SHARE * self.torch.cuda.mem_get_info()[0])
+        self.templates.update((signature, None) for signature in off_gpu + too_large)
+        self.too_large += len(too_large)
+        return run
+
     def start_recording(self):
+        self.warm_blas()
         self.torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python", max_entries=1 << 22)
+
+    def warm_blas(self):
+        """This thread's cuBLAS and cuBLASLt workspaces taken before any call is measured: a
+        measured matmul would otherwise keep them as if they were its outputs."""
+        torch = self.torch
+        a = torch.zeros(8, 8, device="cuda")
+        torch.addmm(torch.zeros(8, device="cuda"), a, a)
+        torch.mm(a, a)
+        torch.cuda.synchronize()
 
     def stop_recording(self):
         self.torch.cuda.memory._record_memory_history(enabled=None)
@@ -1677,11 +1813,16 @@ class KernelProbe(object):
     def notes(self):
         measured = [t for t in self.templates.values() if t is not None]
         largest = max([sum(i[2] for i in t if i[0] == "a") for t in measured] or [0])
+        own = sum(1 for t in measured if any(i[0] == "a" for i in t))
         lines = []
         if self.templates:
             lines.append("kernels' own memory measured on this GPU: %d distinct calls run once each in %.1f s "
-                         "(the most one call takes for itself: %.0f MiB)" % (
-                             len(measured), self.seconds, largest / 1048576.0))
+                         "(of %d distinct signatures), %d with memory of their own (the most one call takes for "
+                         "itself: %.0f MiB)" % (len(measured), self.seconds, len(self.templates), own,
+                                                largest / 1048576.0))
+        if self.too_large:
+            lines.append("%d distinct calls not run for real (their inputs alone exceed %d%% of the free GPU "
+                         "memory): their own memory not counted" % (self.too_large, self.INPUT_SHARE * 100))
         for name, error in sorted(self.failures.items()):
             lines.append("%s could not be run for real (%s): its own memory not counted" % (name, error))
         return lines
@@ -1844,6 +1985,8 @@ def trace_step(torch, request, model, make_inputs, optimizer, fixes, device, bat
     same_draws(torch)
     tracker = recorder_class(torch, device)()
     tracker.kernel_calls = [] if probe is not None else None
+    if probe is not None:
+        tracker.kernel_filter = probe.selects
     conv_totals = {"convolutionBytes": 0}
     fixes.before_op = conv_counter(torch, tracker, conv_totals)
     skip_grad_hooks(tracker, model)
