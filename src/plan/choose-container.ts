@@ -35,9 +35,18 @@ import type { ContainerChoice, Decision, PinConflict, ProtectedPackage, TargetMa
 import { normalizeName } from "../util/package-name.js";
 import { satisfies } from "../util/pep440.js";
 import { compareVersions, majorMinor } from "../util/version.js";
+import type { DriverVersion } from "../vocabulary/driver-version.js";
 
 /** Stands for "any current driver" when the target's is unknown: the plan then states the one it needs. */
 export const NEWEST_DRIVER = "9999";
+
+/** NEWEST_DRIVER as the value the knowledge-base queries take. */
+export const ANY_CURRENT_DRIVER: DriverVersion = {
+  branch: 9999,
+  minor: null,
+  patch: null,
+  text: NEWEST_DRIVER,
+};
 
 export interface ContainerOutcome {
   choice: ContainerChoice | null;
@@ -315,7 +324,7 @@ function imageVerdicts(kb: KnowledgeBase, target: TargetMachine): NgcImageVerdic
     .ngcImageVerdicts({
       computeCapability: target.capability,
       gpuName: target.gpuName,
-      driverVersion: target.driverVersion,
+      driverVersion: target.driver,
       cpuArch: target.cpuArch,
     })
     .map(fromChoice);

@@ -17,11 +17,19 @@ import {
 import { rowCapability } from "../capability.js";
 import type { CudaToolkitRow, NgcArchList, NgcCpuArch, NgcGpuRun, NgcImageRow, Source } from "../types.js";
 import { compareVersions, majorMinor, versionParts } from "../../util/version.js";
-import { effectiveDriver, type CpuArch } from "./torch.js";
+import type { CpuArch } from "./torch.js";
+import { rowDriver } from "../driver.js";
+import {
+  compareDriverVersions,
+  formatDriverVersion,
+  newestOfBranch,
+  type DriverVersion,
+} from "../../vocabulary/driver-version.js";
 
 export interface NgcImageQuery {
   computeCapability: ComputeCapability;
-  driverVersion: string;
+  /** null: not known (each verdict then names the driver the image needs). */
+  driverVersion: DriverVersion | null;
   cpuArch: CpuArch;
 }
 
@@ -66,7 +74,7 @@ export interface NgcVerdictQuery {
   gpuName?: string;
   cpuArch: CpuArch;
   /** The machine's driver; null or absent: not known (the verdict then names the driver it needs). */
-  driverVersion?: string | null;
+  driverVersion?: DriverVersion | null;
 }
 
 /** Whether the image's torch carries code the GPU runs, and what says so. */
@@ -404,8 +412,8 @@ export function ngcDriverFloor(
   return null;
 }
 
-function driverForGpu(driver: string, given: string, context: NgcJudgeContext): string | null {
-  if (context.gpuMinDriver && compareVersions(driver, context.gpuMinDriver) < 0)
+function driverForGpu(driver: DriverVersion, given: string, context: NgcJudgeContext): string | null {
+  if (context.gpuMinDriver && compareDriverVersions(driver, rowDriver(context.gpuMinDriver)) < 0)
     return `driver ${given} is older than ${context.gpuMinDriver}, the first driver that supports this GPU`;
   return null;
 }
@@ -414,7 +422,7 @@ function driverForGpu(driver: string, given: string, context: NgcJudgeContext): 
 function driverVerdict(
   image: NgcImageRow,
   toolkit: CudaToolkitRow | undefined,
-  given: string | null,
+  givenDriver: DriverVersion | null,
   context: NgcJudgeContext,
 ): NgcDriverVerdict {
   const floor = ngcDriverFloor(image, toolkit);
@@ -424,8 +432,10 @@ function driverVerdict(
     nativeFrom: toolkit?.minDriverLinux ?? null,
   };
   const needs = floor ? `${floor.floor} or newer (${floor.basis})` : "a floor that is not sourced";
-  if (!given) return { ...base, support: null, detail: `driver not given: ${image.tag} needs ${needs}` };
-  const driver = effectiveDriver(given);
+  if (!givenDriver)
+    return { ...base, support: null, detail: `driver not given: ${image.tag} needs ${needs}` };
+  const given = formatDriverVersion(givenDriver);
+  const driver = newestOfBranch(givenDriver);
   const gpuProblem = driverForGpu(driver, given, context);
   if (gpuProblem) return { ...base, support: "unsupported", detail: gpuProblem };
   if (!floor)
@@ -434,7 +444,7 @@ function driverVerdict(
       support: null,
       detail: `no driver floor is sourced for ${image.tag} and CUDA ${image.cuda} is not in the toolkit table`,
     };
-  if (compareVersions(driver, floor.floor) < 0) {
+  if (compareDriverVersions(driver, rowDriver(floor.floor)) < 0) {
     const alternative =
       toolkit?.minorCompatMinDriverLinux && image.driverFloorBasis !== "cuda-minor-version-compat"
         ? `; CUDA ${versionParts(image.cuda)[0]}.x minor-version compatibility would start it from ${toolkit.minorCompatMinDriverLinux} with limits (no JIT of newer PTX), which gpuprep does not plan an image on`
