@@ -1,4 +1,5 @@
 /** `gpuprep kb …`: the compatibility knowledge itself, readable with reasons and sources, or --json. */
+import { newestTagFirst } from "../kb/image-tag.js";
 import { parseDriverVersion } from "../vocabulary/driver-version.js";
 import { writeDocument, writeText } from "../report/terminal.js";
 import { UserError } from "../errors.js";
@@ -203,7 +204,7 @@ function showNgc(kb: KnowledgeBase, tag: string | undefined, json: boolean): num
 }
 
 function listNgc(kb: KnowledgeBase, json: boolean): number {
-  const rows = [...kb.data.ngcImages].sort((a, b) => (a.tag < b.tag ? -1 : 1));
+  const rows = [...kb.data.ngcImages].sort((a, b) => newestTagFirst(b, a));
   return emit(json, "ngc", rows, (style) => renderKbNgcList(kb, rows, style));
 }
 

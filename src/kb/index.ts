@@ -2,6 +2,8 @@
  * The one module rules and the planner ask compatibility questions through. They hold no tables
  * of their own.
  */
+import { newestTagFirst } from "./image-tag.js";
+import { imageRelease, parseImageTag } from "../vocabulary/image-tag.js";
 import { normalizeName } from "../util/package-name.js";
 import { loadPackagedData, mergeOverlay, type KnowledgeBaseData } from "./load.js";
 import { defaultOverlayPath, readOverlay } from "./overlay.js";
@@ -280,9 +282,10 @@ export class KnowledgeBase {
 
   /** An NGC PyTorch image by tag ("25.01", "25.01-py3" or the full nvcr.io reference). */
   ngcImage(tag: string): NgcImageRow | null {
-    const match = /(?:^|:)(\d{2}\.\d{2})(?:-py3(?:-igpu)?)?$/.exec(tag.trim());
-    if (!match) return null;
-    return this.data.ngcImages.find((row) => row.tag === match[1]) ?? null;
+    const parsed = parseImageTag(tag);
+    if (!parsed) return null;
+    const release = imageRelease(parsed);
+    return this.data.ngcImages.find((row) => row.tag === release) ?? null;
   }
 
   /**
@@ -357,7 +360,7 @@ export class KnowledgeBase {
     const context = this.ngcContext(query.computeCapability);
     return this.data.ngcImages
       .map((image) => judgeNgcImage(image, this.data.cudaToolkits, query, context))
-      .sort((a, b) => compareVersions(b.image.tag, a.image.tag));
+      .sort((a, b) => newestTagFirst(a.image, b.image));
   }
 
   /** The capabilities (from the arch table) an image covers on each CPU architecture, and by which rule. */

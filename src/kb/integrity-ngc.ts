@@ -4,6 +4,7 @@
  * could not have served (a CUDA 12 image "running" Thor as 11.0), a run on a platform the row says
  * is not published, a warning without the exception it implies. One line per problem.
  */
+import { newestTagFirst } from "./image-tag.js";
 import { coverageFor } from "./compat.js";
 import { rowDriver } from "./driver.js";
 import { compareDriverVersions } from "../vocabulary/driver-version.js";
@@ -278,7 +279,7 @@ export function ngcContradictions(data: KnowledgeBaseData): string[] {
     );
   }
   // A later release never ships an older torch series.
-  const byTag = [...data.ngcImages].sort((a, b) => compareVersions(a.tag, b.tag));
+  const byTag = [...data.ngcImages].sort((a, b) => newestTagFirst(b, a));
   for (let i = 1; i < byTag.length; i++) {
     const previous = byTag[i - 1]!;
     const current = byTag[i]!;

@@ -4,6 +4,7 @@
  * torch: 2.7.0a0 is below ">=2.7"), preferring one that also keeps the project's other pins on
  * what the image ships (numpy ...). An image whose torch fails the pin is never chosen.
  */
+import { newestTagFirst } from "../kb/image-tag.js";
 import type { Requirement } from "../facts/schema.js";
 import { DRIVER_FACTS, toolkitSources, type KnowledgeBase, type NgcImageChoice } from "../kb/index.js";
 
@@ -203,7 +204,7 @@ function passedOver(
       return `it ships what ${broken.map((r) => r.raw).join(", ")} exclude${broken.length === 1 ? "s" : ""}`;
     return driverKnown ? v.reason : withoutPlaceholderDriver(v.reason);
   };
-  const newer = verdicts.filter((v) => v !== chosen && compareVersions(v.image.tag, chosen.image.tag) > 0);
+  const newer = verdicts.filter((v) => v !== chosen && newestTagFirst(v.image, chosen.image) < 0);
   return newer.length > 0
     ? `; newer ones are passed over (${newer.map((v) => `${v.image.tag}: ${why(v)}`).join("; ")})`
     : "";

@@ -6,6 +6,7 @@
  * are written out in docs/knowledge-base.md ("NGC images"). Also: which image an installed torch
  * came from.
  */
+import { newestTagFirst } from "../image-tag.js";
 import {
   compareCapability,
   coverageFor,
@@ -575,7 +576,7 @@ export function ngcImageVerdicts(
   context: NgcJudgeContext = {},
 ): NgcImageChoice[] {
   const tegra = (context.tegraCapabilities ?? []).includes(formatComputeCapability(query.computeCapability));
-  const sorted = [...images].sort((a, b) => compareVersions(b.tag, a.tag));
+  const sorted = [...images].sort(newestTagFirst);
   return sorted.flatMap((image) =>
     platformsFor(query.cpuArch, tegra).map((platform) =>
       judgeNgcImageOn(image, platform, toolkits, query, context),
@@ -661,7 +662,7 @@ export function ngcImagesFor(
     .map((image) => judgeNgcImage(image, toolkits, query, context))
     .filter((verdict) => verdict.runs)
     .map((verdict) => verdict.image)
-    .sort((a, b) => compareVersions(b.tag, a.tag));
+    .sort(newestTagFirst);
 }
 
 /** One capability an image's platform image runs on, and how. */
