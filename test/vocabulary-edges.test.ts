@@ -37,6 +37,12 @@ const DRIVER_EDGES: Record<string, { calls: number; why: string }> = {
   },
 };
 
+/** Where NGC image-tag text may become a value: file (under src/) -> calls allowed, and why. */
+const IMAGE_TAG_EDGES: Record<string, { calls: number; why: string }> = {
+  "kb/image-tag.ts": { calls: 1, why: "the knowledge base's NGC releases, parsed once per text and cached" },
+  "kb/index.ts": { calls: 1, why: "an NGC tag or reference as the user types it (kb ngc TAG)" },
+};
+
 function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
@@ -119,6 +125,20 @@ test("driver versions are parsed only at the edges, and compared as DriverVersio
     )
     .filter(Boolean);
   assert.deepEqual(textCompared, [], "compare drivers with compareDriverVersions");
+});
+
+test("NGC image tags are parsed only at the edges, and ordered as ImageTag, never as a version", () => {
+  const { unexpected, stale } = edgeViolations("parseImageTag", "vocabulary/image-tag.ts", IMAGE_TAG_EDGES);
+  assert.deepEqual(unexpected, [], "sort NGC rows with newestTagFirst (kb/image-tag.ts)");
+  assert.deepEqual(stale, [], "remove these from IMAGE_TAG_EDGES");
+  const textCompared = [...modulesBut("")]
+    .flatMap(([path, text]) =>
+      text
+        .split("\n")
+        .map((line, i) => (/compareVersions\([^)]*\btag\b/.test(line) ? `src/${path}:${i + 1}` : "")),
+    )
+    .filter(Boolean);
+  assert.deepEqual(textCompared, [], "compare NGC tags with compareImageTags");
 });
 
 test("the parser call counter sees plain, aliased and method-free calls, not the definition", () => {
