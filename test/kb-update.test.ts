@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import { asDriver } from "./support/driver.js";
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import { execFile } from "node:child_process";
@@ -97,7 +98,7 @@ for (const htmlOnly of [false, true]) {
       assert.equal(unknown.sources[0]?.url, `${base}/torch/`);
       const evaluation = kb.evaluateTorchBuilds({
         computeCapability: asCapability("9.0"),
-        driverVersion: "580.95.05",
+        driverVersion: asDriver("580.95.05"),
         cpuArch: "x86_64",
       });
       assert.ok(

@@ -1,4 +1,6 @@
 /** `gpuprep kb …`: the compatibility knowledge itself, readable with reasons and sources, or --json. */
+import { newestTagFirst } from "../kb/image-tag.js";
+import { parseDriverVersion } from "../vocabulary/driver-version.js";
 import { writeDocument, writeText } from "../report/terminal.js";
 import { UserError } from "../errors.js";
 import { docsUrl } from "../docs-url.js";
@@ -202,7 +204,7 @@ function showNgc(kb: KnowledgeBase, tag: string | undefined, json: boolean): num
 }
 
 function listNgc(kb: KnowledgeBase, json: boolean): number {
-  const rows = [...kb.data.ngcImages].sort((a, b) => (a.tag < b.tag ? -1 : 1));
+  const rows = [...kb.data.ngcImages].sort((a, b) => newestTagFirst(b, a));
   return emit(json, "ngc", rows, (style) => renderKbNgcList(kb, rows, style));
 }
 
@@ -244,7 +246,9 @@ function resolve(kb: KnowledgeBase, flags: ResolveFlags, json: boolean): number 
       "kb resolve: --gpu is required",
       'e.g. gpuprep kb resolve --gpu "NVIDIA GB10" --driver 580.95.05',
     );
-  if (!flags.driver || !/^\d+(\.\d+)*$/.test(flags.driver))
+  // The flag takes the driver as nvidia-smi prints it: dotted digits, no blanks around them.
+  const driver = flags.driver && /^\d+(\.\d+)*$/.test(flags.driver) ? parseDriverVersion(flags.driver) : null;
+  if (!flags.driver || !driver)
     throw new UserError(
       "kb resolve: --driver needs a driver version like 580.95.05",
       "nvidia-smi prints it as 'Driver Version'",
@@ -264,8 +268,8 @@ function resolve(kb: KnowledgeBase, flags: ResolveFlags, json: boolean): number 
     cpuArch: arch,
     ...(flags.python ? { python: flags.python } : {}),
   } as const;
-  // The query as the KB takes it: the capability as a value (the JSON's query keeps the row's text).
-  const asked = { ...query, computeCapability: kb.capabilityOf(gpu) };
+  // The query as the KB takes it: the capability and driver as values (the JSON's query keeps the text).
+  const asked = { ...query, computeCapability: kb.capabilityOf(gpu), driverVersion: driver };
   const evaluation = kb.evaluateTorchBuilds(asked);
   const images = kb.judgeNgcImages(asked);
   return emit(json, "resolve", { gpu, query, torch: evaluation, ngc: images }, (style) =>

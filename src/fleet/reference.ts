@@ -5,6 +5,7 @@
  * carried into every job) is not mistaken for "the fleet is fine".
  */
 import type { Baseline } from "./baseline.js";
+import { parseDriverVersion } from "../vocabulary/driver-version.js";
 import { NOT_INSTALLED_PACKAGE } from "./packages.js";
 import type { FingerprintField, NodeGroup, ReferenceSummary } from "./types.js";
 
@@ -56,6 +57,18 @@ function gpuItems(value: string): Array<{ count: number; name: string }> {
   });
 }
 
+/** A full driver ("580.95.05") is expected exactly; a branch ("580") accepts each driver of that branch. */
+function driverExpectation(expected: string): Expectation {
+  if (expected.includes(".")) return exact(expected);
+  // The baseline's branch and each node's driver (the fingerprint's text) enter here.
+  const branch = parseDriverVersion(expected)?.branch;
+  return {
+    text: `driver branch ${expected}`,
+    accepts: (v) => branch !== undefined && parseDriverVersion(v)?.branch === branch,
+    fromBaseline: true,
+  };
+}
+
 /** The expectation an expected-values baseline sets for a field, or null where it says nothing. */
 function fromExpectedValues(baseline: Baseline, field: FingerprintField): Expectation | null {
   const e = baseline.expected;
@@ -64,16 +77,8 @@ function fromExpectedValues(baseline: Baseline, field: FingerprintField): Expect
       return e.torch === undefined ? null : exact(e.torch);
     case "torchCuda":
       return e.torchCuda === undefined ? null : exact(e.torchCuda);
-    case "driver": {
-      const driver = e.driver;
-      if (driver === undefined) return null;
-      if (driver.includes(".")) return exact(driver);
-      return {
-        text: `driver branch ${driver}`,
-        accepts: (v) => v.split(".")[0] === driver,
-        fromBaseline: true,
-      };
-    }
+    case "driver":
+      return e.driver === undefined ? null : driverExpectation(e.driver);
     case "gpus": {
       const { gpu, gpuCount } = e;
       if (gpu === undefined && gpuCount === undefined) return null;

@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import { asDriver } from "../../test/support/driver.js";
 import assert from "node:assert/strict";
 import {
   canRunTarget,
@@ -75,9 +76,9 @@ test("coverage prefers SASS and falls back to PTX", () => {
 test("driver support: native, minor-version compatible, or unsupported", () => {
   const cuda128 = { version: "12.8", minDriverLinux: "570.26", minorCompatMinDriverLinux: "525.60.13" };
   const cuda130 = { version: "13.0", minDriverLinux: "580.65.06", minorCompatMinDriverLinux: "580" };
-  assert.equal(driverSupport("580.159.04", cuda128), "native");
-  assert.equal(driverSupport("535.104.05", cuda128), "minor-compat");
-  assert.equal(driverSupport("470.82.01", cuda128), "unsupported");
-  assert.equal(driverSupport("575.57.08", cuda130), "unsupported");
-  assert.equal(driverSupport("580.159.04", cuda130), "native");
+  assert.equal(driverSupport(asDriver("580.159.04"), cuda128), "native");
+  assert.equal(driverSupport(asDriver("535.104.05"), cuda128), "minor-compat");
+  assert.equal(driverSupport(asDriver("470.82.01"), cuda128), "unsupported");
+  assert.equal(driverSupport(asDriver("575.57.08"), cuda130), "unsupported");
+  assert.equal(driverSupport(asDriver("580.159.04"), cuda130), "native");
 });

@@ -14,7 +14,8 @@
  * - minor-version compatibility of the runtime with older drivers of the same major:
  *   https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html
  */
-import { compareVersions, versionParts } from "../util/version.js";
+import { compareDriverVersions, type DriverVersion } from "../vocabulary/driver-version.js";
+import { rowDriver } from "./driver.js";
 import type { ComputeCapability } from "../vocabulary/compute-capability.js";
 
 // The capability type and its parse and format live in the vocabulary; re-exported here, where the
@@ -168,17 +169,12 @@ export interface ToolkitDriverFloor {
 }
 
 /** Whether a Linux driver runs a CUDA runtime of this toolkit version. */
-export function driverSupport(driverVersion: string, toolkit: ToolkitDriverFloor): DriverSupport {
-  if (compareVersions(driverVersion, toolkit.minDriverLinux) >= 0) return "native";
+export function driverSupport(driver: DriverVersion, toolkit: ToolkitDriverFloor): DriverSupport {
+  if (compareDriverVersions(driver, rowDriver(toolkit.minDriverLinux)) >= 0) return "native";
   if (
     toolkit.minorCompatMinDriverLinux &&
-    compareVersions(driverVersion, toolkit.minorCompatMinDriverLinux) >= 0
+    compareDriverVersions(driver, rowDriver(toolkit.minorCompatMinDriverLinux)) >= 0
   )
     return "minor-compat";
   return "unsupported";
-}
-
-/** The driver branch number: "580.65.06" -> 580. */
-export function driverBranch(driverVersion: string): number {
-  return versionParts(driverVersion)[0] ?? 0;
 }

@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import { asDriver } from "../../test/support/driver.js";
 import assert from "node:assert/strict";
 import { loadKnowledgeBase } from "./index.js";
 import { loadPackagedData } from "./load.js";
@@ -25,16 +26,16 @@ test("conda-forge torch 2.5.1 (CUDA 12.6, aarch64) runs on GB10 only through com
     "sm_90",
     "compute_90",
   ]);
-  const verdict = kb.judgeCondaTorchBuild(build, asCapability("12.1"), "580.95.05");
+  const verdict = kb.judgeCondaTorchBuild(build, asCapability("12.1"), asDriver("580.95.05"));
   assert.equal(verdict.runs, "ptx-jit");
   assert.deepEqual(verdict.via, ["compute_90"]);
-  assert.equal(kb.judgeCondaTorchBuild(build, asCapability("9.0"), "580.95.05").runs, "sass");
+  assert.equal(kb.judgeCondaTorchBuild(build, asCapability("9.0"), asDriver("580.95.05")).runs, "sass");
 });
 
 test("the best conda-forge builds for GB10 carry sm_120 SASS; __cuda 12 excludes the CUDA 13 builds", () => {
   const query = {
     computeCapability: asCapability("12.1"),
-    driverVersion: "580.95.05",
+    driverVersion: asDriver("580.95.05"),
     platform: "linux-aarch64" as const,
     channel: "conda-forge" as const,
   };
@@ -48,7 +49,7 @@ test("the best conda-forge builds for GB10 carry sm_120 SASS; __cuda 12 excludes
   assert.ok(cuda12.length > 0 && cuda12.every((v) => v.build.cuda?.startsWith("12.")));
   assert.equal(cuda12[0]?.build.cuda, "12.9");
   // A driver too old for CUDA 13 (and 12.9's GA driver) still runs 12.9 under minor-version compatibility.
-  const old = kb.condaTorchBuildsFor({ ...query, driverVersion: "550.54.14" });
+  const old = kb.condaTorchBuildsFor({ ...query, driverVersion: asDriver("550.54.14") });
   assert.ok(old.every((v) => v.build.cuda !== "13.0"));
 });
 
@@ -59,7 +60,7 @@ test("the pytorch channel: x86_64 only, nothing after 2.5, no code for Blackwell
   assert.deepEqual(
     kb.condaTorchBuildsFor({
       computeCapability: asCapability("12.0"),
-      driverVersion: "580.95.05",
+      driverVersion: asDriver("580.95.05"),
       platform: "linux-x86_64",
       channel: "pytorch",
     }),

@@ -2,6 +2,7 @@
  * The facts of issue 22: per-GPU driver floors, GPU names that stood for several parts, torch 1.12 and
  * 1.13, CUDA 13.4, package requirements, and the driver a named target is planned for.
  */
+import { asDriver } from "../../test/support/driver.js";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { KnowledgeBase } from "./index.js";
@@ -36,18 +37,22 @@ test("minimumDriverFor: the GPU's own floor, else its architecture's (derived), 
 
 test("a driver below the GPU's floor is too old for it, whatever CUDA (and Volta ends at R580)", () => {
   const rtx = kb.gpu("RTX 5070 Ti")!;
-  const old = kb.checkDriverForGpu(rtx, "535.104.05");
+  const old = kb.checkDriverForGpu(rtx, asDriver("535.104.05"));
   assert.equal(old.verdict, "too-old");
   assert.match(old.reason, /too old for NVIDIA GeForce RTX 5070 Ti: it needs 570\.26 or newer/);
-  assert.equal(kb.driverTooOldForGpu(rtx, "535"), true);
-  assert.equal(kb.checkDriverForGpu(rtx, "570").verdict, "supported", "a bare branch is its newest patch");
+  assert.equal(kb.driverTooOldForGpu(rtx, asDriver("535")), true);
+  assert.equal(
+    kb.checkDriverForGpu(rtx, asDriver("570")).verdict,
+    "supported",
+    "a bare branch is its newest patch",
+  );
   const v100 = kb.gpu("Tesla V100-SXM2-32GB")!;
-  assert.equal(kb.checkDriverForGpu(v100, "580.95.05").verdict, "supported");
-  assert.equal(kb.checkDriverForGpu(v100, "595.58.03").verdict, "too-new");
+  assert.equal(kb.checkDriverForGpu(v100, asDriver("580.95.05")).verdict, "supported");
+  assert.equal(kb.checkDriverForGpu(v100, asDriver("595.58.03")).verdict, "too-new");
   // The same floor turns torch wheels down: nothing runs on an RTX 5070 Ti with 535.
   const evaluation = kb.evaluateTorchBuilds({
     computeCapability: asCapability("12.0"),
-    driverVersion: "535.104.05",
+    driverVersion: asDriver("535.104.05"),
     cpuArch: "x86_64",
   });
   assert.equal(evaluation.choices.length, 0);
@@ -133,7 +138,7 @@ test("torch 1.12 and 1.13: builds per CUDA variant; 1.13.1 runs on an RTX 4090 t
   assert.equal(cu117.pypiDefault, true);
   const choices = kb.torchBuildsFor({
     computeCapability: asCapability("8.9"),
-    driverVersion: "535.104.05",
+    driverVersion: asDriver("535.104.05"),
     cpuArch: "x86_64",
     python: "3.10",
   });
@@ -143,7 +148,7 @@ test("torch 1.12 and 1.13: builds per CUDA variant; 1.13.1 runs on an RTX 4090 t
   // cu102 stops at sm_70 with no PTX: nothing for Ada.
   const rejected = kb.evaluateTorchBuilds({
     computeCapability: asCapability("8.9"),
-    driverVersion: "535.104.05",
+    driverVersion: asDriver("535.104.05"),
     cpuArch: "x86_64",
   }).rejected;
   assert.ok(

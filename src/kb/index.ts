@@ -2,6 +2,8 @@
  * The one module rules and the planner ask compatibility questions through. They hold no tables
  * of their own.
  */
+import { newestTagFirst } from "./image-tag.js";
+import { imageRelease, parseImageTag } from "../vocabulary/image-tag.js";
 import { normalizeName } from "../util/package-name.js";
 import { loadPackagedData, mergeOverlay, type KnowledgeBaseData } from "./load.js";
 import { defaultOverlayPath, readOverlay } from "./overlay.js";
@@ -25,6 +27,8 @@ import {
   type DriverSupport,
 } from "./compat.js";
 import { rowCapability } from "./capability.js";
+import { rowDriver } from "./driver.js";
+import { compareDriverVersions, type DriverVersion } from "../vocabulary/driver-version.js";
 import { compareVersions, majorMinor } from "../util/version.js";
 import { firstGpuWith, resolveGpu, type GpuResolution } from "./queries/gpu.js";
 import {
@@ -119,7 +123,7 @@ export class KnowledgeBase {
 
   /** Does this Linux driver run a CUDA runtime of this version; null when the version is unknown to us. */
   driverSupportFor(
-    driverVersion: string,
+    driverVersion: DriverVersion,
     cudaVersion: string,
   ): { support: DriverSupport; toolkit: CudaToolkitRow } | null {
     const toolkit = this.cudaToolkit(cudaVersion);
@@ -128,9 +132,9 @@ export class KnowledgeBase {
   }
 
   /** The newest CUDA toolkit this driver runs natively (its own GA driver or newer). */
-  newestNativeCuda(driverVersion: string): CudaToolkitRow | null {
+  newestNativeCuda(driverVersion: DriverVersion): CudaToolkitRow | null {
     const native = this.data.cudaToolkits.filter(
-      (row) => compareVersions(driverVersion, row.minDriverLinux) >= 0,
+      (row) => compareDriverVersions(driverVersion, rowDriver(row.minDriverLinux)) >= 0,
     );
     native.sort((a, b) => compareVersions(b.version, a.version));
     return native[0] ?? null;
@@ -195,7 +199,7 @@ export class KnowledgeBase {
       .filter((row) => row.computeCapability === key && row.minDriverLinux)
       .map((row) => row.minDriverLinux as string);
     if (arch?.driverFloor) floors.push(arch.driverFloor.minDriverLinux);
-    floors.sort(compareVersions);
+    floors.sort((a, b) => compareDriverVersions(rowDriver(a), rowDriver(b)));
     return floors[floors.length - 1] ?? null;
   }
 
@@ -217,13 +221,13 @@ export class KnowledgeBase {
   }
 
   /** Is this driver too old (or, for Volta on R590+, too new) for this GPU, independent of CUDA. */
-  checkDriverForGpu(gpu: GpuRow, driverVersion: string): GpuDriverCheck {
+  checkDriverForGpu(gpu: GpuRow, driverVersion: DriverVersion): GpuDriverCheck {
     const floor = minimumDriverFor(gpu, this.arch(this.capabilityOf(gpu)), this.gpuVariants(gpu));
     return checkDriverForGpu(floor, driverVersion);
   }
 
   /** Is this driver too old for this GPU (null when we know no floor). */
-  driverTooOldForGpu(gpu: GpuRow, driverVersion: string): boolean | null {
+  driverTooOldForGpu(gpu: GpuRow, driverVersion: DriverVersion): boolean | null {
     const check = this.checkDriverForGpu(gpu, driverVersion);
     return check.verdict === "unknown" ? null : check.verdict === "too-old";
   }
@@ -257,7 +261,7 @@ export class KnowledgeBase {
   judgeCondaTorchBuild(
     build: CondaTorchBuildRow,
     computeCapability: ComputeCapability,
-    driverVersion: string | null,
+    driverVersion: DriverVersion | null,
   ): CondaTorchVerdict {
     return judgeCondaTorchBuild(build, this.data.cudaToolkits, computeCapability, driverVersion);
   }
@@ -278,9 +282,10 @@ export class KnowledgeBase {
 
   /** An NGC PyTorch image by tag ("25.01", "25.01-py3" or the full nvcr.io reference). */
   ngcImage(tag: string): NgcImageRow | null {
-    const match = /(?:^|:)(\d{2}\.\d{2})(?:-py3(?:-igpu)?)?$/.exec(tag.trim());
-    if (!match) return null;
-    return this.data.ngcImages.find((row) => row.tag === match[1]) ?? null;
+    const parsed = parseImageTag(tag);
+    if (!parsed) return null;
+    const release = imageRelease(parsed);
+    return this.data.ngcImages.find((row) => row.tag === release) ?? null;
   }
 
   /**
@@ -355,7 +360,7 @@ export class KnowledgeBase {
     const context = this.ngcContext(query.computeCapability);
     return this.data.ngcImages
       .map((image) => judgeNgcImage(image, this.data.cudaToolkits, query, context))
-      .sort((a, b) => compareVersions(b.image.tag, a.image.tag));
+      .sort((a, b) => newestTagFirst(a.image, b.image));
   }
 
   /** The capabilities (from the arch table) an image covers on each CPU architecture, and by which rule. */

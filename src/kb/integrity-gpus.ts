@@ -4,10 +4,11 @@
  * figures are not its variants' common ones, a driver floor that does not follow from the toolkit
  * table. One line per problem.
  */
+import { compareDriverVersions } from "../vocabulary/driver-version.js";
+import { rowDriver } from "./driver.js";
 import type { KnowledgeBaseData } from "./load.js";
 import type { GpuRow } from "./types.js";
 import { compactName } from "./queries/gpu.js";
-import { compareVersions } from "../util/version.js";
 
 /** The keys a row answers to, as the resolver compares them (queries/gpu.ts). */
 function keys(row: GpuRow): string[] {
@@ -123,7 +124,11 @@ function driverFloorProblems(data: KnowledgeBaseData): string[] {
     const archFloor = data.archs.find(
       (arch) => arch.computeCapability === gpu.computeCapability,
     )?.driverFloor;
-    if (gpu.minDriverLinux && archFloor && compareVersions(gpu.minDriverLinux, archFloor.minDriverLinux) < 0)
+    if (
+      gpu.minDriverLinux &&
+      archFloor &&
+      compareDriverVersions(rowDriver(gpu.minDriverLinux), rowDriver(archFloor.minDriverLinux)) < 0
+    )
       problems.push(
         `GPU ${gpu.name}: its floor ${gpu.minDriverLinux} is below its architecture's ${archFloor.minDriverLinux}`,
       );

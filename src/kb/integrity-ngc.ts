@@ -4,7 +4,10 @@
  * could not have served (a CUDA 12 image "running" Thor as 11.0), a run on a platform the row says
  * is not published, a warning without the exception it implies. One line per problem.
  */
-import { coverageFor, driverBranch } from "./compat.js";
+import { newestTagFirst } from "./image-tag.js";
+import { coverageFor } from "./compat.js";
+import { rowDriver } from "./driver.js";
+import { compareDriverVersions } from "../vocabulary/driver-version.js";
 import { rowCapability } from "./capability.js";
 import type { KnowledgeBaseData } from "./load.js";
 import type { ArchRow, CudaToolkitRow, NgcArchList, NgcGpuRun, NgcImageRow } from "./types.js";
@@ -41,17 +44,18 @@ function driverFloorProblems(image: NgcImageRow, toolkits: CudaToolkitRow[]): st
     if (sameMajor.length === 0)
       problems.push(`${name}: no CUDA ${major}.x toolkit row states a minor-version compatibility floor`);
     for (const row of sameMajor)
-      if (driverBranch(row.minorCompatMinDriverLinux!) !== driverBranch(floor))
+      if (rowDriver(row.minorCompatMinDriverLinux!).branch !== rowDriver(floor).branch)
         problems.push(
           `${name}: driver floor ${floor} is not CUDA ${row.version}'s minor-compat floor ${row.minorCompatMinDriverLinux}`,
         );
   } else if (toolkit) {
-    const toolkitFloor = toolkit.minorCompatMinDriverLinux ?? toolkit.minDriverLinux;
+    const stated = rowDriver(floor);
+    const toolkitFloor = rowDriver(toolkit.minorCompatMinDriverLinux ?? toolkit.minDriverLinux);
     // Release notes often name a branch ("525 or later"): compare branches then.
     const below =
-      versionParts(floor).length === 1
-        ? driverBranch(floor) < driverBranch(toolkitFloor)
-        : compareVersions(floor, toolkitFloor) < 0;
+      stated.minor === null
+        ? stated.branch < toolkitFloor.branch
+        : compareDriverVersions(stated, toolkitFloor) < 0;
     if (below) problems.push(`${name}: driver ${floor} is below CUDA ${toolkit.version}'s floor`);
   }
   return problems;
@@ -275,7 +279,7 @@ export function ngcContradictions(data: KnowledgeBaseData): string[] {
     );
   }
   // A later release never ships an older torch series.
-  const byTag = [...data.ngcImages].sort((a, b) => compareVersions(a.tag, b.tag));
+  const byTag = [...data.ngcImages].sort((a, b) => newestTagFirst(b, a));
   for (let i = 1; i < byTag.length; i++) {
     const previous = byTag[i - 1]!;
     const current = byTag[i]!;

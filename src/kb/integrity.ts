@@ -4,6 +4,8 @@
  * defaults for one release, a GPU of an unknown capability or whose nvidia-smi memory does not fit
  * its marketed size. Returns one line per problem.
  */
+import { compareDriverVersions } from "../vocabulary/driver-version.js";
+import { rowDriver } from "./driver.js";
 import { existsSync } from "node:fs";
 import { coverageFor, parseCodeTarget } from "./compat.js";
 import { rowCapability } from "./capability.js";
@@ -79,7 +81,7 @@ function toolkitsBelowOwnFloor(data: KnowledgeBaseData): string[] {
     .filter(
       (row) =>
         row.minorCompatMinDriverLinux &&
-        compareVersions(row.minDriverLinux, row.minorCompatMinDriverLinux) < 0,
+        compareDriverVersions(rowDriver(row.minDriverLinux), rowDriver(row.minorCompatMinDriverLinux)) < 0,
     )
     .map(
       (row) =>
@@ -94,7 +96,7 @@ function toolkitDriversOutOfOrder(data: KnowledgeBaseData): string[] {
   for (let i = 1; i < byVersion.length; i++) {
     const previous = byVersion[i - 1]!;
     const current = byVersion[i]!;
-    if (compareVersions(current.minDriverLinux, previous.minDriverLinux) < 0)
+    if (compareDriverVersions(rowDriver(current.minDriverLinux), rowDriver(previous.minDriverLinux)) < 0)
       problems.push(
         `CUDA ${current.version} needs an older driver (${current.minDriverLinux}) than CUDA ${previous.version} (${previous.minDriverLinux})`,
       );
@@ -279,7 +281,11 @@ function systemProblems({ data, toolkits }: Context): string[] {
     if (system.cuda && !toolkit)
       problems.push(`system ${system.name}: CUDA ${system.cuda} is not in the toolkit table`);
     // nvidia-smi's "CUDA Version" is the newest runtime the driver runs natively.
-    if (toolkit && system.driver && compareVersions(system.driver, toolkit.minDriverLinux) < 0)
+    if (
+      toolkit &&
+      system.driver &&
+      compareDriverVersions(rowDriver(system.driver), rowDriver(toolkit.minDriverLinux)) < 0
+    )
       problems.push(
         `system ${system.name}: driver ${system.driver} is older than CUDA ${toolkit.version}'s ${toolkit.minDriverLinux}`,
       );

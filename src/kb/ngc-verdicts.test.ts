@@ -3,6 +3,7 @@
  * whether its CUDA knows the GPU, the driver, the Jetson -igpu images, on the packaged rows and on rows
  * derived from them for cases the real rows do not have.
  */
+import { asDriver } from "../../test/support/driver.js";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { KnowledgeBase } from "./index.js";
@@ -37,7 +38,7 @@ function verdict(
     .ngcImageVerdicts({
       computeCapability: asCapability(computeCapability),
       cpuArch,
-      driverVersion: driverVersion ?? null,
+      driverVersion: driverVersion === undefined ? null : asDriver(driverVersion),
     })
     .find((entry) => entry.image.tag === tag && entry.platform !== "igpu");
   assert.ok(choice, `no verdict for ${tag}`);
@@ -47,9 +48,9 @@ function verdict(
 test("an A100 gets a current image: the newest its driver runs natively, and the newest at all", () => {
   const query = {
     computeCapability: asCapability("8.0"),
-    cpuArch: "x86_64",
-    driverVersion: "610.43.03",
-  } as const;
+    cpuArch: "x86_64" as const,
+    driverVersion: asDriver("610.43.03"),
+  };
   const newest = kb.newestRunningNgcImage(query)!;
   assert.equal(newest.image.tag, "26.07", "CUDA 13.3's own driver is 610.43.02");
   assert.equal(newest.code.how, "sass");
@@ -94,7 +95,7 @@ test("PTX only: runs through JIT with the CUDA's own driver, not under minor-ver
     ptxOnly,
     "amd64",
     toolkits,
-    { computeCapability: asCapability("9.0"), cpuArch: "x86_64", driverVersion: "610.43.03" },
+    { computeCapability: asCapability("9.0"), cpuArch: "x86_64", driverVersion: asDriver("610.43.03") },
     context,
   );
   assert.equal(native.code.how, "ptx-jit");
@@ -103,7 +104,7 @@ test("PTX only: runs through JIT with the CUDA's own driver, not under minor-ver
     ptxOnly,
     "amd64",
     toolkits,
-    { computeCapability: asCapability("9.0"), cpuArch: "x86_64", driverVersion: "580.95.05" },
+    { computeCapability: asCapability("9.0"), cpuArch: "x86_64", driverVersion: asDriver("580.95.05") },
     context,
   );
   assert.equal(minor.runs, false);
@@ -114,7 +115,7 @@ test("a driver below the GPU's own floor is refused for every image (RTX 5070 Ti
   const on535 = kb.ngcImageVerdicts({
     computeCapability: asCapability("12.0"),
     cpuArch: "x86_64",
-    driverVersion: "535.104.05",
+    driverVersion: asDriver("535.104.05"),
   });
   assert.ok(on535.every((choice) => !choice.runs));
   const v2501 = on535.find((choice) => choice.image.tag === "25.01")!;
@@ -126,7 +127,7 @@ test("a driver below the GPU's own floor is refused for every image (RTX 5070 Ti
   const on570 = kb.ngcImageVerdicts({
     computeCapability: asCapability("12.0"),
     cpuArch: "x86_64",
-    driverVersion: "570.124.06",
+    driverVersion: asDriver("570.124.06"),
   });
   assert.deepEqual(
     on570.filter((choice) => choice.runs).map((choice) => choice.image.tag),
@@ -183,7 +184,7 @@ test("an image whose CUDA does not know the GPU cannot run it, even with PTX for
   const choice = judgeNgcImageOn(noException, "arm64", data.cudaToolkits, {
     computeCapability: asCapability("12.1"),
     cpuArch: "aarch64",
-    driverVersion: "580.95.05",
+    driverVersion: asDriver("580.95.05"),
   });
   assert.equal(choice.code.how, "ptx-jit");
   assert.equal(choice.cuda.knows, false);

@@ -1,4 +1,5 @@
 /** NGC image rows, the coverage rule and the driver floors, on the packaged rows and on fixtures derived from them. */
+import { asDriver } from "../../test/support/driver.js";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { KnowledgeBase } from "./index.js";
@@ -83,7 +84,7 @@ test("25.09 covers GB10 (12.1) on aarch64; an image with no sourced arm64 build 
   assert.equal(coverage("25.09", "12.1", "aarch64").covered, true);
   const verdicts = kb.judgeNgcImages({
     computeCapability: asCapability("12.1"),
-    driverVersion: "580.95.05",
+    driverVersion: asDriver("580.95.05"),
     cpuArch: "aarch64",
   });
   const v2502 = verdicts.find((v) => v.image.tag === "25.02")!;
@@ -92,7 +93,7 @@ test("25.09 covers GB10 (12.1) on aarch64; an image with no sourced arm64 build 
   const noArm = derived("25.09", (image) => (image.platforms.arm64 = false));
   const verdict = judgeNgcImage(noArm, data.cudaToolkits, {
     computeCapability: asCapability("12.1"),
-    driverVersion: "580.95.05",
+    driverVersion: asDriver("580.95.05"),
     cpuArch: "aarch64",
   });
   assert.equal(verdict.runs, false);
@@ -105,7 +106,7 @@ test("25.09 covers GB10 (12.1) on aarch64; an image with no sourced arm64 build 
     kb
       .ngcImagesFor({
         computeCapability: asCapability("12.1"),
-        driverVersion: "580.95.05",
+        driverVersion: asDriver("580.95.05"),
         cpuArch: "aarch64",
       })
       .map((i) => i.tag),
@@ -123,7 +124,7 @@ test("no CUDA 12 image covers Jetson Thor, and a Thor run on one is refused by i
     kb
       .ngcImagesFor({
         computeCapability: asCapability("11.0"),
-        driverVersion: "580.95.05",
+        driverVersion: asDriver("580.95.05"),
         cpuArch: "aarch64",
       })
       .map((i) => i.tag),
@@ -193,7 +194,11 @@ test("23.02's stated floor covers Hopper on x86_64 but no Blackwell its CUDA 12.
 });
 
 test("RTX 5090 on driver 570 gets CUDA 12.8 images only; 12.9 and 13.x images say which driver they need", () => {
-  const query = { computeCapability: asCapability("12.0"), driverVersion: "570", cpuArch: "x86_64" as const };
+  const query = {
+    computeCapability: asCapability("12.0"),
+    driverVersion: asDriver("570"),
+    cpuArch: "x86_64" as const,
+  };
   assert.deepEqual(
     kb.ngcImagesFor(query).map((image) => image.tag),
     ["25.03", "25.02", "25.01"],
@@ -214,14 +219,18 @@ test("RTX 5090 on driver 570 gets CUDA 12.8 images only; 12.9 and 13.x images sa
     /older than 575\.51\.03, the floor of 25\.05 \(the GA driver of CUDA 12\.9\); CUDA 12\.x minor-version compatibility would start it from 525\.60\.13/,
   );
   assert.equal(
-    judgeNgcImage(withRun, data.cudaToolkits, { ...query, driverVersion: "575.51.03" }).driver,
+    judgeNgcImage(withRun, data.cudaToolkits, { ...query, driverVersion: asDriver("575.51.03") }).driver,
     "native",
   );
 });
 
 test("CUDA 13 images: 575 is refused, 580 runs 13.0 natively and 13.1 under minor-version compatibility", () => {
   const gb10 = (driverVersion: string) =>
-    kb.judgeNgcImages({ computeCapability: asCapability("12.1"), driverVersion, cpuArch: "aarch64" });
+    kb.judgeNgcImages({
+      computeCapability: asCapability("12.1"),
+      driverVersion: asDriver(driverVersion),
+      cpuArch: "aarch64",
+    });
   assert.ok(gb10("575.57.08").every((v) => !v.runs || versionParts(v.image.cuda)[0] === 12));
   assert.match(gb10("575.57.08").find((v) => v.image.tag === "25.09")!.reason, /older than 580/);
   const on580 = gb10("580.65.06");
@@ -241,7 +250,7 @@ test("the GPU's own driver floor applies to NGC images too (HGX B200 needs 570.1
   const verdict = kb
     .judgeNgcImages({
       computeCapability: asCapability("10.0"),
-      driverVersion: "570.86.10",
+      driverVersion: asDriver("570.86.10"),
       cpuArch: "x86_64",
     })
     .find((v) => v.image.tag === "25.03")!;
@@ -251,7 +260,7 @@ test("the GPU's own driver floor applies to NGC images too (HGX B200 needs 570.1
     kb
       .judgeNgcImages({
         computeCapability: asCapability("10.0"),
-        driverVersion: "570.133.20",
+        driverVersion: asDriver("570.133.20"),
         cpuArch: "x86_64",
       })
       .find((v) => v.image.tag === "25.03")!.runs,

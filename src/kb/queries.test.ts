@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import { asDriver } from "../../test/support/driver.js";
 import assert from "node:assert/strict";
 import { KnowledgeBase } from "./index.js";
 import { loadPackagedData } from "./load.js";
@@ -51,7 +52,7 @@ test("H100 SXM peaks are the dense datasheet figures (half the sparse ones)", ()
 test("GB10 + driver 580 + aarch64 + Python 3.12: a CUDA 13 aarch64 wheel with sm_120 SASS", () => {
   const choices = kb.torchBuildsFor({
     computeCapability: asCapability("12.1"),
-    driverVersion: "580",
+    driverVersion: asDriver("580"),
     cpuArch: "aarch64",
     python: "3.12",
   });
@@ -84,7 +85,7 @@ test("RTX 5070 Ti + torch 2.5.1 cu124: no kernel image (the crash in the field)"
   assert.equal(coverageFor(build.archList, parseComputeCapability(gpu.computeCapability)!).how, "none");
   const evaluation = kb.evaluateTorchBuilds({
     computeCapability: asCapability(gpu.computeCapability),
-    driverVersion: "570.133.07",
+    driverVersion: asDriver("570.133.07"),
     cpuArch: "x86_64",
   });
   const rejected = evaluation.rejected.find((entry) => entry.build === build)!;
@@ -104,7 +105,7 @@ test("H100 + torch 2.11.0+cu130 on driver 580.159.04: native sm_90 SASS (our cap
   const choice = kb
     .torchBuildsFor({
       computeCapability: asCapability("9.0"),
-      driverVersion: "580.159.04",
+      driverVersion: asDriver("580.159.04"),
       cpuArch: "x86_64",
       python: "3.12",
     })
@@ -117,10 +118,10 @@ test("H100 + torch 2.11.0+cu130 on driver 580.159.04: native sm_90 SASS (our cap
 test("B200 with driver 535: no build runs, the driver predates the GPU", () => {
   const b200 = kb.gpu("NVIDIA B200")!;
   assert.equal(b200.minDriverLinux, "570.133.20");
-  assert.equal(kb.driverTooOldForGpu(b200, "535.230.02"), true);
+  assert.equal(kb.driverTooOldForGpu(b200, asDriver("535.230.02")), true);
   const evaluation = kb.evaluateTorchBuilds({
     computeCapability: asCapability("10.0"),
-    driverVersion: "535.230.02",
+    driverVersion: asDriver("535.230.02"),
     cpuArch: "x86_64",
   });
   assert.deepEqual(evaluation.choices, []);
@@ -132,7 +133,7 @@ test("B200 with driver 535: no build runs, the driver predates the GPU", () => {
   assert.ok(
     kb.torchBuildsFor({
       computeCapability: asCapability("10.0"),
-      driverVersion: "580.95.05",
+      driverVersion: asDriver("580.95.05"),
       cpuArch: "x86_64",
     }).length > 0,
   );
@@ -141,7 +142,7 @@ test("B200 with driver 535: no build runs, the driver predates the GPU", () => {
 test("driver rules: too old for CUDA 13, and PTX JIT refused under minor-version compatibility", () => {
   const evaluation = kb.evaluateTorchBuilds({
     computeCapability: asCapability("8.0"),
-    driverVersion: "550.54.14",
+    driverVersion: asDriver("550.54.14"),
     cpuArch: "x86_64",
   });
   const cu130 = evaluation.rejected.find((entry) => entry.build.variant === "cu130")!;
@@ -151,7 +152,7 @@ test("driver rules: too old for CUDA 13, and PTX JIT refused under minor-version
   // A 13.x GPU has no SASS in 2.7 cu128; only compute_120 PTX, which a 12.x-minor-compat driver cannot JIT.
   const future = kb.evaluateTorchBuilds({
     computeCapability: asCapability("13.0"),
-    driverVersion: "560.35.03",
+    driverVersion: asDriver("560.35.03"),
     cpuArch: "x86_64",
   });
   const ptx = future.rejected.find(
@@ -245,7 +246,7 @@ test("Jetson Orin modules are 8.7 and Tegra; a family name without the module is
 test("RTX 5090 on driver 570: cu128 natively and cu129 under minor-version compatibility, no cu130", () => {
   const evaluation = kb.evaluateTorchBuilds({
     computeCapability: asCapability(kb.gpu("RTX 5090")!.computeCapability),
-    driverVersion: "570",
+    driverVersion: asDriver("570"),
     cpuArch: "x86_64",
   });
   const variants = new Set(evaluation.choices.map((choice) => choice.build.variant));
@@ -286,13 +287,13 @@ test("torch 2.9: cu129 exists, and the cu130 aarch64 wheel's PTX is measured, th
 test("CUDA 13.3: driver 610.43.02 natively, any 580 under minor-version compatibility", () => {
   const toolkit = kb.cudaToolkit("13.3.1")!;
   assert.equal(toolkit.minDriverLinux, "610.43.02");
-  assert.equal(kb.driverSupportFor("580.95.05", "13.3")?.support, "minor-compat");
-  assert.equal(kb.driverSupportFor("575.57.08", "13.3")?.support, "unsupported");
-  assert.equal(kb.newestNativeCuda("610.43.03")?.version, "13.3");
-  assert.equal(kb.newestNativeCuda("595.71.05")?.version, "13.2");
+  assert.equal(kb.driverSupportFor(asDriver("580.95.05"), "13.3")?.support, "minor-compat");
+  assert.equal(kb.driverSupportFor(asDriver("575.57.08"), "13.3")?.support, "unsupported");
+  assert.equal(kb.newestNativeCuda(asDriver("610.43.03"))?.version, "13.3");
+  assert.equal(kb.newestNativeCuda(asDriver("595.71.05"))?.version, "13.2");
   // 13.4: the R615 branch natively (its GA driver is sourced as a branch), 580 under minor compat.
   assert.equal(kb.cudaToolkit("13.4")?.minDriverLinux, "615");
-  assert.equal(kb.driverSupportFor("615.20.01", "13.4")?.support, "native");
-  assert.equal(kb.driverSupportFor("610.43.03", "13.4")?.support, "minor-compat");
-  assert.equal(kb.newestNativeCuda("615")?.version, "13.4");
+  assert.equal(kb.driverSupportFor(asDriver("615.20.01"), "13.4")?.support, "native");
+  assert.equal(kb.driverSupportFor(asDriver("610.43.03"), "13.4")?.support, "minor-compat");
+  assert.equal(kb.newestNativeCuda(asDriver("615"))?.version, "13.4");
 });

@@ -4,6 +4,7 @@
  * torch: 2.7.0a0 is below ">=2.7"), preferring one that also keeps the project's other pins on
  * what the image ships (numpy ...). An image whose torch fails the pin is never chosen.
  */
+import { newestTagFirst } from "../kb/image-tag.js";
 import type { Requirement } from "../facts/schema.js";
 import { DRIVER_FACTS, toolkitSources, type KnowledgeBase, type NgcImageChoice } from "../kb/index.js";
 
@@ -35,9 +36,18 @@ import type { ContainerChoice, Decision, PinConflict, ProtectedPackage, TargetMa
 import { normalizeName } from "../util/package-name.js";
 import { satisfies } from "../util/pep440.js";
 import { compareVersions, majorMinor } from "../util/version.js";
+import type { DriverVersion } from "../vocabulary/driver-version.js";
 
 /** Stands for "any current driver" when the target's is unknown: the plan then states the one it needs. */
 export const NEWEST_DRIVER = "9999";
+
+/** NEWEST_DRIVER as the value the knowledge-base queries take. */
+export const ANY_CURRENT_DRIVER: DriverVersion = {
+  branch: 9999,
+  minor: null,
+  patch: null,
+  text: NEWEST_DRIVER,
+};
 
 export interface ContainerOutcome {
   choice: ContainerChoice | null;
@@ -194,7 +204,7 @@ function passedOver(
       return `it ships what ${broken.map((r) => r.raw).join(", ")} exclude${broken.length === 1 ? "s" : ""}`;
     return driverKnown ? v.reason : withoutPlaceholderDriver(v.reason);
   };
-  const newer = verdicts.filter((v) => v !== chosen && compareVersions(v.image.tag, chosen.image.tag) > 0);
+  const newer = verdicts.filter((v) => v !== chosen && newestTagFirst(v.image, chosen.image) < 0);
   return newer.length > 0
     ? `; newer ones are passed over (${newer.map((v) => `${v.image.tag}: ${why(v)}`).join("; ")})`
     : "";
@@ -315,7 +325,7 @@ function imageVerdicts(kb: KnowledgeBase, target: TargetMachine): NgcImageVerdic
     .ngcImageVerdicts({
       computeCapability: target.capability,
       gpuName: target.gpuName,
-      driverVersion: target.driverVersion,
+      driverVersion: target.driver,
       cpuArch: target.cpuArch,
     })
     .map(fromChoice);

@@ -4,7 +4,7 @@
  */
 import type { Requirement } from "../facts/schema.js";
 import { DRIVER_FACTS, toolkitSources, type KnowledgeBase, type TorchBuildChoice } from "../kb/index.js";
-import { NEWEST_DRIVER } from "./choose-container.js";
+import { ANY_CURRENT_DRIVER, NEWEST_DRIVER } from "./choose-container.js";
 import { compareVersions } from "../util/version.js";
 import {
   choosePython,
@@ -79,7 +79,7 @@ function nativeCandidates(
   const evaluation = kb.evaluateTorchBuilds({
     computeCapability: target.capability,
     gpuName: target.gpuName,
-    driverVersion: target.driverVersion ?? NEWEST_DRIVER,
+    driverVersion: target.driver ?? ANY_CURRENT_DRIVER,
     cpuArch: target.cpuArch,
   });
   const rejections = evaluation.rejected.map((r) => `torch ${r.build.torch} ${r.build.variant}: ${r.reason}`);

@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import { asDriver } from "../../test/support/driver.js";
 import { containerOf, nativeOf } from "../plan/types.js";
 import assert from "node:assert/strict";
 import { join, resolve } from "node:path";
@@ -73,7 +74,7 @@ test("seed 000: init --target dgx-spark for the pixi project plans a torch with 
   const verdict = kb
     .torchBuildsFor({
       computeCapability: asCapability("12.1"),
-      driverVersion: "580.95.05",
+      driverVersion: asDriver("580.95.05"),
       cpuArch: "aarch64",
     })
     .find((c) => c.build.torch === build.torch && c.build.variant === build.variant);
@@ -102,7 +103,7 @@ test("seed 000: init --target dgx-spark for the pixi project plans a torch with 
   const imageVerdict = kb
     .judgeNgcImages({
       computeCapability: asCapability("12.1"),
-      driverVersion: "580.95.05",
+      driverVersion: asDriver("580.95.05"),
       cpuArch: "aarch64",
     })
     .find((v) => v.image.tag === image.tag);

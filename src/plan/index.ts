@@ -45,7 +45,7 @@ import {
   type PinChange,
   type RunnableTorch,
 } from "./torch-pin-policy.js";
-import { NEWEST_DRIVER } from "./choose-container.js";
+import { ANY_CURRENT_DRIVER } from "./choose-container.js";
 
 export type { Plan, InitOptions, TargetMachine, Decision, Strategy } from "./types.js";
 
@@ -303,7 +303,7 @@ function runnableTorch(kb: KnowledgeBase, target: TargetMachine): RunnableTorch 
   const query = {
     computeCapability: target.capability,
     gpuName: target.gpuName,
-    driverVersion: target.driverVersion ?? NEWEST_DRIVER,
+    driverVersion: target.driver ?? ANY_CURRENT_DRIVER,
     cpuArch: target.cpuArch,
   };
   return {
@@ -313,7 +313,7 @@ function runnableTorch(kb: KnowledgeBase, target: TargetMachine): RunnableTorch 
       .choices.filter((c) => c.runs === "sass")
       .map((c) => c.build.torch),
     imageTorches: kb
-      .ngcImageVerdicts({ ...query, driverVersion: target.driverVersion })
+      .ngcImageVerdicts({ ...query, driverVersion: target.driver })
       .filter((v) => v.runs)
       .map((v) => v.image.torch),
   };
@@ -386,10 +386,10 @@ function protectedBy(base: ChosenBase): { packages: ProtectedPackage[]; name: st
  * whatever the build: said before any candidate is weighed.
  */
 function refuseUnsupportedDriver(kb: KnowledgeBase, target: TargetMachine): void {
-  if (!target.driverVersion) return;
+  if (!target.driver) return;
   const gpu = kb.gpu(target.gpuName);
   if (!gpu) return;
-  const check = kb.checkDriverForGpu(gpu, target.driverVersion);
+  const check = kb.checkDriverForGpu(gpu, target.driver);
   if (check.verdict === "too-new")
     throw new UserError(
       `driver ${target.driverVersion} does not support ${target.gpuName}: ${check.reason}`,

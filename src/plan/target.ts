@@ -6,6 +6,9 @@ import { quotedForMessage, singleLine } from "../util/single-line.js";
 import { printablePrefix } from "../util/safe-read.js";
 import type { SystemRow } from "../kb/types.js";
 import { smiCapability, torchCapability } from "../facts/capability.js";
+import { smiDriver } from "../facts/driver.js";
+import { rowDriver } from "../kb/driver.js";
+import { formatDriverVersion, parseDriverVersion, type DriverVersion } from "../vocabulary/driver-version.js";
 import type { ComputeCapability } from "../vocabulary/compute-capability.js";
 import type { Decision, TargetMachine } from "./types.js";
 
@@ -28,13 +31,16 @@ export function parseCpuArch(text: string, flag = "--arch"): CpuArch {
   );
 }
 
-export function checkDriverVersion(text: string): string {
-  if (!/^\d{3}(\.\d+){0,2}$/.test(text))
+/** The --driver flag (or setting): the edge where the user's driver becomes a DriverVersion. */
+export function checkDriverVersion(text: string): DriverVersion {
+  // A Linux driver's branch has three digits, and the flag takes it as typed: no blanks around it.
+  const driver = /^\d{3}(\.\d+){0,2}$/.test(text) ? parseDriverVersion(text) : null;
+  if (!driver)
     throw new UserError(
       `--driver "${text}" is not a Linux driver version`,
       "give it as nvidia-smi prints it (580.95.05) or a branch (580)",
     );
-  return text;
+  return driver;
 }
 
 /**
@@ -60,8 +66,8 @@ export function targetFromName(kb: KnowledgeBase, named: NamedTarget): TargetMac
       "drop --arch, or name another GPU",
     );
   }
-  const driver = named.driver ? checkDriverVersion(named.driver) : null;
-  const system = driver === null ? kb.system(named.gpu) : null;
+  const given = named.driver ? checkDriverVersion(named.driver) : null;
+  const system = given === null ? kb.system(named.gpu) : null;
   const shipped = system && system.gpu === row.name ? system : null;
   return {
     origin: `${named.flag} ${named.gpu}`,
@@ -69,12 +75,21 @@ export function targetFromName(kb: KnowledgeBase, named: NamedTarget): TargetMac
     computeCapability: row.computeCapability,
     capability: kb.capabilityOf(row),
     cpuArch: requestedArch ?? row.hostCpuArch ?? "x86_64",
-    driverVersion: driver ?? shipped?.driver ?? null,
+    ...targetDriver(given, shipped),
     unifiedMemory: row.unifiedMemory,
     python: null,
     gpuPresent: true,
     ...(shipped ? { driverSource: shippedDriverDecision(shipped) } : {}),
   };
+}
+
+/** The driver to plan for, as text and value: the one given, else the one the named system ships. */
+function targetDriver(
+  given: DriverVersion | null,
+  shipped: SystemRow | null,
+): Pick<TargetMachine, "driverVersion" | "driver"> {
+  const driver = given ?? (shipped?.driver ? rowDriver(shipped.driver) : null);
+  return { driverVersion: driver ? formatDriverVersion(driver) : null, driver };
 }
 
 /** A named system without --driver: plan for the driver it ships, or say that it is not sourced. */
@@ -128,6 +143,18 @@ function snapshotCapability(
   return torchDevice ? torchCapability(torchDevice) : null;
 }
 
+/** The snapshot's driver as a value; null where nvidia-smi gave none; refused where it is not a version. */
+function snapshotDriver(nvidia: Facts["host"]["nvidia"], origin: string): DriverVersion | null {
+  if (nvidia.driverVersion === null) return null;
+  const driver = /^\d{1,4}(\.\d{1,4}){0,3}$/.test(nvidia.driverVersion) ? smiDriver(nvidia) : null;
+  if (!driver)
+    throw new UserError(
+      `${singleLine(origin)}: driver version ${quotedForMessage(nvidia.driverVersion)} is not a version`,
+      "save the snapshot again with `gpuprep doctor --save`",
+    );
+  return driver;
+}
+
 export function targetFromFacts(kb: KnowledgeBase, facts: Facts, origin: string): TargetMachine {
   const nvidia = facts.host.nvidia;
   const gpu = nvidia.gpus[0];
@@ -153,11 +180,7 @@ export function targetFromFacts(kb: KnowledgeBase, facts: Facts, origin: string)
       "save the snapshot again with `gpuprep doctor --save`",
     );
   const driverVersion = nvidia.driverVersion;
-  if (driverVersion !== null && !/^\d{1,4}(\.\d{1,4}){0,3}$/.test(driverVersion))
-    throw new UserError(
-      `${singleLine(origin)}: driver version ${quotedForMessage(driverVersion)} is not a version`,
-      "save the snapshot again with `gpuprep doctor --save`",
-    );
+  const driver = snapshotDriver(nvidia, origin);
   const row = kb.gpu(gpu.name) ?? kb.firstGpuWith(capability);
   const kinds = new Set(nvidia.gpus.map((g) => singleLine(g.name)));
   const first = singleLine(gpu.name);
@@ -173,6 +196,7 @@ export function targetFromFacts(kb: KnowledgeBase, facts: Facts, origin: string)
     capability,
     cpuArch,
     driverVersion,
+    driver,
     unifiedMemory: row?.unifiedMemory ?? false,
     python: facts.python.interpreter.version,
     gpuPresent: nvidia.status === "ok",

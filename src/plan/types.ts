@@ -7,6 +7,7 @@ import type { Requirement } from "../facts/schema.js";
 import type { CpuArch } from "../kb/index.js";
 import type { NgcImageRow, TorchBuildRow } from "../kb/types.js";
 import type { ComputeCapability } from "../vocabulary/compute-capability.js";
+import type { DriverVersion } from "../vocabulary/driver-version.js";
 
 export type Strategy = "container" | "native";
 
@@ -37,6 +38,11 @@ export interface TargetMachine {
   cpuArch: CpuArch;
   /** null when not known (a profile without --driver): the plan then states the driver it needs. */
   driverVersion: string | null;
+  /**
+   * The same driver as a value, parsed once where the target is made (plan/target.ts): what the
+   * knowledge-base queries and the planner take. Left out of the plan document (planDocument).
+   */
+  driver: DriverVersion | null;
   unifiedMemory: boolean;
   /** The target's own Python, when gathered from it ("3.12.3"). */
   python: string | null;
@@ -214,8 +220,8 @@ export type Plan = ContainerPlan | NativePlan;
 
 /** The plan as `init --json` writes it (schema gpuprep.init v2): both keys, the unused one null. */
 export type PlanDocument = Omit<PlanBase, "target"> & {
-  /** The target as text only: the parsed capability is the planner's, not the document's. */
-  target: Omit<TargetMachine, "capability">;
+  /** The target as text only: the parsed capability and driver are the planner's, not the document's. */
+  target: Omit<TargetMachine, "capability" | "driver">;
   strategy: Strategy;
   container: ContainerChoice | null;
   native: NativeChoice | null;
@@ -232,7 +238,7 @@ export function nativeOf(plan: Plan): NativeChoice | null {
 }
 
 export function planDocument(plan: Plan): PlanDocument {
-  const { capability: _parsed, ...target } = plan.target;
+  const { capability: _parsed, driver: _parsedDriver, ...target } = plan.target;
   return plan.strategy === "container"
     ? { ...plan, target, native: null }
     : { ...plan, target, container: null };

@@ -2,6 +2,7 @@
  * `gpuprep kb`'s text: each topic's rows with reasons and sources. A value the knowledge base
  * does not have prints as "not sourced": it records only what a source states.
  */
+import { formatDriverVersion } from "../vocabulary/driver-version.js";
 import type { Style } from "./style.js";
 import type {
   GpuDriverFloor,
@@ -365,7 +366,7 @@ export function renderKbResolve(
   const { lines, print } = collector();
   print(
     style.bold(
-      `${gpu.name} (${gpu.computeCapability}), driver ${query.driverVersion}, ${query.cpuArch}${query.python ? `, Python ${query.python}` : ""}`,
+      `${gpu.name} (${gpu.computeCapability}), driver ${formatDriverVersion(query.driverVersion)}, ${query.cpuArch}${query.python ? `, Python ${query.python}` : ""}`,
     ),
   );
   const driverCheck = kb.checkDriverForGpu(gpu, query.driverVersion);

@@ -3,6 +3,7 @@
  * change and to what, for each manifest kind, then the install command. The wheel comes from the
  * `kb resolve` resolver (kb.torchBuildsFor), the conda build from kb.condaTorchBuildsFor.
  */
+import { smiDriver } from "../facts/driver.js";
 import type { Facts } from "../facts/schema.js";
 import type { KnowledgeBase, TorchBuildChoice } from "../kb/index.js";
 import { formatComputeCapability, type ComputeCapability } from "../kb/compat.js";
@@ -26,7 +27,7 @@ function bestWheel(
   cc: ComputeCapability,
   specifier: string,
 ): { choice: TorchBuildChoice; keepsPin: boolean } | null {
-  const driver = facts.host.nvidia.driverVersion;
+  const driver = smiDriver(facts.host.nvidia);
   const cpuArch = facts.host.cpuArch;
   if (!driver || (cpuArch !== "x86_64" && cpuArch !== "aarch64")) return null;
   const choices = kb
@@ -150,7 +151,7 @@ function newestVersion(versions: string[]): string | null {
 /** conda-forge's newest build with SASS for `cc` under this driver, on this platform. */
 function condaBuildFor(facts: Facts, kb: KnowledgeBase, cc: ComputeCapability) {
   const platform = facts.host.cpuArch === "aarch64" ? "linux-aarch64" : "linux-x86_64";
-  const driver = facts.host.nvidia.driverVersion;
+  const driver = smiDriver(facts.host.nvidia);
   return driver
     ? kb
         .condaTorchBuildsFor({

@@ -4,6 +4,8 @@
  * (kb.torchBuildsFor); without a GPU capability or driver to ask about, the advice names the
  * driver's newest native CUDA (kb.newestNativeCuda) and PyTorch's index naming.
  */
+import { formatDriverVersion } from "../vocabulary/driver-version.js";
+import { smiDriver } from "../facts/driver.js";
 import type { Facts, Requirement } from "../facts/schema.js";
 import { projectRequirements } from "../project/requirements.js";
 import { seriesAccepts } from "../project/series.js";
@@ -40,7 +42,7 @@ function checkCommand(facts: Facts): string {
  */
 function bestBuild(facts: Facts, kb: KnowledgeBase) {
   const device = deviceCapabilities(facts)[0];
-  const driver = facts.host.nvidia.driverVersion;
+  const driver = smiDriver(facts.host.nvidia);
   const cpuArch = facts.host.cpuArch;
   if (!device || !driver || (cpuArch !== "x86_64" && cpuArch !== "aarch64")) return null;
   const choices = kb.torchBuildsFor({
@@ -192,10 +194,10 @@ export function torchBuildAdvice(facts: Facts, kb: KnowledgeBase, needArch: stri
       commands: [...(condaTorchCommands(facts, pin, build.indexUrl, pip) ?? [pip]), checkCommand(facts)],
     };
   }
-  const driver = facts.host.nvidia.driverVersion;
+  const driver = smiDriver(facts.host.nvidia);
   const native = driver ? kb.newestNativeCuda(driver) : null;
   const archPart = needArch ? ` whose torch.cuda.get_arch_list() includes ${needArch}` : "";
-  if (!native) {
+  if (!native || !driver) {
     return {
       summary: `Install a CUDA build of torch${archPart} for a CUDA version this driver runs (update the driver if it is older than the build needs).`,
       commands: [
@@ -208,7 +210,7 @@ export function torchBuildAdvice(facts: Facts, kb: KnowledgeBase, needArch: stri
   return {
     summary:
       `Install a CUDA build of torch${archPart}, built for CUDA ${native.version} or older ` +
-      `(driver ${driver} runs CUDA <= ${native.version} natively); use the newest index at or below ${tag} that PyTorch lists for your torch version.`,
+      `(driver ${formatDriverVersion(driver)} runs CUDA <= ${native.version} natively); use the newest index at or below ${tag} that PyTorch lists for your torch version.`,
     commands: [
       `${python} -m pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/${tag}`,
       checkCommand(facts),
@@ -250,7 +252,7 @@ export function torchInstallAdvice(facts: Facts, kb: KnowledgeBase): TorchInstal
   const cpuArch = facts.host.cpuArch === "aarch64" ? "aarch64" : "x86_64";
   const preferred = kb.preferredNgcImage({
     computeCapability: best.device.cc,
-    driverVersion: facts.host.nvidia.driverVersion ?? "",
+    driverVersion: smiDriver(facts.host.nvidia),
     cpuArch,
   });
   const image = preferred?.image ?? null;

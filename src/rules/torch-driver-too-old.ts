@@ -1,4 +1,5 @@
 /** The NVIDIA driver against the CUDA version torch was built for, with minor-version compatibility. */
+import { smiDriver } from "../facts/driver.js";
 import type { Rule } from "../rule-helpers/types.js";
 import { ev, makeFinding } from "../rule-helpers/finding.js";
 import { torchBuildAdvice } from "../rule-helpers/torch-build-advice.js";
@@ -10,8 +11,9 @@ export const torchDriverTooOld: Rule = {
   check(facts, kb) {
     const torch = facts.python.torch;
     const driver = facts.host.nvidia.driverVersion;
-    if (!torch?.cudaVersion || !driver) return [];
-    const result = kb.driverSupportFor(driver, torch.cudaVersion);
+    const value = smiDriver(facts.host.nvidia);
+    if (!torch?.cudaVersion || !driver || !value) return [];
+    const result = kb.driverSupportFor(value, torch.cudaVersion);
     if (!result || result.support === "native") return [];
     const { support, toolkit } = result;
     const evidence = [

@@ -3,6 +3,7 @@
  * captures.ts: the rule ids, severities, the manifest lines named, and that the install commands
  * come from the `kb resolve` resolver (compared with it, not hard-coded).
  */
+import { asDriver } from "../support/driver.js";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Facts } from "../../src/facts/schema.js";
@@ -30,7 +31,7 @@ function resolverChoices(facts: Facts) {
   const gpu = facts.host.nvidia.gpus[0]!;
   return kb.torchBuildsFor({
     computeCapability: asCapability(gpu.computeCapability!),
-    driverVersion: facts.host.nvidia.driverVersion!,
+    driverVersion: asDriver(facts.host.nvidia.driverVersion!),
     cpuArch: facts.host.cpuArch as "x86_64" | "aarch64",
     python: facts.python.interpreter.version,
   });
@@ -71,7 +72,7 @@ test("seed 000: pixi + conda-forge torch 2.5.1 on GB10 is predicted, with the pi
   assert.ok(labels(finding).includes("pixi.toml:13"));
   const best = kb.condaTorchBuildsFor({
     computeCapability: asCapability("12.1"),
-    driverVersion: facts.host.nvidia.driverVersion!,
+    driverVersion: asDriver(facts.host.nvidia.driverVersion!),
     platform: "linux-aarch64",
     channel: "conda-forge",
   })[0]!;
@@ -234,7 +235,7 @@ test("torch-not-installed and cpu-only-torch give the resolver's build for pip, 
   const best = resolverBest(facts);
   const image = kb.preferredNgcImage({
     computeCapability: asCapability("12.1"),
-    driverVersion: facts.host.nvidia.driverVersion!,
+    driverVersion: asDriver(facts.host.nvidia.driverVersion!),
     cpuArch: "aarch64",
   });
   const missing = only(torchNotInstalled, facts);

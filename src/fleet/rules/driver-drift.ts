@@ -1,4 +1,5 @@
 /** Drivers differ; judged against every torch CUDA in the fleet with the KB's driver floors. */
+import { parseDriverVersion } from "../../vocabulary/driver-version.js";
 import {
   dedupeEvidence,
   fleetFinding,
@@ -36,9 +37,11 @@ function judgeDrivers(
   const failing = new Set<string>();
   const evidence: Evidence[] = [];
   for (const [driver, driverNodes] of values) {
-    if (driver === "none") continue;
+    // The fingerprint groups nodes by their driver's text ("none" where nvidia-smi gave none).
+    const value = parseDriverVersion(driver);
+    if (!value) continue;
     for (const [version, build] of torchBuilds(nodes)) {
-      const judged = safe(() => kb.driverSupportFor(driver, build.cuda));
+      const judged = safe(() => kb.driverSupportFor(value, build.cuda));
       if (!judged || judged.support === "native") continue;
       const verb = judged.support === "unsupported" ? "fails" : "runs only under minor-version compatibility";
       failures.push(

@@ -12,11 +12,12 @@ import {
 } from "../compat.js";
 import type { CondaTorchBuildRow, CudaToolkitRow } from "../types.js";
 import { versionParts } from "../../util/version.js";
-import { effectiveDriver, rankBuilds } from "./torch.js";
+import { rankBuilds } from "./torch.js";
+import { newestOfBranch, type DriverVersion } from "../../vocabulary/driver-version.js";
 
 export interface CondaTorchQuery {
   computeCapability: ComputeCapability;
-  driverVersion: string;
+  driverVersion: DriverVersion;
   platform: CondaTorchBuildRow["platform"];
   channel?: CondaTorchBuildRow["channel"];
   /** The highest CUDA the environment's `__cuda` virtual package allows ("12", "13.0"); leave out for any. */
@@ -39,11 +40,11 @@ export function judgeCondaTorchBuild(
   build: CondaTorchBuildRow,
   toolkits: CudaToolkitRow[],
   cc: ComputeCapability,
-  driverVersion: string | null,
+  driverVersion: DriverVersion | null,
 ): CondaTorchVerdict {
   if (!build.cuda) return { build, runs: "cpu", via: [], driver: null, reason: "a CPU-only build" };
   const toolkit = toolkits.find((row) => row.version === build.cuda);
-  const driver = toolkit && driverVersion ? driverSupport(effectiveDriver(driverVersion), toolkit) : null;
+  const driver = toolkit && driverVersion ? driverSupport(newestOfBranch(driverVersion), toolkit) : null;
   const coverage = coverageFor(build.archList, cc);
   const sm = smName(cc);
   const archs = build.archList.join(", ");

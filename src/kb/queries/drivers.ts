@@ -5,8 +5,13 @@
  * to plan for when a named target is given without one.
  */
 import type { ArchRow, GpuRow, Source, SystemRow } from "../types.js";
-import { compareVersions, versionParts } from "../../util/version.js";
-import { effectiveDriver } from "./torch.js";
+import { rowDriver } from "../driver.js";
+import {
+  compareDriverVersions,
+  formatDriverVersion,
+  newestOfBranch,
+  type DriverVersion,
+} from "../../vocabulary/driver-version.js";
 
 export interface GpuDriverFloor {
   /** The GPU row's name. */
@@ -28,9 +33,11 @@ export interface GpuDriverFloor {
 }
 
 /** The GPU-specific floor among a row and, for a name several rows share, its variants: the highest. */
-function gpuOwnFloor(rows: GpuRow[]): GpuRow | null {
-  const stated = rows.filter((row) => row.minDriverLinux);
-  stated.sort((a, b) => compareVersions(b.minDriverLinux as string, a.minDriverLinux as string));
+function gpuOwnFloor(rows: GpuRow[]): { row: GpuRow; driver: DriverVersion } | null {
+  const stated = rows.flatMap((row) =>
+    row.minDriverLinux ? [{ row, driver: rowDriver(row.minDriverLinux) }] : [],
+  );
+  stated.sort((a, b) => compareDriverVersions(b.driver, a.driver));
   return stated[0] ?? null;
 }
 
@@ -50,11 +57,12 @@ export function minimumDriverFor(gpu: GpuRow, arch: ArchRow | null, variants: Gp
       reason: `${gpu.name} is a Jetson part: its driver comes with its JetPack release, not a driver branch`,
       sources: arch?.sources ?? gpu.sources,
     };
-  const own = gpuOwnFloor([gpu, ...variants]);
+  const ownFloor = gpuOwnFloor([gpu, ...variants]);
   const floor = arch?.driverFloor ?? null;
   const lastDriverBranch = floor?.lastDriverBranch ?? null;
   const archSources = arch && floor ? arch.sources.filter((source) => source.url === floor.source) : [];
-  if (own && (!floor || compareVersions(own.minDriverLinux as string, floor.minDriverLinux) >= 0)) {
+  if (ownFloor && (!floor || compareDriverVersions(ownFloor.driver, rowDriver(floor.minDriverLinux)) >= 0)) {
+    const own = ownFloor.row;
     const shipped = own.minDriverBasis === "shipped";
     return {
       ...base,
@@ -63,7 +71,7 @@ export function minimumDriverFor(gpu: GpuRow, arch: ArchRow | null, variants: Gp
       derived: false,
       lastDriverBranch,
       reason: shipped
-        ? `${own.name} ships with the R${versionParts(own.minDriverLinux as string)[0]} branch and no earlier driver with support for it is sourced`
+        ? `${own.name} ships with the R${ownFloor.driver.branch} branch and no earlier driver with support for it is sourced`
         : `${own.name} needs ${own.minDriverLinux} or newer (stated for this GPU)`,
       sources: [...own.sources, ...archSources],
     };
@@ -97,16 +105,17 @@ export interface GpuDriverCheck {
 }
 
 /** Whether a driver supports a GPU at all, whatever CUDA runs on it. A bare branch ("570") is its newest patch. */
-export function checkDriverForGpu(floor: GpuDriverFloor, driverVersion: string): GpuDriverCheck {
-  const driver = effectiveDriver(driverVersion);
-  if (floor.minDriverLinux && compareVersions(driver, floor.minDriverLinux) < 0)
+export function checkDriverForGpu(floor: GpuDriverFloor, given: DriverVersion): GpuDriverCheck {
+  const driver = newestOfBranch(given);
+  const driverVersion = formatDriverVersion(given);
+  if (floor.minDriverLinux && compareDriverVersions(driver, rowDriver(floor.minDriverLinux)) < 0)
     return {
       verdict: "too-old",
       floor,
       reason: `driver ${driverVersion} is too old for ${floor.gpu}: it needs ${floor.minDriverLinux} or newer (${floor.reason})`,
     };
   const last = floor.lastDriverBranch;
-  if (last && (versionParts(driver)[0] ?? 0) > Number(last))
+  if (last && driver.branch > Number(last))
     return {
       verdict: "too-new",
       floor,

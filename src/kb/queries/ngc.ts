@@ -6,6 +6,7 @@
  * are written out in docs/knowledge-base.md ("NGC images"). Also: which image an installed torch
  * came from.
  */
+import { newestTagFirst } from "../image-tag.js";
 import {
   compareCapability,
   coverageFor,
@@ -17,11 +18,19 @@ import {
 import { rowCapability } from "../capability.js";
 import type { CudaToolkitRow, NgcArchList, NgcCpuArch, NgcGpuRun, NgcImageRow, Source } from "../types.js";
 import { compareVersions, majorMinor, versionParts } from "../../util/version.js";
-import { effectiveDriver, type CpuArch } from "./torch.js";
+import type { CpuArch } from "./torch.js";
+import { rowDriver } from "../driver.js";
+import {
+  compareDriverVersions,
+  formatDriverVersion,
+  newestOfBranch,
+  type DriverVersion,
+} from "../../vocabulary/driver-version.js";
 
 export interface NgcImageQuery {
   computeCapability: ComputeCapability;
-  driverVersion: string;
+  /** null: not known (each verdict then names the driver the image needs). */
+  driverVersion: DriverVersion | null;
   cpuArch: CpuArch;
 }
 
@@ -66,7 +75,7 @@ export interface NgcVerdictQuery {
   gpuName?: string;
   cpuArch: CpuArch;
   /** The machine's driver; null or absent: not known (the verdict then names the driver it needs). */
-  driverVersion?: string | null;
+  driverVersion?: DriverVersion | null;
 }
 
 /** Whether the image's torch carries code the GPU runs, and what says so. */
@@ -404,8 +413,8 @@ export function ngcDriverFloor(
   return null;
 }
 
-function driverForGpu(driver: string, given: string, context: NgcJudgeContext): string | null {
-  if (context.gpuMinDriver && compareVersions(driver, context.gpuMinDriver) < 0)
+function driverForGpu(driver: DriverVersion, given: string, context: NgcJudgeContext): string | null {
+  if (context.gpuMinDriver && compareDriverVersions(driver, rowDriver(context.gpuMinDriver)) < 0)
     return `driver ${given} is older than ${context.gpuMinDriver}, the first driver that supports this GPU`;
   return null;
 }
@@ -414,7 +423,7 @@ function driverForGpu(driver: string, given: string, context: NgcJudgeContext): 
 function driverVerdict(
   image: NgcImageRow,
   toolkit: CudaToolkitRow | undefined,
-  given: string | null,
+  givenDriver: DriverVersion | null,
   context: NgcJudgeContext,
 ): NgcDriverVerdict {
   const floor = ngcDriverFloor(image, toolkit);
@@ -424,8 +433,10 @@ function driverVerdict(
     nativeFrom: toolkit?.minDriverLinux ?? null,
   };
   const needs = floor ? `${floor.floor} or newer (${floor.basis})` : "a floor that is not sourced";
-  if (!given) return { ...base, support: null, detail: `driver not given: ${image.tag} needs ${needs}` };
-  const driver = effectiveDriver(given);
+  if (!givenDriver)
+    return { ...base, support: null, detail: `driver not given: ${image.tag} needs ${needs}` };
+  const given = formatDriverVersion(givenDriver);
+  const driver = newestOfBranch(givenDriver);
   const gpuProblem = driverForGpu(driver, given, context);
   if (gpuProblem) return { ...base, support: "unsupported", detail: gpuProblem };
   if (!floor)
@@ -434,7 +445,7 @@ function driverVerdict(
       support: null,
       detail: `no driver floor is sourced for ${image.tag} and CUDA ${image.cuda} is not in the toolkit table`,
     };
-  if (compareVersions(driver, floor.floor) < 0) {
+  if (compareDriverVersions(driver, rowDriver(floor.floor)) < 0) {
     const alternative =
       toolkit?.minorCompatMinDriverLinux && image.driverFloorBasis !== "cuda-minor-version-compat"
         ? `; CUDA ${versionParts(image.cuda)[0]}.x minor-version compatibility would start it from ${toolkit.minorCompatMinDriverLinux} with limits (no JIT of newer PTX), which gpuprep does not plan an image on`
@@ -565,7 +576,7 @@ export function ngcImageVerdicts(
   context: NgcJudgeContext = {},
 ): NgcImageChoice[] {
   const tegra = (context.tegraCapabilities ?? []).includes(formatComputeCapability(query.computeCapability));
-  const sorted = [...images].sort((a, b) => compareVersions(b.tag, a.tag));
+  const sorted = [...images].sort(newestTagFirst);
   return sorted.flatMap((image) =>
     platformsFor(query.cpuArch, tegra).map((platform) =>
       judgeNgcImageOn(image, platform, toolkits, query, context),
@@ -651,7 +662,7 @@ export function ngcImagesFor(
     .map((image) => judgeNgcImage(image, toolkits, query, context))
     .filter((verdict) => verdict.runs)
     .map((verdict) => verdict.image)
-    .sort((a, b) => compareVersions(b.tag, a.tag));
+    .sort(newestTagFirst);
 }
 
 /** One capability an image's platform image runs on, and how. */

@@ -12,7 +12,14 @@ import {
   type DriverSupport,
 } from "../compat.js";
 import type { CudaToolkitRow, TorchBuildRow } from "../types.js";
-import { compareVersions, majorMinor, versionParts } from "../../util/version.js";
+import { compareVersions, majorMinor } from "../../util/version.js";
+import { rowDriver } from "../driver.js";
+import {
+  compareDriverVersions,
+  formatDriverVersion,
+  newestOfBranch,
+  type DriverVersion,
+} from "../../vocabulary/driver-version.js";
 
 export type CpuArch = "x86_64" | "aarch64";
 
@@ -20,7 +27,7 @@ export interface TorchBuildQuery {
   computeCapability: ComputeCapability;
   /** The GPU by name, where known: its own driver floor applies, not its capability's highest. */
   gpuName?: string;
-  driverVersion: string;
+  driverVersion: DriverVersion;
   cpuArch: CpuArch;
   /** "3.12" or "3.12.3"; leave out to accept any Python. */
   python?: string;
@@ -49,16 +56,6 @@ export interface TorchBuildEvaluation {
 
 export function platformOf(cpuArch: CpuArch): TorchBuildRow["platform"] {
   return cpuArch === "aarch64" ? "linux-aarch64" : "linux-x86_64";
-}
-
-/**
- * A bare driver branch ("580") stands for that branch at its newest patch: users type the branch,
- * and every released 580.x driver is at least 580.65.06 (the CUDA 13.0 GA driver).
- */
-export function effectiveDriver(driverVersion: string): string {
-  return versionParts(driverVersion).length === 1
-    ? `${versionParts(driverVersion)[0]}.9999.9999`
-    : driverVersion;
 }
 
 function pythonMatches(build: TorchBuildRow, python: string | undefined): boolean {
@@ -118,7 +115,7 @@ export function evaluateTorchBuilds(
 ): TorchBuildEvaluation {
   const cc = query.computeCapability;
   const platform = platformOf(query.cpuArch);
-  const driver = effectiveDriver(query.driverVersion);
+  const driver = newestOfBranch(query.driverVersion);
   const choices: TorchBuildChoice[] = [];
   const rejected: TorchBuildRejection[] = [];
   for (const build of builds) {
@@ -136,15 +133,15 @@ function rejectionReason(
   toolkits: CudaToolkitRow[],
   query: TorchBuildQuery,
   cc: ComputeCapability,
-  driver: string,
+  driver: DriverVersion,
   gpuMinDriver: string | null,
 ): TorchBuildChoice | string {
   if (!build.cuda) return "CPU-only build";
   if (!pythonMatches(build, query.python))
     return `no wheel for Python ${query.python} (wheels: ${build.pythons.join(", ")})`;
   if (build.archList.length === 0) return "arch list unknown (seen on the wheel index only)";
-  if (gpuMinDriver && compareVersions(driver, gpuMinDriver) < 0)
-    return `driver ${query.driverVersion} is older than ${gpuMinDriver}, the first driver that supports this GPU`;
+  if (gpuMinDriver && compareDriverVersions(driver, rowDriver(gpuMinDriver)) < 0)
+    return `driver ${formatDriverVersion(query.driverVersion)} is older than ${gpuMinDriver}, the first driver that supports this GPU`;
   const coverage = coverageFor(build.archList, cc);
   const archs = build.archList.join(", ");
   if (coverage.how === "none")
@@ -153,7 +150,7 @@ function rejectionReason(
   if (!toolkit) return `CUDA ${build.cuda} is not in the toolkit table`;
   const support = driverSupport(driver, toolkit);
   if (support === "unsupported")
-    return `driver ${query.driverVersion} is too old for CUDA ${build.cuda} (needs ${toolkit.minDriverLinux}, or ${toolkit.minorCompatMinDriverLinux ?? "-"} under minor-version compatibility)`;
+    return `driver ${formatDriverVersion(query.driverVersion)} is too old for CUDA ${build.cuda} (needs ${toolkit.minDriverLinux}, or ${toolkit.minorCompatMinDriverLinux ?? "-"} under minor-version compatibility)`;
   if (coverage.how === "ptx-jit" && support !== "native")
     return `only PTX (${coverage.via.join(", ")}) covers this GPU, and JIT of CUDA ${build.cuda} PTX needs driver ${toolkit.minDriverLinux} or newer`;
   const reasons = [
@@ -161,8 +158,8 @@ function rejectionReason(
       ? `${coverage.via[0] ?? ""} SASS runs natively on compute capability ${formatComputeCapability(cc)}`
       : `runs through PTX JIT of ${coverage.via[0] ?? ""} (slow first start, no tuned kernels)`,
     support === "native"
-      ? `driver ${query.driverVersion} runs CUDA ${build.cuda} natively`
-      : `driver ${query.driverVersion} runs CUDA ${build.cuda} under minor-version compatibility`,
+      ? `driver ${formatDriverVersion(query.driverVersion)} runs CUDA ${build.cuda} natively`
+      : `driver ${formatDriverVersion(query.driverVersion)} runs CUDA ${build.cuda} under minor-version compatibility`,
   ];
   if (build.pypiDefault) reasons.push("this is what a plain `pip install torch` gets from PyPI");
   return {
