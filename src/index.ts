@@ -7,7 +7,7 @@ export * from "./facts/schema.js";
 export { parseFacts, readFactsFile, writeFactsFile } from "./facts/io.js";
 export { KnowledgeBase, loadKnowledgeBase } from "./kb/index.js";
 export * from "./kb/compat.js";
-export type { Finding, Rule, Severity, Evidence, Fix } from "./rule-helpers/types.js";
+export type { Finding, Rule, Severity, Evidence, Fix } from "./findings/types.js";
 export { UserError } from "./errors.js";
 // doctor's core: every registered rule over one snapshot, one finding per root cause.
 export { diagnose, summarize, type FindingSummary } from "./diagnose/diagnose.js";

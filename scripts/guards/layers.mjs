@@ -26,11 +26,36 @@ export const ALLOWED = {
   // scan's core: files, wheels and images read and judged for one GPU, and that GPU named.
   scan: ["remote", "fatbin", "facts", "kb", "util", "root", "vocabulary"],
   gather: ["transports", "facts", "fatbin", "remote", "kb", "util", "root", "vocabulary"],
-  // What rules share (views over Facts, the Finding builder, install advice); never a rule itself.
-  "rule-helpers": ["project", "judge", "facts", "kb", "fatbin", "vocabulary", "util", "root"],
-  rules: ["rule-helpers", "project", "judge", "facts", "kb", "fatbin", "vocabulary", "util", "root"],
+  // What a finding is (Finding, Evidence, Rule; Severity and Fix from judge's vocabulary) and its one
+  // factory, makeFinding: for doctor's rules, fleet's rules and every renderer of findings.
+  findings: ["judge", "facts", "kb", "vocabulary", "util", "root"],
+  // What rules share (views over Facts, install advice); never a rule itself.
+  "rule-helpers": ["findings", "project", "judge", "facts", "kb", "fatbin", "vocabulary", "util", "root"],
+  rules: [
+    "findings",
+    "rule-helpers",
+    "project",
+    "judge",
+    "facts",
+    "kb",
+    "fatbin",
+    "vocabulary",
+    "util",
+    "root",
+  ],
   // Runs the rules over Facts and merges findings of one root cause.
-  diagnose: ["rules", "rule-helpers", "project", "judge", "facts", "kb", "vocabulary", "util", "root"],
+  diagnose: [
+    "rules",
+    "findings",
+    "rule-helpers",
+    "project",
+    "judge",
+    "facts",
+    "kb",
+    "vocabulary",
+    "util",
+    "root",
+  ],
   // One reading of the project (its torch intent, routes, requirements, what each install would put
   // in place) for doctor's rules and init's plan alike.
   project: ["facts", "kb", "vocabulary", "util", "root"],
@@ -50,6 +75,7 @@ export const ALLOWED = {
     "kb",
     "rules",
     "diagnose",
+    "findings",
     "rule-helpers",
     "judge",
     "fatbin",
@@ -63,6 +89,7 @@ export const ALLOWED = {
     "kb",
     "rules",
     "diagnose",
+    "findings",
     "rule-helpers",
     "judge",
     "plan",
@@ -92,6 +119,7 @@ export const ALLOWED = {
     "gather",
     "rules",
     "diagnose",
+    "findings",
     "rule-helpers",
     "judge",
     "plan",

@@ -1,7 +1,7 @@
 /** Runs every registered rule over one Facts snapshot: the pure core of `gpuprep doctor`. */
 import type { Facts } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
-import type { Finding, Rule, Severity } from "../rule-helpers/types.js";
+import type { Finding, Rule, Severity } from "../findings/types.js";
 import { RULES } from "../rules/registry.js";
 import { mergeSameCause } from "./merge-findings.js";
 

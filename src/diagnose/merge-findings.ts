@@ -3,8 +3,8 @@
  * same cause of the same package are merged into the one whose fix is the most specific, keeping
  * the others' evidence. Rules mark what they name with Finding.cause and Finding.subject.
  */
-import type { Finding, Severity } from "../rule-helpers/types.js";
-import { ev } from "../rule-helpers/finding.js";
+import type { Finding, Severity } from "../findings/types.js";
+import { ev } from "../findings/finding.js";
 
 /** For each cause, the rules whose finding leads, most specific fix first. */
 const LEADS: Record<string, string[]> = {

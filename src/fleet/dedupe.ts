@@ -4,7 +4,7 @@
  * not part of what makes two findings the same: 128 nodes whose torch import hit the limit are one
  * finding, its message giving the range measured ("within 45–47 s"), not three.
  */
-import type { Finding, Severity } from "../rule-helpers/types.js";
+import type { Finding, Severity } from "../findings/types.js";
 import { compareNodeNames } from "./order.js";
 import type { MergedFinding } from "./types.js";
 

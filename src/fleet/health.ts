@@ -5,7 +5,7 @@
  * documentation, cited where each threshold is set; nothing is run on the GPUs (DCGM's job).
  */
 import type { Facts } from "../facts/schema.js";
-import type { Severity } from "../rule-helpers/types.js";
+import type { Severity } from "../findings/types.js";
 
 type GpuHealth = NonNullable<Facts["host"]["gpuHealth"]>;
 type Entry = GpuHealth["gpus"][number];

@@ -8,7 +8,7 @@
 import type { KnowledgeBase } from "../kb/index.js";
 import { diagnose as diagnoseAll } from "../diagnose/diagnose.js";
 import type { Facts } from "../facts/schema.js";
-import type { Finding, Rule, Severity } from "../rule-helpers/types.js";
+import type { Finding, Rule, Severity } from "../findings/types.js";
 import { fingerprintOf } from "./fingerprint.js";
 import { healthSummary } from "./health.js";
 import { compareNodeNames } from "./order.js";

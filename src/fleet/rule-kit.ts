@@ -5,8 +5,8 @@
  */
 import type { Facts } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
-import { makeFinding } from "../rule-helpers/finding.js";
-import type { Evidence, Finding, Severity } from "../rule-helpers/types.js";
+import { makeFinding } from "../findings/finding.js";
+import type { Evidence, Finding, Severity } from "../findings/types.js";
 import { FINGERPRINT_LABELS } from "./fingerprint.js";
 import { nodeListText } from "./hostlist.js";
 import type { Reference } from "./reference.js";

@@ -6,7 +6,7 @@
  */
 import { UserError } from "../errors.js";
 import { loadKnowledgeBase, type KnowledgeBase } from "../kb/index.js";
-import type { Rule } from "../rule-helpers/types.js";
+import type { Rule } from "../findings/types.js";
 import { RULES } from "../rules/registry.js";
 import type { FleetTransport, NodeRun } from "../transports/fleet-types.js";
 import { slurmTransport, execSlurm, type SlurmSelection } from "../transports/slurm.js";

@@ -1,6 +1,6 @@
 /** What a fleet run knows about each node, and the merged report built from it. */
 import type { Facts } from "../facts/schema.js";
-import type { Finding } from "../rule-helpers/types.js";
+import type { Finding } from "../findings/types.js";
 
 /**
  * ok: a probe result came back; down: the scheduler reports the node down (not asked);

@@ -6,7 +6,7 @@
  */
 import { UserError, errorMessage } from "../errors.js";
 import type { KnowledgeBase } from "../kb/index.js";
-import type { Finding } from "../rule-helpers/types.js";
+import type { Finding } from "../findings/types.js";
 import { docsUrl } from "../docs-url.js";
 import { judgePayload } from "../validate/judge.js";
 import { severityOf, verdictOfStatus } from "../judge/vocabulary.js";

@@ -15,7 +15,7 @@ import type {
   MergedFinding,
   NodeGroup,
 } from "../fleet/types.js";
-import type { Severity } from "../rule-helpers/types.js";
+import type { Severity } from "../findings/types.js";
 import { statusOf } from "../judge/vocabulary.js";
 import type { HtmlCell, HtmlReport, HtmlSection, HtmlStatus } from "./html.js";
 

@@ -5,7 +5,7 @@ import { describeDifference } from "../fleet/rule-kit.js";
 import { nodeListText } from "../fleet/hostlist.js";
 import type { NodeCheck } from "../fleet/check.js";
 import type { FingerprintField, FleetReport, MergedFinding, NodeGroup } from "../fleet/types.js";
-import type { Severity } from "../rule-helpers/types.js";
+import type { Severity } from "../findings/types.js";
 
 const MARK: Record<Severity, string> = { error: "✗", warning: "!", info: "i" };
 /** Node findings shown in text; --json and --html carry all of them. */

@@ -1,6 +1,6 @@
 /** Machine report: `{ findings, facts, summary }`, stable field names for scripts. */
 import type { Facts } from "../facts/schema.js";
-import type { Finding } from "../rule-helpers/types.js";
+import type { Finding } from "../findings/types.js";
 import { summarize, type FindingSummary } from "../diagnose/diagnose.js";
 import { machineSummary, type MachineSummary } from "./machine-summary.js";
 import { envelope, renderJson as renderJsonText, type Envelope } from "./envelope.js";

@@ -13,7 +13,7 @@
 import { basename, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Facts } from "../facts/schema.js";
-import type { Finding } from "../rule-helpers/types.js";
+import type { Finding } from "../findings/types.js";
 
 interface FindingLocation {
   /** Absolute path of the file or directory. */

@@ -6,8 +6,8 @@
  */
 import { createHash } from "node:crypto";
 import type { Facts } from "../facts/schema.js";
-import type { Finding, Rule, Severity } from "../rule-helpers/types.js";
-import { ruleDocsUrl } from "../rule-helpers/types.js";
+import type { Finding, Rule, Severity } from "../findings/types.js";
+import { ruleDocsUrl } from "../findings/types.js";
 import { HOMEPAGE_URL, TOOL_VERSION } from "../version.js";
 import { fileUri, findingLocation } from "./sarif-location.js";
 import { renderJson } from "./envelope.js";

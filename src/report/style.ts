@@ -3,7 +3,7 @@
  * then FORCE_COLOR, then whether stdout is a TTY (as uv and gh do).
  */
 import { randomBytes } from "node:crypto";
-import type { Severity } from "../rule-helpers/types.js";
+import type { Severity } from "../findings/types.js";
 
 export const COLOR_MODES = ["auto", "always", "never"] as const;
 export type ColorMode = (typeof COLOR_MODES)[number];

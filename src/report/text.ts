@@ -1,7 +1,7 @@
 /** Human report: a header about the machine, then findings grouped by severity with evidence and fix. */
 import { sanitizeForTerminal } from "./terminal.js";
 import type { Facts } from "../facts/schema.js";
-import type { Finding, Severity } from "../rule-helpers/types.js";
+import type { Finding, Severity } from "../findings/types.js";
 import { summarize } from "../diagnose/diagnose.js";
 import { paintSeverity, type Style } from "./style.js";
 import { machineSummary } from "./machine-summary.js";

@@ -9,7 +9,7 @@ import type { KnowledgeBase, TorchBuildChoice } from "../kb/index.js";
 import { formatComputeCapability, type ComputeCapability } from "../kb/compat.js";
 import { installCommands } from "../kb/queries/torch.js";
 import { compareVersions, versionParts } from "../util/version.js";
-import type { Fix } from "./types.js";
+import type { Fix } from "../findings/types.js";
 import { seriesAccepts } from "../project/series.js";
 import { nearestSeries } from "../project/nearest-series.js";
 import type { InstallPrediction } from "../project/install-prediction.js";

@@ -17,7 +17,7 @@ import type { KnowledgeBase } from "../kb/index.js";
 import { installCommands } from "../kb/queries/torch.js";
 import { versionParts } from "../util/version.js";
 import { deviceCapabilities, pythonCmd, shellQuote } from "./view.js";
-import type { Fix } from "./types.js";
+import type { Fix } from "../findings/types.js";
 
 interface TorchAdvice {
   summary: string;

@@ -2,8 +2,8 @@
  * PYTORCH_CUDA_ALLOC_CONF is parsed by torch's caching allocator at the first CUDA allocation; a
  * malformed value makes that allocation raise. Checked for syntax here, and from torch's own error.
  */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { envVar, torchLive } from "../rule-helpers/view.js";
 
 /** The documented syntax: comma-separated <option>:<value> pairs. */

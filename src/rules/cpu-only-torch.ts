@@ -1,6 +1,6 @@
 /** torch is a CPU-only build; on a machine with an NVIDIA GPU that is an error. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { describeGpus, hostHasNvidiaGpu, torchLive } from "../rule-helpers/view.js";
 import { torchBuildAdvice, torchInstallAdvice } from "../rule-helpers/torch-build-advice.js";
 

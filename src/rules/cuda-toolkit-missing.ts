@@ -10,8 +10,8 @@
  */
 import type { Facts, ProjectFacts, Requirement } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { evaluateMarker } from "../util/pep508-marker.js";
 import { majorMinor } from "../util/version.js";
 import { platformOfCpu, predictTorchInstalls } from "../project/install-prediction.js";

@@ -5,8 +5,8 @@
  * same in later releases): a different major raises CUDA_MISMATCH_MESSAGE and the build stops; a
  * different minor only warns CUDA_MISMATCH_WARN ("Most likely this shouldn't be a problem").
  */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { versionParts } from "../util/version.js";
 import { platformOfCpu } from "../project/install-prediction.js";
 import { installCommands } from "../kb/queries/torch.js";

@@ -1,6 +1,6 @@
 /** CUDA_VISIBLE_DEVICES makes torch see fewer GPUs than nvidia-smi lists. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { envVar, smiGpus, torchLive } from "../rule-helpers/view.js";
 
 /** Values that hide every device (the CUDA runtime treats an empty list or an invalid first index as "no devices"). */

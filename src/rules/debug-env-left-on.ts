@@ -4,8 +4,8 @@
  * Dockerfiles and job scripts long after the debugging session. One finding lists them all.
  */
 import type { Facts } from "../facts/schema.js";
-import type { Evidence, Rule, Severity } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Evidence, Rule, Severity } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { envVar } from "../rule-helpers/view.js";
 
 interface Switch {

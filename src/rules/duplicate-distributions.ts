@@ -1,6 +1,6 @@
 /** Any other distribution installed in more than one location: the import and pip may disagree. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 
 export const duplicateDistributions: Rule = {
   id: "duplicate-distributions",

@@ -3,8 +3,8 @@
  * nor PTX this GPU can run: the first call into it fails with "no kernel image is available for
  * execution on the device", usually long after import. Read from the binaries themselves.
  */
-import type { Finding, Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Finding, Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { archListFor, binaryVerdicts, describeFile } from "../rule-helpers/binary-coverage.js";
 import { normalizeName } from "../util/package-name.js";
 import { distributionOf, reinstallCommands } from "../rule-helpers/reinstall-fix.js";

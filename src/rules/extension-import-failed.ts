@@ -1,8 +1,8 @@
 /** A GPU extension (xformers, flash_attn, ...) is installed but fails to import; the cause from its error. */
-import type { Evidence, Fix, Rule } from "../rule-helpers/types.js";
+import type { Evidence, Fix, Rule } from "../findings/types.js";
 import type { ExtensionImport, Facts } from "../facts/schema.js";
 import { normalizeName } from "../util/package-name.js";
-import { ev, findingsOf } from "../rule-helpers/finding.js";
+import { ev, findingsOf } from "../findings/finding.js";
 import { installCommand, reinstallCommands } from "../rule-helpers/reinstall-fix.js";
 import { deviceCapabilities, pythonCmd } from "../rule-helpers/view.js";
 import { EXTENSION_IMPORT_FAILED, judgeExtensionImport, lastLine } from "../judge/extension-import.js";

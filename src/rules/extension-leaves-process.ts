@@ -3,8 +3,8 @@
  * telemetry daemon). The probe records it and kills it; in a training job such processes stay,
  * hold GPU memory or ports, and keep a `python -c "import x"` pipeline from ending.
  */
-import type { Finding, Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Finding, Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 
 export const extensionLeavesProcess: Rule = {
   id: "extension-leaves-process",

@@ -1,6 +1,6 @@
 /** A system Python marked EXTERNALLY-MANAGED (PEP 668): pip install into it is refused. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 
 export const externallyManagedPython: Rule = {
   id: "externally-managed-python",

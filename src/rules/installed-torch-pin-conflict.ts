@@ -13,8 +13,8 @@
  */
 import type { Distribution, DistRequirement, Facts } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
-import type { Finding, Fix, Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Finding, Fix, Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { satisfies } from "../util/pep440.js";
 import { evaluateMarker } from "../util/pep508-marker.js";
 import { localTag, majorMinor } from "../util/version.js";

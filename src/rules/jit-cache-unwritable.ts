@@ -9,8 +9,8 @@
  * (TRITON_CACHE_DIR=/etc/passwd/x) stops everyone.
  */
 import type { CacheDir } from "../facts/schema.js";
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 
 /** What fails first when each cache cannot be written. */
 const WHAT: Record<CacheDir["name"], string> = {

@@ -1,6 +1,6 @@
 /** LD_LIBRARY_PATH puts another CUDA major's libraries ahead of the ones torch was built with. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { envVar } from "../rule-helpers/view.js";
 import { versionParts } from "../util/version.js";
 

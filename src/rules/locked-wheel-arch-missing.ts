@@ -8,8 +8,8 @@
  */
 import type { Facts, LockedPackageScan } from "../facts/schema.js";
 import type { KnowledgeBase } from "../kb/index.js";
-import type { Finding, Fix, Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Finding, Fix, Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { formatComputeCapability, smName, type ComputeCapability } from "../kb/compat.js";
 import { deviceCapabilities } from "../rule-helpers/view.js";
 import {

@@ -1,6 +1,6 @@
 /** A limited locked-memory ulimit breaks pinned-memory registration used by NCCL and GPUDirect RDMA. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { hostHasNvidiaGpu } from "../rule-helpers/view.js";
 
 const show = (v: number | "unlimited" | null) =>

@@ -1,6 +1,6 @@
 /** MIG mode is on: each process sees one MIG slice, not the whole GPU. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { smiGpus } from "../rule-helpers/view.js";
 
 export const migEnabled: Rule = {

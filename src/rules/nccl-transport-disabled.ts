@@ -11,8 +11,8 @@
  * is said as info instead of a warning.
  */
 import type { Facts, GpuFacts } from "../facts/schema.js";
-import type { Evidence, Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Evidence, Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { envVar, smiGpus } from "../rule-helpers/view.js";
 
 interface Found {

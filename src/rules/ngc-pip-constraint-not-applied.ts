@@ -1,6 +1,6 @@
 /** NGC images pin their torch through a pip constraint file; when it is not applied pip may replace torch. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { satisfies } from "../util/pep440.js";
 import { envVar, ngcMarker } from "../rule-helpers/view.js";
 

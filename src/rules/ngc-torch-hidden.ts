@@ -1,6 +1,6 @@
 /** Inside an NGC PyTorch container, a venv (or a pip install) hides the image's own tuned torch. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { ngcMarker } from "../rule-helpers/view.js";
 
 export const ngcTorchHidden: Rule = {

@@ -2,8 +2,8 @@
  * NumPy 1.x/2.x ABI mismatch: modules compiled against NumPy 1.x cannot run under NumPy 2, and
  * torch then cannot convert tensors to or from arrays. Detected from what the probe saw happen.
  */
-import type { Evidence, Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Evidence, Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { torchLive } from "../rule-helpers/view.js";
 import { installCommand } from "../rule-helpers/reinstall-fix.js";
 import type { Facts } from "../facts/schema.js";

@@ -1,6 +1,6 @@
 /** No usable NVIDIA driver: torch can only run on the CPU here. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding, type FindingParts } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding, type FindingParts } from "../findings/finding.js";
 import type { Facts } from "../facts/schema.js";
 
 type NvidiaFacts = Facts["host"]["nvidia"];

@@ -6,8 +6,8 @@
  * meet is project-torch-pin-mismatch's; an NGC container's torch is uv-sync-replaces-torch's.
  */
 import { join } from "node:path";
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { satisfies } from "../util/pep440.js";
 import { localTag, majorMinor } from "../util/version.js";
 import { envVar, ngcMarker } from "../rule-helpers/view.js";

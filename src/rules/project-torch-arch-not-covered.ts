@@ -5,8 +5,8 @@
  * where the install's lock was scanned and its torch wheel read (doctor --fetch): the wheel's own
  * verdict (locked-wheel-arch-missing) takes precedence over the knowledge base's.
  */
-import type { Finding, Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Finding, Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import type { Facts } from "../facts/schema.js";
 import { coverageFor, formatComputeCapability, smName, type ComputeCapability } from "../kb/compat.js";
 import { deviceCapabilities } from "../rule-helpers/view.js";

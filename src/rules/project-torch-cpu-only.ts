@@ -3,8 +3,8 @@
  * CPU-only torch (a +cpu pin or the cpu index, PyPI's aarch64 wheel before 2.11, conda-forge's CPU
  * build when pixi solves without __cuda, pytorch-cpu / cpuonly).
  */
-import type { Finding, Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Finding, Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { deviceCapabilities, hostHasNvidiaGpu } from "../rule-helpers/view.js";
 import { predictTorchInstalls } from "../project/install-prediction.js";
 import { installFix } from "../rule-helpers/install-fix.js";

@@ -1,6 +1,6 @@
 /** The project's torch pins are not met by the installed torch: installing the project replaces it. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { satisfies } from "../util/pep440.js";
 import { lockedTorch, projectTorchRequirements } from "../project/project-view.js";
 import { ngcMarker } from "../rule-helpers/view.js";

@@ -3,8 +3,8 @@
  * (seconds to many minutes for a large library), every time the JIT cache is cold or too small,
  * and the JIT code can be slower than a native build. Runs, so a warning.
  */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { binaryVerdicts } from "../rule-helpers/binary-coverage.js";
 
 export const ptxOnlyCoverage: Rule = {

@@ -2,8 +2,8 @@
  * RAPIDS cudf pins pyarrow to a narrow range; a pyarrow installed later for another package
  * breaks `import cudf`. Judged from the import's own error text, the one fact that proves it.
  */
-import type { Finding, Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Finding, Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { checkCommand, installCommand } from "../rule-helpers/reinstall-fix.js";
 
 const PYARROW_ERROR = /pyarrow/i;

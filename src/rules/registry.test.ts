@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { RULES } from "./registry.js";
-import type { Rule } from "../rule-helpers/types.js";
+import type { Rule } from "../findings/types.js";
 import { ROWS } from "../../test/doctor/rule-cases.js";
 
 const docsFile = (id: string) => new URL(`../../../docs/rules/${id}.md`, import.meta.url);

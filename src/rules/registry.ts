@@ -1,5 +1,5 @@
 /** Every diagnostic rule, in the order their findings are listed within a severity. */
-import type { Rule } from "../rule-helpers/types.js";
+import type { Rule } from "../findings/types.js";
 import { nvidiaDriverUnavailable } from "./nvidia-driver-unavailable.js";
 import { torchNotInstalled } from "./torch-not-installed.js";
 import { torchImportFailed } from "./torch-import-failed.js";

@@ -1,6 +1,6 @@
 /** scaled_dot_product_attention without its flash and memory-efficient backends falls back to the math kernel. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, findingsOf } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, findingsOf } from "../findings/finding.js";
 import { torchLive } from "../rule-helpers/view.js";
 import { judgeSdpaSwitches, SDPA_FAST_KERNELS_OFF } from "../judge/sdpa-switches.js";
 

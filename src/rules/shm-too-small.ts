@@ -1,6 +1,6 @@
 /** /dev/shm in a container is Docker's 64 MiB default: DataLoader workers die with a bus error. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 
 /** Below this a multi-worker DataLoader with image batches runs out; 1 GiB is a floor, not a target. */
 const MIN_SHM_BYTES = 1024 ** 3;

@@ -1,6 +1,6 @@
 /** float32 matmuls run without TF32 tensor cores on an Ampere-or-newer GPU: correct but slow. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, findingsOf } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, findingsOf } from "../findings/finding.js";
 import { torchLive } from "../rule-helpers/view.js";
 import { judgeTf32, TF32_DISABLED } from "../judge/tf32.js";
 

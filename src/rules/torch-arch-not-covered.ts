@@ -3,8 +3,8 @@
  * (kb/compat.ts): SASS runs on the same major with an equal or higher minor, 'a' code only on
  * its exact capability, PTX is JIT-compiled for newer GPUs at a first-run cost.
  */
-import type { Finding, Rule } from "../rule-helpers/types.js";
-import { ev, findingsOf } from "../rule-helpers/finding.js";
+import type { Finding, Rule } from "../findings/types.js";
+import { ev, findingsOf } from "../findings/finding.js";
 import { formatComputeCapability, smName } from "../kb/compat.js";
 import { deviceCapabilities, torchLive } from "../rule-helpers/view.js";
 import { torchBuildAdvice } from "../rule-helpers/torch-build-advice.js";

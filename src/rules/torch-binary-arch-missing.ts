@@ -3,8 +3,8 @@
  * torch-arch-not-covered (which reads get_arch_list() from a live import): this one reads the
  * binaries, so it also works with --from snapshots of a torch that would not even import.
  */
-import type { Finding, Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Finding, Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { binaryVerdicts, describeFile } from "../rule-helpers/binary-coverage.js";
 import { torchBuildAdvice } from "../rule-helpers/torch-build-advice.js";
 

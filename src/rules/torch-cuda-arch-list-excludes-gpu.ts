@@ -4,8 +4,8 @@
  * run builds fine and then fails with "no kernel image is available for execution on the device".
  * Which code runs where is kb/compat.ts's coverageFor; PTX that the driver can JIT counts as running.
  */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { deviceCapabilities, envVar } from "../rule-helpers/view.js";
 import { coverageFor, formatComputeCapability } from "../kb/compat.js";
 import {

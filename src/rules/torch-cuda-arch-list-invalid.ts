@@ -4,8 +4,8 @@
  * Judged with the table of the installed torch where one was read (kb/torch-cuda-arch-list.ts), else
  * only for entries that no torch accepts (wrong shape, "sm_90", commas, empty entries).
  */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { deviceCapabilities, envVar } from "../rule-helpers/view.js";
 import { formatComputeCapability } from "../kb/compat.js";
 import {

@@ -1,6 +1,6 @@
 /** A CUDA build of torch on a GPU machine, yet torch.cuda.is_available() is False. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { describeGpus, envVar, smiGpus, torchLive } from "../rule-helpers/view.js";
 
 export const torchCudaUnavailable: Rule = {

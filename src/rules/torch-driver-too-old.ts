@@ -1,7 +1,7 @@
 /** The NVIDIA driver against the CUDA version torch was built for, with minor-version compatibility. */
 import { smiDriver } from "../facts/driver.js";
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { torchBuildAdvice } from "../rule-helpers/torch-build-advice.js";
 
 export const torchDriverTooOld: Rule = {

@@ -1,6 +1,6 @@
 /** torch is installed but importing it (in the probe's child process) raised, crashed or hung. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, findingsOf } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, findingsOf } from "../findings/finding.js";
 import { installCommand } from "../rule-helpers/reinstall-fix.js";
 import { judgeTorchImport, TORCH_IMPORT_FAILED } from "../judge/torch-import.js";
 

@@ -1,7 +1,7 @@
 /** torch installed in more than one sys.path location, or imported from elsewhere than its metadata says. */
 import { dirname } from "node:path";
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { torchLive } from "../rule-helpers/view.js";
 
 export const torchInstalledTwice: Rule = {

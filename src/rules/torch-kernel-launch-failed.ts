@@ -1,6 +1,6 @@
 /** The probe's kernel check on device 0 failed: the most direct proof that torch cannot compute on this GPU. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, findingsOf } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, findingsOf } from "../findings/finding.js";
 import { torchLive } from "../rule-helpers/view.js";
 import { judgeKernel, TORCH_KERNEL_LAUNCH_FAILED } from "../judge/kernel.js";
 

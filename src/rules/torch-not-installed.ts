@@ -2,8 +2,8 @@
  * No torch in the environment: say so, since every torch rule is then silent, and give the one
  * install for this GPU, driver, CPU and Python (pip, uv, a container) from the `kb resolve` resolver.
  */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { hostHasNvidiaGpu, pythonCmd } from "../rule-helpers/view.js";
 import { torchInstallAdvice } from "../rule-helpers/torch-build-advice.js";
 

@@ -13,8 +13,8 @@
  * its --gpu-name list, so the verdict is the binary's own answer.
  */
 import type { JitToolchainFacts, PtxasToolFacts } from "../facts/schema.js";
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { deviceCapabilities } from "../rule-helpers/view.js";
 import { oldestTritonFor, tritonGpuName } from "../kb/queries/triton-ptxas.js";
 import type { ComputeCapability } from "../kb/compat.js";

@@ -1,6 +1,6 @@
 /** Packages in the user site (~/.local) leak into this interpreter and can shadow its own. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 
 export const userSiteLeak: Rule = {
   id: "user-site-leak",

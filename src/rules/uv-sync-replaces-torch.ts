@@ -1,6 +1,6 @@
 /** uv run / uv sync re-syncs the venv to the project, replacing a torch that came from elsewhere. */
-import type { Rule } from "../rule-helpers/types.js";
-import { ev, makeFinding } from "../rule-helpers/finding.js";
+import type { Rule } from "../findings/types.js";
+import { ev, makeFinding } from "../findings/finding.js";
 import { isUvProject, lockedTorch, torchFamilyRequirements } from "../project/project-view.js";
 import { envVar, ngcMarker } from "../rule-helpers/view.js";
 

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { capturePath } from "./captures.js";
 import { RULES } from "../../src/rules/registry.js";
-import { ruleDocsUrl } from "../../src/rule-helpers/types.js";
+import { ruleDocsUrl } from "../../src/findings/types.js";
 import { docsUrl } from "../../src/docs-url.js";
 
 const CLI = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));

@@ -7,7 +7,7 @@ import { asDriver } from "../support/driver.js";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Facts } from "../../src/facts/schema.js";
-import type { Finding, Rule } from "../../src/rule-helpers/types.js";
+import type { Finding, Rule } from "../../src/findings/types.js";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
 import { predictTorchInstalls } from "../../src/project/install-prediction.js";
 import { projectTorchArchNotCovered } from "../../src/rules/project-torch-arch-not-covered.js";

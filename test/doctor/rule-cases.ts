@@ -14,7 +14,7 @@
  *   silent   rule ids that must return nothing on it.
  * A new rule adds its cases here: one row (or a rule id in an existing row's fires and silent).
  */
-import type { Severity } from "../../src/rule-helpers/types.js";
+import type { Severity } from "../../src/findings/types.js";
 
 export interface Row {
   capture: string;

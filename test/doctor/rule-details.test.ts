@@ -1,7 +1,7 @@
 /** What the key rules say on real captures: the cause, the evidence and the fix they give. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Rule } from "../../src/rule-helpers/types.js";
+import type { Rule } from "../../src/findings/types.js";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
 import { extensionImportFailed } from "../../src/rules/extension-import-failed.js";
 import { numpyAbiMismatch } from "../../src/rules/numpy-abi-mismatch.js";

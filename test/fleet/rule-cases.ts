@@ -4,7 +4,7 @@
  * test/fleet/rules-on-fleets.test.ts runs them; src/fleet/rules/registry.test.ts checks that every
  * registered fleet rule has a firing and a silent case.
  */
-import type { Severity } from "../../src/rule-helpers/types.js";
+import type { Severity } from "../../src/findings/types.js";
 
 export interface FleetRow {
   scenario: string;

@@ -8,7 +8,7 @@ import { ProbeOutputSchema, type Facts } from "../../src/facts/schema.js";
 import type { MergeOptions } from "../../src/fleet/merge.js";
 import { packagePolicy } from "../../src/fleet/packages.js";
 import type { NodeResult } from "../../src/fleet/types.js";
-import type { Rule } from "../../src/rule-helpers/types.js";
+import type { Rule } from "../../src/findings/types.js";
 import { loadCapture } from "../doctor/captures.js";
 import { driver, gpu, nccl, nodeFrom, torch, visibleDevices, type Derivation } from "./derive.js";
 import { captured, kernelLogWithXids, NVLINK_ERRORS, standIns, unhealthyXml } from "./health-derive.js";

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
 import { RULES } from "../../src/rules/registry.js";
 import type { Facts } from "../../src/facts/schema.js";
-import type { Finding } from "../../src/rule-helpers/types.js";
+import type { Finding } from "../../src/findings/types.js";
 import { judgePayload } from "../../src/validate/judge.js";
 import { parsePayload, type Payload, type PayloadEnv } from "../../src/validate/payload.js";
 import type { ValidateReport } from "../../src/validate/report.js";

@@ -3,7 +3,7 @@
  * whose torch imports. Reported, not judged by speed: the knowledge base holds no interconnect
  * peaks. A failure says whether torch or the network is to blame.
  */
-import type { Evidence } from "../../rule-helpers/types.js";
+import type { Evidence } from "../../findings/types.js";
 import { fleetFinding, nodeListText, type FleetWideRule } from "../rule-kit.js";
 import type { AllreduceResult } from "../allreduce.js";
 

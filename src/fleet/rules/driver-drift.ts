@@ -10,7 +10,7 @@ import {
   type FleetWideRule,
   type OkNode,
 } from "../rule-kit.js";
-import type { Evidence } from "../../rule-helpers/types.js";
+import type { Evidence } from "../../findings/types.js";
 import type { KnowledgeBase } from "../../kb/index.js";
 import { fieldDrift, referencePhrase } from "./field-drift.js";
 

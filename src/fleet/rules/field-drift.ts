@@ -15,7 +15,7 @@ import {
   type FleetWideRule,
 } from "../rule-kit.js";
 import type { Expectation } from "../reference.js";
-import type { Severity } from "../../rule-helpers/types.js";
+import type { Severity } from "../../findings/types.js";
 import type { FingerprintField, MergedFinding } from "../types.js";
 
 /** The field's values, the expectation, and the nodes whose value it does not accept. */

@@ -3,7 +3,7 @@
  * work by the labels, so a label that says "GPU, driver X" where the container sees none (the
  * GPU Operator validator's false "Ready", gpu-operator#2685) or another driver misleads it.
  */
-import type { Evidence } from "../../rule-helpers/types.js";
+import type { Evidence } from "../../findings/types.js";
 import { fleetFinding, nodeListText, ofTotal, type FleetWideRule, type OkNode } from "../rule-kit.js";
 
 function labelledDriver(labels: Record<string, string>): string | undefined {

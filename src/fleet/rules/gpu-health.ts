@@ -4,8 +4,8 @@
  * the NVSwitch fabric registration and DCGM's own verdict. One rule per kind, so an admin can act on
  * (or ignore) each; each finding names the GPU and the counts.
  */
-import { makeFinding } from "../../rule-helpers/finding.js";
-import type { Finding, Severity } from "../../rule-helpers/types.js";
+import { makeFinding } from "../../findings/finding.js";
+import type { Finding, Severity } from "../../findings/types.js";
 import { healthProblems, type HealthRuleId } from "../health.js";
 import type { FleetNodeRule } from "../rule-kit.js";
 

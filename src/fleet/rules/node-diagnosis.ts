@@ -1,5 +1,5 @@
 /** Findings about one node's run that are not doctor's: its diagnosis threw, or validate did not run. */
-import { makeFinding } from "../../rule-helpers/finding.js";
+import { makeFinding } from "../../findings/finding.js";
 import type { FleetNodeRule } from "../rule-kit.js";
 
 export const nodeDiagnosisFailed: FleetNodeRule = {

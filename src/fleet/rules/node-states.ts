@@ -2,7 +2,7 @@
  * Nodes that were not checked, one rule per reason (down, unreachable, hung, failed, garbage), each
  * with every node's own reason; and the run that checked no node at all.
  */
-import type { Severity } from "../../rule-helpers/types.js";
+import type { Severity } from "../../findings/types.js";
 import { compareNodeNames } from "../order.js";
 import { fleetFinding, nodeListText, type FleetWideRule } from "../rule-kit.js";
 import type { NodeStatus } from "../types.js";

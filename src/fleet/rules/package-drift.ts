@@ -4,7 +4,7 @@
  * flash-attn built for other GPUs. The always-reported packages are named first; --ignore-package
  * leaves some out. torch and numpy have rules of their own.
  */
-import type { Evidence } from "../../rule-helpers/types.js";
+import type { Evidence } from "../../findings/types.js";
 import { NOT_INSTALLED_PACKAGE, packageCompared } from "../packages.js";
 import { compareNodeNames } from "../order.js";
 import { fleetFinding, nodeListText, ofTotal, type FleetView, type FleetWideRule } from "../rule-kit.js";

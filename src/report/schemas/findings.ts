@@ -1,6 +1,6 @@
-/** Findings as doctor, scan and fleet print them: the zod form of rule-helpers/types.ts and friends. */
+/** Findings as doctor, scan and fleet print them: the zod form of findings/types.ts and friends. */
 import { z } from "zod";
-import type { Finding } from "../../rule-helpers/types.js";
+import type { Finding } from "../../findings/types.js";
 import type { FindingSummary } from "../../diagnose/diagnose.js";
 import type { MachineSummary } from "../machine-summary.js";
 import type { Same } from "../../util/same-type.js";
