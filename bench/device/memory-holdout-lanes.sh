@@ -18,27 +18,8 @@ mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 began=$(date +%s)
 
-limited() { # SECONDS COMMAND...: the command in its own process group; the whole group is ended at the
-  # limit, so no trial or trace process it started holds the GPU into the next part
-  local limit=$1 pid watch rc
-  shift
-  setsid "$@" &
-  pid=$!
-  ( sleep "$limit"; kill -TERM -- "-$pid" 2> /dev/null; sleep 3; kill -KILL -- "-$pid" 2> /dev/null ) &
-  watch=$!
-  wait "$pid"
-  rc=$?
-  kill "$watch" 2> /dev/null
-  kill -KILL -- "-$pid" 2> /dev/null
-  return $rc
-}
-{
-  date -u +%FT%TZ
-  echo "idle: $(nvidia-smi --query-gpu=name,memory.total,memory.used,memory.reserved,driver_version --format=csv,noheader)"
-  python3 -c 'import torch, transformers, accelerate, peft; print("torch", torch.__version__, "transformers", transformers.__version__, "accelerate", accelerate.__version__, "peft", peft.__version__)'
-  nproc
-} > "$OUT/gpu.txt" 2>&1
-cat "$OUT/gpu.txt"
+. "$ROOT/bench/device/memory-common.sh"
+record_machine "$OUT/gpu.txt"
 
 limited "${LANES_S:-290}" python3 "$ROOT/bench/memory/lanes.py" run --sets holdout ${ONLY:+--only "$ONLY"} --out /tmp/lanes2 \
   --trace-workers 12 --budget $(( ${LANES_S:-290} - 70 )) --trace-timeout 120 --truth-timeout 60 2> "$LOGS/lanes.log"

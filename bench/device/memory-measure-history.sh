@@ -22,27 +22,8 @@ export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 began=$(date +%s)
 exec > >(tee "$OUT/log.txt") 2>&1
 
-limited() { # SECONDS COMMAND...: in its own process group, the whole group ended at the limit
-  local limit=$1 pid watch rc
-  shift
-  setsid "$@" &
-  pid=$!
-  ( sleep "$limit"; kill -TERM -- "-$pid" 2> /dev/null; sleep 3; kill -KILL -- "-$pid" 2> /dev/null ) &
-  watch=$!
-  wait "$pid"
-  rc=$?
-  kill "$watch" 2> /dev/null
-  kill -KILL -- "-$pid" 2> /dev/null
-  return $rc
-}
-{
-  date -u +%FT%TZ
-  echo "idle: $(nvidia-smi --query-gpu=name,memory.total,memory.used,memory.reserved,driver_version --format=csv,noheader)"
-  python3 -c 'import torch, transformers, accelerate, peft; print("torch", torch.__version__, "transformers", transformers.__version__, "accelerate", accelerate.__version__, "peft", peft.__version__)'
-  lscpu | grep -m1 "Model name"
-  nproc
-} > "$OUT/gpu.txt" 2>&1
-cat "$OUT/gpu.txt"
+. "$ROOT/bench/device/memory-common.sh"
+record_machine "$OUT/gpu.txt"
 
 mkdir -p /tmp/p410
 python3 -c "import json,sys; sys.path.insert(0,'$ROOT/bench/memory'); import accuracy; json.dump(accuracy.configs(False)['pythia-410m'], open('/tmp/p410/config.json','w'))"

@@ -15,24 +15,14 @@ mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 began=$(date +%s)
 exec > >(tee "$OUT/log.txt") 2>&1
-{
-  date -u +%FT%TZ
-  echo "idle: $(nvidia-smi --query-gpu=name,memory.total,memory.used,memory.reserved,driver_version --format=csv,noheader)"
-  python3 -c 'import torch, transformers, accelerate, peft; print("torch", torch.__version__, "transformers", transformers.__version__, "accelerate", accelerate.__version__, "peft", peft.__version__, "cudnn", torch.backends.cudnn.version())'
-  lscpu | grep -m1 "Model name"
-  nproc
-} > "$OUT/gpu.txt" 2>&1
-cat "$OUT/gpu.txt"
+. "$ROOT/bench/device/memory-common.sh"
+record_machine "$OUT/gpu.txt"
 LANES_S=${LANES_S:-330}
 ONLY_ARG=${ONLY:+--only $ONLY}
-# setsid + a watchdog: the whole process group ends at the limit, records written so far are kept.
-setsid python3 "$ROOT/bench/memory/lanes.py" run --sets "${SETS:-holdout3,holdout2}" $ONLY_ARG --out /tmp/lanes \
-  --trace-workers "${WORKERS:-8}" --budget $((LANES_S - 60)) --trace-timeout 200 --truth-timeout 60 2> "$LOGS/lanes.log" &
-pid=$!
-( sleep "$LANES_S"; kill -TERM -- "-$pid" 2> /dev/null ) &
-watch=$!
-wait "$pid"; echo "lanes: exit $? at $(( $(date +%s) - began )) s"
-kill "$watch" 2> /dev/null
+# The whole process group ends at the limit; records written so far are kept.
+limited "$LANES_S" python3 "$ROOT/bench/memory/lanes.py" run --sets "${SETS:-holdout3,holdout2}" $ONLY_ARG --out /tmp/lanes \
+  --trace-workers "${WORKERS:-8}" --budget $((LANES_S - 60)) --trace-timeout 200 --truth-timeout 60 2> "$LOGS/lanes.log"
+echo "lanes: exit $? at $(( $(date +%s) - began )) s"
 if [ -f /tmp/lanes/records.jsonl ]; then cp /tmp/lanes/records.jsonl "$OUT/records.jsonl"; else cp /tmp/lanes/records.partial.jsonl "$OUT/records.jsonl" 2> /dev/null; fi
 mkdir -p "$LOGS/work" && cp /tmp/lanes/work/*.log "$LOGS/work/" 2> /dev/null
 grep -h "^truth\|^trace\|^lanes" "$LOGS/lanes.log" 2> /dev/null
