@@ -5,10 +5,11 @@
  * fails here, naming the file and the import.
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative, dirname, resolve } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { sourceFiles } from "./support/source-files.js";
 
 const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
 
@@ -24,15 +25,6 @@ const CHILD_PROCESS_ALLOWED = new Set(layers.CHILD_PROCESS_ALLOWED);
 const SPAWN_HELPERS = layers.SPAWN_HELPERS;
 const SPAWN_HELPERS_ALLOWED = new Set(layers.SPAWN_HELPERS_ALLOWED);
 const SPAWN_MODULE = join(SRC, "transports", "spawn.ts");
-
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) sourceFiles(path, out);
-    else if (name.endsWith(".ts") && !name.endsWith(".test.ts")) out.push(path);
-  }
-  return out;
-}
 
 const layerOf = (file: string): string => layers.layerOf(SRC, file);
 

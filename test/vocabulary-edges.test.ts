@@ -6,10 +6,11 @@
  * ComputeCapability or DriverVersion instead.
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { sourceFiles } from "./support/source-files.js";
 
 const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
 
@@ -42,15 +43,6 @@ const IMAGE_TAG_EDGES: Record<string, { calls: number; why: string }> = {
   "kb/image-tag.ts": { calls: 1, why: "the knowledge base's NGC releases, parsed once per text and cached" },
   "kb/index.ts": { calls: 1, why: "an NGC tag or reference as the user types it (kb ngc TAG)" },
 };
-
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) sourceFiles(path, out);
-    else if (name.endsWith(".ts") && !name.endsWith(".test.ts")) out.push(path);
-  }
-  return out;
-}
 
 /** Calls of `parser` in `text`, under its own name or an alias it was imported as. */
 function parserCalls(text: string, parser = "parseComputeCapability"): number {
