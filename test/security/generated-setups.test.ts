@@ -18,6 +18,7 @@ import { makeStandIns, runScript } from "../init/standins.js";
 import { renderDockerfile } from "../../src/generate/dockerfile.js";
 import type { ContainerPlan } from "../../src/plan/types.js";
 import { makePlan } from "../../src/plan/index.js";
+import { DEFAULT_INIT_OPTIONS } from "../../src/plan/default-options.js";
 import { loadKnowledgeBase } from "../../src/kb/index.js";
 import { ngcImageRowSchema } from "../../src/kb/schema.js";
 import { readProject } from "../../src/gather/project.js";
@@ -171,17 +172,7 @@ function h100Plan(kb: ReturnType<typeof loadKnowledgeBase>): ContainerPlan {
     kb,
     readProject(dir),
     targetFromName(kb, { gpu: "h100", driver: "580.95.05", cpuArch: null, flag: "--target" }),
-    {
-      strategy: "container",
-      jupyter: false,
-      nonRoot: true,
-      volumes: [],
-      buildFromSource: [],
-      wheelhouse: null,
-      indexUrl: null,
-      shmSize: null,
-      python: null,
-    },
+    { ...DEFAULT_INIT_OPTIONS, strategy: "container" },
   ) as ContainerPlan;
 }
 
